@@ -1,0 +1,76 @@
+/* cli.h - shared plumbing of the cohmod subcommands.
+ *
+ * Each subcommand lives in cli/cmd_<name>.c and defines
+ *     const cli_command cli_cmd_<name> = {"name", "summary", run};
+ * The Makefile lists them into build/gen/commands.h, so adding a file adds a
+ * command.  Every subcommand accepts the common options below, parsed by
+ * getopt_long; the parameter registry does all value parsing. */
+#ifndef CM_CLI_H
+#define CM_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "data/err.h"
+#include "data/params.h"
+
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+} cli_command;
+
+/* Options every subcommand takes.  Their short codes are >= 0x100 so that a
+ * command's own single-letter options never collide. */
+enum {
+    CLI_OPT_CONFIG = 0x100,
+    CLI_OPT_SET,
+    CLI_OPT_OUT,
+    CLI_OPT_HELP,
+    CLI_OPT_FIRST_FREE /* commands number their own long options from here */
+};
+
+#define CLI_COMMON_LONGOPTS                                   \
+    {"config", required_argument, NULL, CLI_OPT_CONFIG},      \
+    {"set", required_argument, NULL, CLI_OPT_SET},            \
+    {"out", required_argument, NULL, CLI_OPT_OUT},            \
+    {"help", no_argument, NULL, CLI_OPT_HELP}
+
+#define CLI_MAX_SETS 256
+
+typedef struct cli_ctx {
+    const char *command; /* for messages: "cohmod <command>: ..." */
+    const char *config;  /* --config, or NULL for the embedded default */
+    const char *sets[CLI_MAX_SETS];
+    int nsets;
+    const char *out; /* --out, or NULL */
+    int help;
+    cm_params params;
+} cli_ctx;
+
+void cli_ctx_init(cli_ctx *ctx, const char *command);
+
+/* Handles one common option.  Returns 1 if it was one, 0 if not, and -1 on
+ * a usage error (already reported). */
+int cli_common_opt(cli_ctx *ctx, int opt, const char *arg);
+
+/* Applies --config, then every --set in order, then cross-checks.  Reports
+ * and returns the exit status (0 on success). */
+int cli_ctx_resolve(cli_ctx *ctx);
+
+/* Prints "cohmod <command>: <message>" on stderr and returns the status. */
+int cli_fail(const cli_ctx *ctx, const cm_err *err);
+int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Reports an unknown option or a stray argument seen by getopt_long. */
+int cli_bad_option(const cli_ctx *ctx, int argc, char **argv);
+
+/* The help text of the common options, for every --help. */
+void cli_print_common_help(FILE *f);
+
+/* Writes the parameter dump beside a result file: for "dir/x.csv" it writes
+ * "dir/x.params.csv".  Nothing is written for stdout. */
+int cli_write_param_dump(const cli_ctx *ctx, const char *result_path);
+
+#endif

@@ -1,0 +1,95 @@
+/* cmd_params.c - `cohmod params`: the parameter registry, resolved. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "data/table.h"
+
+static void usage(FILE *f)
+{
+    fputs("Usage: cohmod params [--config PRESET|FILE] [--set NAME=VALUE ...] "
+          "[--csv] [--out F]\n\n"
+          "Lists every parameter: name, current value, default, allowed "
+          "range, unit, help.\nThe values are those after --config and --set "
+          "are applied, so this is also\nthe way to check a configuration "
+          "file.\n\n"
+          "  --csv     machine-readable CSV instead of the aligned table\n",
+          f);
+    cli_print_common_help(f);
+}
+
+static void format_range(const cm_param_info *pi, char *buf, size_t len)
+{
+    if (pi->type == CM_PT_ENUM) {
+        snprintf(buf, len, "%s", pi->choices);
+    } else if (pi->type == CM_PT_BOOL) {
+        snprintf(buf, len, "yes|no");
+    } else {
+        char lo[32], hi[32];
+        cm_param_format(pi, pi->min, lo, sizeof lo);
+        cm_param_format(pi, pi->max, hi, sizeof hi);
+        snprintf(buf, len, "%s..%s", lo, hi);
+    }
+}
+
+static int run(int argc, char **argv)
+{
+    enum { OPT_CSV = CLI_OPT_FIRST_FREE };
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS, {"csv", no_argument, NULL, OPT_CSV}, {0}};
+    cli_ctx ctx;
+    cli_ctx_init(&ctx, "params");
+    int csv = 0, opt;
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        int h = cli_common_opt(&ctx, opt, optarg);
+        if (h < 0) return CM_EINPUT;
+        if (h) continue;
+        if (opt == OPT_CSV) csv = 1;
+        else return cli_bad_option(&ctx, argc, argv);
+    }
+    if (ctx.help) {
+        usage(stdout);
+        return 0;
+    }
+    if (optind < argc)
+        return cli_usage_error(&ctx, "unexpected argument '%s'", argv[optind]);
+    int rc = cli_ctx_resolve(&ctx);
+    if (rc) return rc;
+
+    static const char *const header[] = {"name",  "value", "default",
+                                         "range", "unit",  "help"};
+    cm_table *t = cm_table_new(6, header);
+    cm_err err = {0};
+    if (!t) {
+        cm_err_set(&err, CM_EINTERNAL, "out of memory");
+        return cli_fail(&ctx, &err);
+    }
+    for (size_t i = 0; i < cm_param_count(); i++) {
+        const cm_param_info *pi = cm_param_at(i);
+        char val[64], def[64], range[160];
+        cm_param_format(pi, cm_param_get(&ctx.params, pi), val, sizeof val);
+        cm_param_format(pi, pi->def, def, sizeof def);
+        format_range(pi, range, sizeof range);
+        const char *row[] = {pi->name, val, def, range, pi->unit, pi->help};
+        if (cm_table_append(t, row, &err)) {
+            cm_table_free(t);
+            return cli_fail(&ctx, &err);
+        }
+    }
+    if (csv || ctx.out) {
+        rc = cm_table_write_file(t, ctx.out, &err) ? cli_fail(&ctx, &err) : 0;
+    } else {
+        printf("%-24s %-10s %-10s %-22s %-16s %s\n", "NAME", "VALUE",
+               "DEFAULT", "RANGE", "UNIT", "HELP");
+        for (size_t r = 0; r < cm_table_nrows(t); r++)
+            printf("%-24s %-10s %-10s %-22s %-16s %s\n", cm_table_cell(t, r, 0),
+                   cm_table_cell(t, r, 1), cm_table_cell(t, r, 2),
+                   cm_table_cell(t, r, 3), cm_table_cell(t, r, 4),
+                   cm_table_cell(t, r, 5));
+    }
+    cm_table_free(t);
+    return rc;
+}
+
+const cli_command cli_cmd_params = {
+    "params", "list, check and explain every parameter", run};

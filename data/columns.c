@@ -1,0 +1,63 @@
+/* columns.c - units and meanings of result columns (see columns.h).
+ * Result columns are declared once here, beside the parameters' units in
+ * params.def, so every figure and every CSV reader agrees on them. */
+#include "data/columns.h"
+
+#include <string.h>
+
+#include "data/params.h"
+
+typedef struct column_info {
+    const char *name, *unit, *help;
+} column_info;
+
+static const column_info result_columns[] = {
+    /* MSHR occupancy model (models/mshr.h) */
+    {"mean_occupancy", "entries", "mean busy L1 MSHR entries"},
+    {"p_full", "", "time fraction with all L1 MSHR entries busy"},
+    {"p_resfail", "", "probability a new miss finds every MSHR busy (reservation fail)"},
+    {"miss_throughput", "misses/cycle", "MSHR allocations served per cycle per SM"},
+    {"bandwidth", "GB/s", "L1 miss bandwidth of the whole GPU"},
+    {"latency_mem", "cycles", "miss latency while holding an MSHR entry"},
+    {"latency_eff", "cycles", "miss latency including the wait for a free entry"},
+    {"mshr_wait", "cycles", "mean wait for a free MSHR entry"},
+    {"inst_rate", "inst/cycle", "memory instructions completed per cycle per SM"},
+    {"util_mshr", "", "mean fraction of MSHR entries busy"},
+    {"util_noc", "", "utilisation of a crossbar reply port"},
+    {"util_l2", "", "utilisation of an L2 bank"},
+    {"util_dram", "", "utilisation of a DRAM channel"},
+    {"occupancy", "entries", "busy MSHR entries"},
+    {"probability", "", "probability"},
+    /* queue calculator (solvers/queue.h) */
+    {"throughput", "1/time", "accepted arrivals per unit time"},
+    {"mean_resp", "time", "mean response time"},
+    {"mean_wait", "time", "mean wait in queue"},
+};
+
+static const column_info *find_result(const char *name)
+{
+    for (size_t i = 0; i < sizeof result_columns / sizeof result_columns[0];
+         i++)
+        if (strcmp(result_columns[i].name, name) == 0)
+            return &result_columns[i];
+    return NULL;
+}
+
+const char *cm_column_unit(const char *name)
+{
+    const cm_param_info *pi = cm_param_find(name);
+    const char *unit = pi ? pi->unit : NULL;
+    if (!pi) {
+        const column_info *ci = find_result(name);
+        unit = ci ? ci->unit : NULL;
+    }
+    return unit && unit[0] ? unit : NULL;
+}
+
+const char *cm_column_help(const char *name)
+{
+    const cm_param_info *pi = cm_param_find(name);
+    if (pi) return pi->help;
+    const column_info *ci = find_result(name);
+    return ci ? ci->help : NULL;
+}

@@ -1,0 +1,108 @@
+/* testutil.c - see testutil.h. */
+#include "tests/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *tu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n < 2) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf) buf[n] = '\0';
+    if (len) *len = n;
+    return buf;
+}
+
+char *tu_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char templ[4096];
+    snprintf(templ, sizeof templ, "%s/cohmod-test-XXXXXX", base ? base : "/tmp");
+    char *d = mkdtemp(templ);
+    ck_assert_ptr_nonnull(d);
+    return strdup(d);
+}
+
+char *tu_write_file(const char *dir, const char *name, const char *text)
+{
+    size_t len = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(len);
+    ck_assert_ptr_nonnull(path);
+    snprintf(path, len, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+tu_run tu_cohmod(const char *args)
+{
+    tu_run r = {-1, NULL, NULL};
+    const char *bin = getenv("COHMOD_BIN");
+    ck_assert_msg(bin != NULL, "COHMOD_BIN is not set (run via make test)");
+    char *dir = tu_tmpdir();
+    size_t len = strlen(bin) + strlen(args) + 2 * strlen(dir) + 64;
+    char *cmd = malloc(len);
+    ck_assert_ptr_nonnull(cmd);
+    snprintf(cmd, len, "%s %s >%s/o 2>%s/e", bin, args, dir, dir);
+    int st = system(cmd);
+    if (st != -1 && WIFEXITED(st)) r.status = WEXITSTATUS(st);
+    char p[4200];
+    snprintf(p, sizeof p, "%s/o", dir);
+    r.out = tu_read_file(p, NULL);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/e", dir);
+    r.err = tu_read_file(p, NULL);
+    unlink(p);
+    rmdir(dir);
+    free(dir);
+    free(cmd);
+    if (!r.out) r.out = strdup("");
+    if (!r.err) r.err = strdup("");
+    return r;
+}
+
+void tu_run_free(tu_run *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+size_t tu_count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+int tu_close(double a, double b, double tol)
+{
+    if (a == b) return 1;
+    if (isnan(a) || isnan(b)) return 0;
+    double scale = fmax(fabs(a), fabs(b));
+    if (scale < 1e-300) return 1;
+    return fabs(a - b) <= tol * scale;
+}
