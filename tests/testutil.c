@@ -1,6 +1,7 @@
 /* testutil.c - see testutil.h. */
 #include "tests/testutil.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,4 +106,67 @@ int tu_close(double a, double b, double tol)
     double scale = fmax(fabs(a), fabs(b));
     if (scale < 1e-300) return 1;
     return fabs(a - b) <= tol * scale;
+}
+
+char *tu_path_in(const char *dir, const char *name)
+{
+    size_t len = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(len);
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, len, "%s/%s", dir, name);
+    return p;
+}
+
+size_t tu_dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+void tu_rm_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char *p = tu_path_in(path, e->d_name);
+        if (unlink(p) != 0) tu_rm_tree(p);
+        free(p);
+    }
+    if (d) closedir(d);
+    rmdir(path);
+}
+
+/* log of the unnormalised probability of n in system: the product of
+ * birth/death ratios, at most c servers busy. */
+long double tu_ref_logw(unsigned long n, unsigned long c,
+                            unsigned long sources, long double rho)
+{
+    long double l = (long double)n * logl(rho);
+    if (n <= c) l -= lgammal((long double)n + 1);
+    else
+        l -= lgammal((long double)c + 1) +
+             (long double)(n - c) * logl((long double)c);
+    if (sources)
+        l += lgammal((long double)sources + 1) -
+             lgammal((long double)(sources - n) + 1);
+    return l;
+}
+
+void tu_ref_pmf(unsigned long c, unsigned long K, unsigned long sources,
+                long double rho, long double *p)
+{
+    long double mx = -INFINITY, s = 0;
+    for (unsigned long n = 0; n <= K; n++) {
+        p[n] = tu_ref_logw(n, c, sources, rho);
+        if (p[n] > mx) mx = p[n];
+    }
+    for (unsigned long n = 0; n <= K; n++) s += p[n] = expl(p[n] - mx);
+    for (unsigned long n = 0; n <= K; n++) p[n] /= s;
 }

@@ -29,6 +29,25 @@ char *tu_write_file(const char *dir, const char *name, const char *text);
 /* Whole file as a malloc'd string, or NULL. */
 char *tu_read_file(const char *path, size_t *len);
 
+/* dir/name, malloc'd. */
+char *tu_path_in(const char *dir, const char *name);
+
+/* Entries in a directory, "." and ".." not counted. */
+size_t tu_dir_entries(const char *dir);
+
+/* Removes a directory and everything below it. */
+void tu_rm_tree(const char *path);
+
+/* Reference distribution of a birth-death queue with c servers, K places
+ * and `sources` finite sources (0: Poisson arrivals), offered load rho per
+ * source (or total, for Poisson), by direct product-form summation in long
+ * double with lgammal: p[0..K]; tu_ref_logw is the log of the unnormalised
+ * weight of state n.  Independent of the solvers' recursions. */
+long double tu_ref_logw(unsigned long n, unsigned long c,
+                        unsigned long sources, long double rho);
+void tu_ref_pmf(unsigned long c, unsigned long K, unsigned long sources,
+                long double rho, long double *p);
+
 /* Number of '\n'-terminated lines in s. */
 size_t tu_count_lines(const char *s);
 

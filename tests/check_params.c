@@ -1,0 +1,194 @@
+/* check_params.c - the parameter registry, presets and sweeps. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "data/params.h"
+#include "data/sweep.h"
+#include "tests/testutil.h"
+
+START_TEST(test_defaults_match_tc2013_preset)
+{
+    /* The embedded default restates data/configs/tc2013.csv exactly. */
+    cm_params def, pre;
+    cm_params_init(&def);
+    cm_params_init(&pre);
+    for (size_t i = 0; i < cm_param_count(); i++) /* poison */
+        cm_param_put(&pre, cm_param_at(i), -12345);
+    cm_err err = {0};
+    ck_assert_msg(cm_params_load(&pre, "tc2013", &err) == CM_OK, "%s",
+                  err.msg);
+    for (size_t i = 0; i < cm_param_count(); i++) {
+        const cm_param_info *pi = cm_param_at(i);
+        if (strncmp(pi->name, "wl.", 3) == 0 ||
+            strncmp(pi->name, "model.", 6) == 0)
+            continue; /* workload and model knobs are not machine facts */
+        ck_assert_msg(cm_param_get(&pre, pi) == cm_param_get(&def, pi),
+                      "%s: preset %g, default %g", pi->name,
+                      cm_param_get(&pre, pi), cm_param_get(&def, pi));
+    }
+}
+END_TEST
+
+START_TEST(test_every_default_in_range_and_presets_valid)
+{
+    for (size_t i = 0; i < cm_param_count(); i++) {
+        const cm_param_info *pi = cm_param_at(i);
+        char text[64];
+        double v;
+        cm_param_format(pi, pi->def, text, sizeof text);
+        cm_err err = {0};
+        ck_assert_msg(cm_param_parse(pi, text, &v, &err) == CM_OK, "%s: %s",
+                      pi->name, err.msg);
+        ck_assert_msg(v == pi->def, "%s does not round-trip", pi->name);
+        ck_assert_ptr_eq(cm_param_find(pi->name), pi);
+    }
+    ck_assert_uint_ge(cm_preset_count(), 2);
+    for (size_t i = 0; i < cm_preset_count(); i++) {
+        cm_params p;
+        cm_params_init(&p);
+        cm_err err = {0};
+        ck_assert_msg(cm_params_load(&p, cm_preset_name(i), &err) == CM_OK,
+                      "%s", err.msg);
+        ck_assert_msg(cm_params_validate(&p, &err) == CM_OK, "%s", err.msg);
+    }
+}
+END_TEST
+
+START_TEST(test_set_errors_name_the_range)
+{
+    cm_params p;
+    cm_params_init(&p);
+    cm_err err = {0};
+    ck_assert_int_eq(cm_params_assign(&p, "l1.mshrs=64", &err), CM_OK);
+    ck_assert_double_eq(p.l1_mshrs, 64);
+    ck_assert_int_eq(cm_params_assign(&p, "l1.mshrs=0", &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "l1.mshrs"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "1..100000"));
+    ck_assert_int_eq(cm_params_assign(&p, "l1.mshrs=3.5", &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "integer"));
+    ck_assert_int_eq(cm_params_assign(&p, "l1.mshrs=abc", &err), CM_EINPUT);
+    ck_assert_int_eq(cm_params_assign(&p, "l1.mshrs=", &err), CM_EINPUT);
+    ck_assert_int_eq(cm_params_assign(&p, "l1.mshrs=nan", &err), CM_EINPUT);
+    ck_assert_int_eq(cm_params_assign(&p, "no.such=1", &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown parameter 'no.such'"));
+    ck_assert_int_eq(cm_params_assign(&p, "noequals", &err), CM_EINPUT);
+    ck_assert_double_eq(p.l1_mshrs, 64); /* failures change nothing */
+    ck_assert_int_eq(cm_params_assign(&p, "sched.policy=gto", &err), CM_OK);
+    ck_assert_double_eq(p.sched_policy, 1);
+    ck_assert_int_eq(cm_params_assign(&p, "sched.policy=fifo", &err),
+                     CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "lrr|gto|two-level"));
+}
+END_TEST
+
+START_TEST(test_config_file_errors_have_positions)
+{
+    char *dir = tu_tmpdir();
+    char *bad = tu_write_file(dir, "m.csv",
+                              "parameter,value\nl1.mshrs,64\nl1.ways,x\n");
+    cm_params p;
+    cm_params_init(&p);
+    cm_err err = {0};
+    ck_assert_int_eq(cm_params_load(&p, bad, &err), CM_EINPUT);
+    ck_assert_msg(strstr(err.msg, "m.csv:3:9:") != NULL, "%s", err.msg);
+    char *unk = tu_write_file(dir, "u.csv", "parameter,value\nl9.x,1\n");
+    ck_assert_int_eq(cm_params_load(&p, unk, &err), CM_EINPUT);
+    ck_assert_msg(strstr(err.msg, "u.csv:2:1: unknown parameter 'l9.x'"),
+                  "%s", err.msg);
+    ck_assert_int_eq(cm_params_load(&p, "nosuchpreset", &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "tc2013"));
+    unlink(bad);
+    unlink(unk);
+    rmdir(dir);
+    free(bad);
+    free(unk);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_validate_cross_checks)
+{
+    cm_params p;
+    cm_params_init(&p);
+    cm_err err = {0};
+    p.sched_active_warps = 64;
+    ck_assert_int_eq(cm_params_validate(&p, &err), CM_EINPUT);
+    cm_params_init(&p);
+    p.l1_size = 32768 + 128;
+    ck_assert_int_eq(cm_params_validate(&p, &err), CM_EINPUT);
+}
+END_TEST
+
+START_TEST(test_sweep_grid)
+{
+    cm_sweep sw[2];
+    cm_err err = {0};
+    ck_assert_int_eq(cm_sweep_parse("l1.mshrs=8:32:8", &sw[0], &err), CM_OK);
+    ck_assert_uint_eq(sw[0].n, 4);
+    ck_assert_double_eq(sw[0].values[3], 32);
+    ck_assert_int_eq(cm_sweep_parse("wl.mem_rate=0.01,0.1", &sw[1], &err),
+                     CM_OK);
+    cm_grid g;
+    ck_assert_int_eq(cm_grid_init(&g, sw, 2, &err), CM_OK);
+    ck_assert_uint_eq(g.points, 8);
+    cm_params p;
+    cm_params_init(&p);
+    size_t n = 0;
+    double seen_rate_sum = 0;
+    while (cm_grid_next(&g, &p)) {
+        ck_assert_double_eq(p.l1_mshrs, 8 + 8 * (double)(n / 2));
+        seen_rate_sum += p.wl_mem_rate;
+        n++;
+    }
+    ck_assert_uint_eq(n, 8);
+    ck_assert_close(seen_rate_sum, 4 * 0.11, 1e-12);
+    cm_grid_free(&g);
+    cm_sweep_free(&sw[0]);
+    cm_sweep_free(&sw[1]);
+    cm_sweep bad;
+    ck_assert_int_eq(cm_sweep_parse("l1.mshrs=0:8:1", &bad, &err), CM_EINPUT);
+    ck_assert_int_eq(cm_sweep_parse("l1.mshrs=8:4:1", &bad, &err), CM_EINPUT);
+    ck_assert_int_eq(cm_sweep_parse("l1.mshrs=1:8:0", &bad, &err), CM_EINPUT);
+    ck_assert_int_eq(cm_sweep_parse("zz=1:8:1", &bad, &err), CM_EINPUT);
+    ck_assert_int_eq(cm_sweep_parse("l1.mshrs", &bad, &err), CM_EINPUT);
+}
+END_TEST
+
+START_TEST(test_dump_round_trips)
+{
+    char *dir = tu_tmpdir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/d.csv", dir);
+    cm_params p, q;
+    cm_params_init(&p);
+    p.l1_mshrs = 77;
+    p.wl_mem_rate = 0.0123;
+    p.sched_policy = 2;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_params_write_dump(&p, path, &err), CM_OK);
+    cm_params_init(&q);
+    ck_assert_msg(cm_params_load(&q, path, &err) == CM_OK, "%s", err.msg);
+    ck_assert_int_eq(memcmp(&p, &q, sizeof p), 0);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+Suite *suite_params(void)
+{
+    Suite *s = suite_create("params");
+    TCase *tc = tcase_create("registry");
+    tcase_add_test(tc, test_defaults_match_tc2013_preset);
+    tcase_add_test(tc, test_every_default_in_range_and_presets_valid);
+    tcase_add_test(tc, test_set_errors_name_the_range);
+    tcase_add_test(tc, test_config_file_errors_have_positions);
+    tcase_add_test(tc, test_validate_cross_checks);
+    tcase_add_test(tc, test_sweep_grid);
+    tcase_add_test(tc, test_dump_round_trips);
+    suite_add_tcase(s, tc);
+    return s;
+}
