@@ -1,0 +1,112 @@
+/* cmd_model.c - `cohmod model <name>`: evaluate an analytical model, alone
+ * or over a sweep grid. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "data/sweep.h"
+#include "data/table.h"
+#include "models/mshr_grid.h"
+
+#define MAX_SWEEPS 16
+
+static void usage(FILE *f)
+{
+    fputs("Usage: cohmod model mshr [--sweep NAME=LO:HI:STEP | "
+          "NAME=V1,V2,...]... [--pmf]\n"
+          "                         [--config PRESET|FILE] [--set "
+          "NAME=VALUE]... [--out F.csv]\n\n"
+          "Models:\n"
+          "  mshr   L1 MSHR occupancy of an SM: warps as customers of a "
+          "closed network\n"
+          "         (compute, MSHRs, NoC, L2 banks, DRAM), latency and load "
+          "coupled by a\n"
+          "         fixed point.  Inputs: the gpu.*, l1.*, l2.*, dram.*, "
+          "noc.*, wl.* and\n"
+          "         model.* parameters (cohmod params).  Output: one CSV row "
+          "per grid point\n"
+          "         with mean_occupancy, p_full, p_resfail, miss_throughput, "
+          "latency_mem,\n"
+          "         latency_eff, mshr_wait, bandwidth, util_* and the "
+          "bottleneck.\n\n"
+          "Options:\n"
+          "  --sweep SPEC  sweep any parameter; several --sweep form a grid "
+          "(last fastest)\n"
+          "  --pmf         write the occupancy distribution instead: "
+          "occupancy,probability\n",
+          f);
+    cli_print_common_help(f);
+}
+
+enum { OPT_SWEEP = CLI_OPT_FIRST_FREE, OPT_PMF };
+
+typedef struct model_opts {
+    cli_ctx *ctx;
+    const char *specs[MAX_SWEEPS];
+    size_t nspecs;
+    int pmf;
+} model_opts;
+
+static int own_option(int opt, const char *arg, void *u)
+{
+    model_opts *mo = u;
+    if (opt == OPT_PMF) {
+        mo->pmf = 1;
+    } else if (opt == OPT_SWEEP) {
+        if (mo->nspecs == MAX_SWEEPS)
+            return cli_usage_error(mo->ctx, "at most %d --sweep options",
+                                   MAX_SWEEPS);
+        mo->specs[mo->nspecs++] = arg;
+    } else {
+        return CM_EINPUT;
+    }
+    return 0;
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"sweep", required_argument, NULL, OPT_SWEEP},
+        {"pmf", no_argument, NULL, OPT_PMF},
+        {0}};
+    cli_ctx ctx;
+    cli_ctx_init(&ctx, "model");
+    model_opts mo = {.ctx = &ctx};
+    int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &mo, usage);
+    if (rc != CLI_CONTINUE) return rc;
+    const char **specs = mo.specs;
+    size_t nspecs = mo.nspecs;
+    int pmf = mo.pmf;
+    if (optind >= argc)
+        return cli_usage_error(&ctx, "which model? (mshr)");
+    const char *name = argv[optind];
+    if (strcmp(name, "mshr") != 0)
+        return cli_usage_error(&ctx, "unknown model '%s' (mshr)", name);
+    if (optind + 1 < argc)
+        return cli_usage_error(&ctx, "unexpected argument '%s'",
+                               argv[optind + 1]);
+    rc = cli_ctx_resolve(&ctx);
+    if (rc) return rc;
+
+    cm_err err = {0};
+    cm_sweep sweeps[MAX_SWEEPS];
+    size_t nsweeps = 0;
+    for (; nsweeps < nspecs; nsweeps++)
+        if (cm_sweep_parse(specs[nsweeps], &sweeps[nsweeps], &err)) break;
+    cm_table *t = NULL;
+    if (nsweeps == nspecs)
+        cm_mshr_grid_table(&ctx.params, sweeps, nsweeps, pmf, cli_progress,
+                           NULL, &t, &err);
+    if (t && !cm_table_write_file(t, ctx.out, &err))
+        rc = cli_write_param_dump(&ctx, ctx.out);
+    else
+        rc = cli_fail(&ctx, &err);
+    cm_table_free(t);
+    for (size_t i = 0; i < nsweeps; i++) cm_sweep_free(&sweeps[i]);
+    return rc;
+}
+
+const cli_command cli_cmd_model = {
+    "model", "evaluate an analytical model (mshr) over a parameter grid",
+    run};
