@@ -63,8 +63,21 @@ int cli_fail(const cli_ctx *ctx, const cm_err *err);
 int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Reports an unknown option or a stray argument seen by getopt_long. */
-int cli_bad_option(const cli_ctx *ctx, int argc, char **argv);
+/* The option loop every subcommand shares.  Runs getopt_long over argv:
+ * the common options fill ctx, any other option goes to own(opt, optarg,
+ * arg), which returns 0 when it took it and an exit status otherwise.
+ * Returns CLI_CONTINUE when the command should go on (positional arguments
+ * start at optind), 0 after printing usage for --help, or an exit status.
+ * The parameter values are not resolved yet: call cli_ctx_resolve. */
+#define CLI_CONTINUE (-1)
+int cli_parse(cli_ctx *ctx, int argc, char **argv,
+              const struct option *longopts,
+              int (*own)(int opt, const char *optarg, void *arg), void *arg,
+              void (*usage)(FILE *f));
+
+/* Reports what getopt_long rejected: opt is '?' (unknown option) or ':'
+ * (missing value). */
+int cli_bad_option(const cli_ctx *ctx, int opt, char **argv);
 
 /* The help text of the common options, for every --help. */
 void cli_print_common_help(FILE *f);
@@ -72,5 +85,9 @@ void cli_print_common_help(FILE *f);
 /* Writes the parameter dump beside a result file: for "dir/x.csv" it writes
  * "dir/x.params.csv".  Nothing is written for stdout. */
 int cli_write_param_dump(const cli_ctx *ctx, const char *result_path);
+
+/* A progress bar on stderr for long runs; silent unless stderr is a
+ * terminal.  Matches cm_progress_fn (arg unused). */
+void cli_progress(size_t done, size_t total, void *arg);
 
 #endif

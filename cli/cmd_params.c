@@ -32,28 +32,28 @@ static void format_range(const cm_param_info *pi, char *buf, size_t len)
     }
 }
 
+enum { OPT_CSV = CLI_OPT_FIRST_FREE };
+
+static int own_option(int opt, const char *arg, void *csv)
+{
+    (void)arg;
+    if (opt != OPT_CSV) return CM_EINPUT;
+    *(int *)csv = 1;
+    return 0;
+}
+
 static int run(int argc, char **argv)
 {
-    enum { OPT_CSV = CLI_OPT_FIRST_FREE };
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS, {"csv", no_argument, NULL, OPT_CSV}, {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "params");
-    int csv = 0, opt;
-    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        int h = cli_common_opt(&ctx, opt, optarg);
-        if (h < 0) return CM_EINPUT;
-        if (h) continue;
-        if (opt == OPT_CSV) csv = 1;
-        else return cli_bad_option(&ctx, argc, argv);
-    }
-    if (ctx.help) {
-        usage(stdout);
-        return 0;
-    }
+    int csv = 0;
+    int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &csv, usage);
+    if (rc != CLI_CONTINUE) return rc;
     if (optind < argc)
         return cli_usage_error(&ctx, "unexpected argument '%s'", argv[optind]);
-    int rc = cli_ctx_resolve(&ctx);
+    rc = cli_ctx_resolve(&ctx);
     if (rc) return rc;
 
     static const char *const header[] = {"name",  "value", "default",

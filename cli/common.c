@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 void cli_ctx_init(cli_ctx *ctx, const char *command)
 {
@@ -65,14 +66,35 @@ int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
     return CM_EINPUT;
 }
 
-int cli_bad_option(const cli_ctx *ctx, int argc, char **argv)
+int cli_parse(cli_ctx *ctx, int argc, char **argv,
+              const struct option *longopts,
+              int (*own)(int opt, const char *optarg, void *arg), void *arg,
+              void (*usage)(FILE *f))
 {
-    (void)argc;
-    /* getopt_long has already printed what was wrong; keep it one line. */
-    (void)argv;
-    fprintf(stderr, "cohmod %s: bad usage (see cohmod %s --help)\n",
-            ctx->command, ctx->command);
-    return CM_EINPUT;
+    int opt;
+    optind = 1;
+    opterr = 0; /* our own one-line messages instead of getopt's */
+    while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        if (opt == '?' || opt == ':') return cli_bad_option(ctx, opt, argv);
+        int h = cli_common_opt(ctx, opt, optarg);
+        if (h < 0) return CM_EINPUT;
+        if (h) continue;
+        int rc = own ? own(opt, optarg, arg) : CM_EINPUT;
+        if (rc) return rc;
+    }
+    if (ctx->help) {
+        usage(stdout);
+        return 0;
+    }
+    return CLI_CONTINUE;
+}
+
+int cli_bad_option(const cli_ctx *ctx, int opt, char **argv)
+{
+    const char *word = optind > 0 ? argv[optind - 1] : "?";
+    if (opt == ':')
+        return cli_usage_error(ctx, "option '%s' needs a value", word);
+    return cli_usage_error(ctx, "unknown option '%s'", word);
 }
 
 void cli_print_common_help(FILE *f)
@@ -108,4 +130,18 @@ int cli_write_param_dump(const cli_ctx *ctx, const char *result_path)
     if (cm_params_write_dump(&ctx->params, path, &err))
         return cli_fail(ctx, &err);
     return 0;
+}
+
+void cli_progress(size_t done, size_t total, void *arg)
+{
+    (void)arg;
+    if (total < 2 || !isatty(STDERR_FILENO)) return;
+    size_t step = total / 200 ? total / 200 : 1;
+    if (done % step && done != total) return;
+    int width = 40, filled = (int)((double)done / (double)total * width);
+    fprintf(stderr, "\r[%.*s%*s] %3d%% %zu/%zu", filled,
+            "========================================", width - filled, "",
+            (int)(100.0 * (double)done / (double)total), done, total);
+    if (done == total) fputc('\n', stderr);
+    fflush(stderr);
 }

@@ -1,0 +1,52 @@
+/* cmd_study.c - `cohmod study`: the main job on one machine. */
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "plots/study.h"
+
+static void usage(FILE *f)
+{
+    fputs("Usage: cohmod study [--config PRESET|FILE] [--set NAME=VALUE]... "
+          "[--out DIR]\n\n"
+          "Runs the design-space study on one machine (default: the "
+          "embedded tc2013)\nand writes into DIR (default out/study):\n"
+          "  params.csv            every parameter value used\n"
+          "  mshr_*.csv            MSHR occupancy, P(full), throughput "
+          "against MSHR count,\n"
+          "                        active warps and workload intensity\n"
+          "  mshr_*.png            the figures drawn from them\n"
+          "  summary.txt           what the study found, in plain text\n",
+          f);
+    cli_print_common_help(f);
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {0}};
+    cli_ctx ctx;
+    cli_ctx_init(&ctx, "study");
+    int rc = cli_parse(&ctx, argc, argv, longopts, NULL, NULL, usage);
+    if (rc != CLI_CONTINUE) return rc;
+    if (optind < argc)
+        return cli_usage_error(&ctx, "unexpected argument '%s'", argv[optind]);
+    rc = cli_ctx_resolve(&ctx);
+    if (rc) return rc;
+    const char *dir = ctx.out ? ctx.out : "out/study";
+    cm_err err = {0};
+    if (cm_study_run(&ctx.params, dir, cli_progress, NULL, &err))
+        return cli_fail(&ctx, &err);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.txt", dir);
+    FILE *f = fopen(path, "r");
+    if (f) { /* show the findings; the files hold the rest */
+        char line[512];
+        while (fgets(line, sizeof line, f)) fputs(line, stdout);
+        fclose(f);
+    }
+    printf("\nResults in %s/\n", dir);
+    return 0;
+}
+
+const cli_command cli_cmd_study = {
+    "study", "the main job: a design-space study with CSVs, figures and a "
+    "summary", run};

@@ -1,0 +1,46 @@
+/* study.h - `cohmod study`: the main job.
+ *
+ * Runs every study section on one machine (the embedded tc2013 by default)
+ * and writes, into one output directory, each section's CSVs, its figures
+ * (PNG), the parameter dump (params.csv) and summary.txt: a short
+ * plain-text account of what the study found.  Each file is written
+ * atomically.  Later issues add sections (coherence, directory, ...)
+ * beside the MSHR one. */
+#ifndef CM_STUDY_H
+#define CM_STUDY_H
+
+#include <stddef.h>
+
+#include "data/err.h"
+#include "data/params.h"
+#include "data/table.h"
+#include "models/mshr_grid.h"
+#include "plots/plot.h"
+
+typedef struct cm_study {
+    const cm_params *params;
+    const char *outdir;
+    cm_progress_fn progress;
+    void *progress_arg;
+    char *summary; /* built by the sections */
+    size_t len, cap;
+    size_t files; /* files written so far */
+} cm_study;
+
+cm_status cm_study_run(const cm_params *p, const char *outdir,
+                       cm_progress_fn progress, void *progress_arg,
+                       cm_err *err);
+
+/* For sections: write outdir/<name>.csv, draw outdir/<name>.png, and add a
+ * line to the summary. */
+cm_status cm_study_write_table(cm_study *s, const char *name,
+                               const cm_table *t, cm_err *err);
+cm_status cm_study_figure(cm_study *s, const char *name, const cm_table *t,
+                          const cm_plot_table_opts *o, cm_err *err);
+cm_status cm_study_say(cm_study *s, cm_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The sections. */
+cm_status cm_study_section_mshr(cm_study *s, cm_err *err);
+
+#endif
