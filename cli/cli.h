@@ -68,6 +68,8 @@ int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
  * arg), which returns 0 when it took it and an exit status otherwise.
  * Returns CLI_CONTINUE when the command should go on (positional arguments
  * start at optind), 0 after printing usage for --help, or an exit status.
+ * With usage NULL, --help only sets ctx->help, for commands whose help
+ * depends on their positional arguments.
  * The parameter values are not resolved yet: call cli_ctx_resolve. */
 #define CLI_CONTINUE (-1)
 int cli_parse(cli_ctx *ctx, int argc, char **argv,

@@ -509,9 +509,18 @@ static int parse_numbers(const cli_ctx *ctx, const qmodel *m, qargs *q)
     return 0;
 }
 
+enum { OPT_Q = CLI_OPT_FIRST_FREE };
+
+static int own_option(int opt, const char *arg, void *u)
+{
+    qargs *q = u;
+    if (opt < OPT_Q || opt >= OPT_Q + Q_NOPTS) return CM_EINPUT;
+    q->text[opt - OPT_Q] = arg ? arg : "";
+    return 0;
+}
+
 static int run(int argc, char **argv)
 {
-    enum { OPT_Q = CLI_OPT_FIRST_FREE };
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
         {"servers", required_argument, NULL, OPT_Q + Q_SERVERS},
@@ -529,18 +538,9 @@ static int run(int argc, char **argv)
     cli_ctx ctx;
     cli_ctx_init(&ctx, "queue");
     qargs q = {{0}, {0}};
-    int opt;
-    opterr = 0; /* our own one-line message below */
-    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        int h = cli_common_opt(&ctx, opt, optarg);
-        if (h < 0) return CM_EINPUT;
-        if (h) continue;
-        if (opt >= OPT_Q && opt < OPT_Q + Q_NOPTS)
-            q.text[opt - OPT_Q] = optarg ? optarg : "";
-        else
-            return cli_usage_error(&ctx, "unknown option or missing value: "
-                                   "'%s'", argv[optind - 1]);
-    }
+    /* --help is answered below, once the model is known. */
+    int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &q, NULL);
+    if (rc != CLI_CONTINUE) return rc;
     if (optind >= argc) {
         if (ctx.help) {
             usage(stdout);
@@ -560,7 +560,7 @@ static int run(int argc, char **argv)
     if (optind + 1 < argc)
         return cli_usage_error(&ctx, "unexpected argument '%s'",
                                argv[optind + 1]);
-    int rc = parse_numbers(&ctx, m, &q);
+    rc = parse_numbers(&ctx, m, &q);
     if (!rc) rc = cli_ctx_resolve(&ctx);
     if (rc) return rc;
 

@@ -82,7 +82,7 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv,
         int rc = own ? own(opt, optarg, arg) : CM_EINPUT;
         if (rc) return rc;
     }
-    if (ctx->help) {
+    if (ctx->help && usage) {
         usage(stdout);
         return 0;
     }
