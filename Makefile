@@ -94,15 +94,24 @@ $(TESTS): $(TEST_OBJ) $(LIB)
 $(BENCH): $(BENCH_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) $(BENCH_OBJ) $(LIB) $(PKG_LIBS) -o $@
 
+# Real valgrind traces for the accuracy tests, made once per build tree.
+TRACES := $(BUILD)/traces/.stamp
+$(TRACES): scripts/make_traces.sh
+	sh scripts/make_traces.sh $(dir $@)
+	touch $@
+
 # The CLI tests run the binary named by COHMOD_BIN from the source root.
-test: $(BIN) $(TESTS)
-	COHMOD_BIN=$(abspath $(BIN)) $(TESTS)
+test: $(BIN) $(TESTS) $(TRACES)
+	COHMOD_BIN=$(abspath $(BIN)) COHMOD_TRACES=$(abspath $(BUILD)/traces) \
+	$(TESTS)
 
 # LeakSanitizer stays on; suppressions cover only allocations made inside
 # PLplot's and cairo's own one-time initialisation.
 check-asan:
-	$(MAKE) BUILD=build-asan SAN=1 all build-asan/run_tests
+	$(MAKE) BUILD=build-asan SAN=1 all build-asan/run_tests \
+	  build-asan/traces/.stamp
 	COHMOD_BIN=$(abspath build-asan/cohmod) \
+	COHMOD_TRACES=$(abspath build-asan/traces) \
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

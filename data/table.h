@@ -14,6 +14,7 @@
 #define CM_TABLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "data/err.h"
@@ -63,6 +64,61 @@ cm_status cm_table_get_long(const cm_table *t, size_t row, size_t col,
 /* Whole numeric column; *vals is malloc'd (caller frees). */
 cm_status cm_table_get_column(const cm_table *t, size_t col, double **vals,
                               cm_err *err);
+
+/* ---- streaming reader ------------------------------------------------- */
+
+/* For input too large to hold: one row at a time, through the same parser
+ * (cm_table_read_* are built on it), with the same messages and exact
+ * positions.  Memory is bounded: a row (with its quoted newlines) longer
+ * than CM_CSV_ROW_MAX bytes is an error "file:line:1: row longer than N
+ * bytes", where line is where the row starts. */
+typedef struct cm_csv_reader cm_csv_reader;
+
+#define CM_CSV_ROW_MAX ((size_t)1 << 20)
+
+/* Opens and reads the header row (errors as cm_table_read_file's).  `path`
+ * "-" reads stdin. */
+cm_status cm_csv_reader_open(const char *path, cm_csv_reader **out,
+                             cm_err *err);
+/* From memory, which must outlive the reader; `name` is used in errors. */
+cm_status cm_csv_reader_open_buffer(const char *name, const char *buf,
+                                    size_t len, cm_csv_reader **out,
+                                    cm_err *err);
+/* From a read function: up to cap bytes into buf, returning the count, 0 at
+ * the end, -1 on error (with errno set).  For input already partly read by
+ * someone else, such as a format sniffer. */
+typedef long (*cm_csv_read_fn)(void *ctx, char *buf, size_t cap);
+cm_status cm_csv_reader_open_fn(const char *name, cm_csv_read_fn fn,
+                                void *ctx, cm_csv_reader **out, cm_err *err);
+
+/* Next data row: 1 when there is one, 0 at the end, -1 on error (a ragged
+ * row, bad quoting, NUL, read failure; every later call repeats it).  Cells
+ * of the previous row are gone. */
+int cm_csv_reader_next(cm_csv_reader *r, cm_err *err);
+
+const char *cm_csv_reader_name(const cm_csv_reader *r);
+size_t cm_csv_reader_ncols(const cm_csv_reader *r);
+const char *cm_csv_reader_colname(const cm_csv_reader *r, size_t col);
+long cm_csv_reader_col_find(const cm_csv_reader *r, const char *name);
+cm_status cm_csv_reader_col_require(const cm_csv_reader *r, const char *name,
+                                    size_t *col, cm_err *err);
+
+/* The current row (after next returned 1): "" and 0:0 otherwise. */
+const char *cm_csv_reader_cell(const cm_csv_reader *r, size_t col);
+void cm_csv_reader_cell_pos(const cm_csv_reader *r, size_t col,
+                            unsigned long *line, unsigned long *column);
+cm_status cm_csv_reader_get_double(const cm_csv_reader *r, size_t col,
+                                   double *v, cm_err *err);
+cm_status cm_csv_reader_get_long(const cm_csv_reader *r, size_t col, long *v,
+                                 cm_err *err);
+/* The typed reads' error, for a caller with its own cell syntax:
+ * "file:line:col: column 'x': expected <what>, got '<cell>'". */
+cm_status cm_csv_reader_cell_error(const cm_csv_reader *r, size_t col,
+                                   const char *what, cm_err *err);
+
+/* Input bytes consumed so far (a BOM included). */
+uint64_t cm_csv_reader_bytes_read(const cm_csv_reader *r);
+void cm_csv_reader_close(cm_csv_reader *r);
 
 /* ---- building and writing -------------------------------------------- */
 

@@ -24,6 +24,7 @@ need libcsv-dev have_header csv.h
 need check have_header check.h
 need make command -v make
 need gcc command -v gcc
+need valgrind command -v valgrind
 
 if [ -z "$missing" ]; then
     echo "deps: all present"

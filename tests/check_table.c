@@ -452,6 +452,305 @@ START_TEST(test_large_input_is_fast)
 }
 END_TEST
 
+/* ---- streaming reader ------------------------------------------------- */
+
+static cm_csv_reader *reader_ok(const char *text)
+{
+    cm_csv_reader *r = NULL;
+    cm_err err = {0};
+    cm_status st = cm_csv_reader_open_buffer("f.csv", text, strlen(text), &r,
+                                             &err);
+    ck_assert_msg(st == CM_OK, "unexpected error: %s", err.msg);
+    ck_assert_ptr_nonnull(r);
+    return r;
+}
+
+static void assert_reader_pos(const cm_csv_reader *r, size_t col,
+                              unsigned long line, unsigned long column)
+{
+    unsigned long l, c;
+    cm_csv_reader_cell_pos(r, col, &l, &c);
+    ck_assert_msg(l == line && c == column,
+                  "cell %zu '%s' at %lu:%lu, expected %lu:%lu", col,
+                  cm_csv_reader_cell(r, col), l, c, line, column);
+}
+
+START_TEST(test_reader_rows)
+{
+    cm_csv_reader *r = reader_ok(BOM "x,y,name\r\n1,2.5,a\n\n"
+                                     "\"3\n\",-4e2 , \"b,c\"\n"
+                                     "  7,0x10,d");
+    cm_err err = {0};
+    ck_assert_uint_eq(cm_csv_reader_ncols(r), 3);
+    ck_assert_str_eq(cm_csv_reader_name(r), "f.csv");
+    ck_assert_str_eq(cm_csv_reader_colname(r, 2), "name");
+    ck_assert_str_eq(cm_csv_reader_colname(r, 3), "");
+    ck_assert_int_eq(cm_csv_reader_col_find(r, "y"), 1);
+    ck_assert_int_eq(cm_csv_reader_col_find(r, "z"), -1);
+    size_t col = 9;
+    ck_assert_int_eq(cm_csv_reader_col_require(r, "name", &col, &err), CM_OK);
+    ck_assert_uint_eq(col, 2);
+    ck_assert_int_eq(cm_csv_reader_col_require(r, "z", &col, &err), CM_EINPUT);
+    ck_assert_str_eq(err.msg, "f.csv:1:1: missing column 'z'");
+    /* No row yet: cells are empty. */
+    ck_assert_str_eq(cm_csv_reader_cell(r, 0), "");
+    assert_reader_pos(r, 0, 0, 0);
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 1);
+    ck_assert_str_eq(cm_csv_reader_cell(r, 2), "a");
+    assert_reader_pos(r, 1, 2, 3);
+    double v;
+    ck_assert_int_eq(cm_csv_reader_get_double(r, 1, &v, &err), CM_OK);
+    ck_assert(v == 2.5);
+    ck_assert_int_eq(cm_csv_reader_get_long(r, 1, &(long){0}, &err),
+                     CM_EINPUT);
+    ck_assert_str_eq(err.msg,
+                     "f.csv:2:3: column 'y': expected an integer, got '2.5'");
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 1);
+    ck_assert_str_eq(cm_csv_reader_cell(r, 0), "3\n");
+    ck_assert_str_eq(cm_csv_reader_cell(r, 2), "b,c");
+    assert_reader_pos(r, 0, 4, 1);
+    assert_reader_pos(r, 1, 5, 3);
+    assert_reader_pos(r, 2, 5, 10);
+    long n;
+    ck_assert_int_eq(cm_csv_reader_get_long(r, 1, &n, &err), CM_OK);
+    ck_assert_int_eq(n, -400);
+    ck_assert_int_eq(cm_csv_reader_cell_error(r, 2, "a colour", &err),
+                     CM_EINPUT);
+    ck_assert_str_eq(err.msg,
+                     "f.csv:5:10: column 'name': expected a colour, got "
+                     "'b,c'");
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 1);
+    assert_reader_pos(r, 0, 6, 3);
+    ck_assert_int_eq(cm_csv_reader_get_double(r, 1, &v, &err), CM_OK);
+    ck_assert(v == 16);
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 0);
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 0);
+    ck_assert_str_eq(cm_csv_reader_cell(r, 0), "");
+    ck_assert_int_eq(cm_csv_reader_get_double(r, 0, &v, &err), CM_EINTERNAL);
+    size_t len = strlen(BOM "x,y,name\r\n1,2.5,a\n\n\"3\n\",-4e2 , \"b,c\"\n"
+                        "  7,0x10,d");
+    ck_assert_uint_eq(cm_csv_reader_bytes_read(r), len);
+    cm_csv_reader_close(r);
+    cm_csv_reader_close(NULL);
+}
+END_TEST
+
+START_TEST(test_reader_errors)
+{
+    cm_csv_reader *r = reader_ok("a,b\n1,2\n3,4,5\n6,7\n");
+    cm_err err = {0};
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 1);
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), -1);
+    ck_assert_str_eq(err.msg, "f.csv:3:1: row has 3 fields, header has 2");
+    cm_err again = {0};
+    ck_assert_int_eq(cm_csv_reader_next(r, &again), -1);
+    ck_assert_str_eq(again.msg, err.msg);
+    ck_assert_str_eq(cm_csv_reader_cell(r, 0), "");
+    cm_csv_reader_close(r);
+    static const char *const bad[][2] = {
+        {"", "f.csv:1:1: empty file, expected a header row"},
+        {"x,y,x\n", "f.csv:1:5: duplicate column 'x' (also column 1)"},
+        {"x,,y\n", "f.csv:1:3: empty column name in the header row"},
+        {"\"x\n", "f.csv:1:1: quoted field is not closed before the end of "
+                  "the file"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = (cm_csv_reader *)1;
+        ck_assert_int_eq(cm_csv_reader_open_buffer("f.csv", bad[i][0],
+                                                   strlen(bad[i][0]), &r,
+                                                   &err),
+                         CM_EINPUT);
+        ck_assert_ptr_null(r);
+        ck_assert_str_eq(err.msg, bad[i][1]);
+    }
+    ck_assert_int_eq(cm_csv_reader_open("/nonexistent/x.csv", &r, &err),
+                     CM_EINPUT);
+    ck_assert_str_eq(err.msg,
+                     "/nonexistent/x.csv: cannot open: No such file or "
+                     "directory");
+    ck_assert_int_eq(cm_csv_reader_next(NULL, &err), -1);
+}
+END_TEST
+
+/* Feeds its text a few bytes at a time, so rows, fields, CRLFs and the BOM
+ * straddle reads; fails with EIO at `fail_at` if that is set. */
+typedef struct dribble {
+    const char *text;
+    size_t len, pos;
+    int fail;
+    size_t fail_at;
+    uint64_t seed;
+} dribble;
+
+static long dribble_read(void *ctx, char *buf, size_t cap)
+{
+    dribble *d = ctx;
+    if (d->fail && d->pos >= d->fail_at) {
+        errno = EIO;
+        return -1;
+    }
+    size_t k = 1 + (size_t)(lcg_next(&d->seed) >> 40) % 7;
+    if (k > cap) k = cap;
+    if (k > d->len - d->pos) k = d->len - d->pos;
+    memcpy(buf, d->text + d->pos, k);
+    d->pos += k;
+    return (long)k;
+}
+
+/* The table and a dribbled reader see the same cells, positions and
+ * errors: there is one parser, whatever the chunking. */
+static void assert_reader_matches_table(const char *text, size_t len)
+{
+    cm_table *t = NULL;
+    cm_err terr = {0}, rerr = {0};
+    cm_status tst = cm_table_read_buffer("g", text, len, &t, &terr);
+    dribble d = {text, len, 0, 0, 0, len};
+    cm_csv_reader *r = NULL;
+    cm_status rst = cm_csv_reader_open_fn("g", dribble_read, &d, &r, &rerr);
+    size_t row = 0;
+    int got = 0;
+    if (rst == CM_OK) {
+        if (t) ck_assert_uint_eq(cm_csv_reader_ncols(r), cm_table_ncols(t));
+        while ((got = cm_csv_reader_next(r, &rerr)) == 1) {
+            if (!t) continue; /* the table failed on a later row */
+            ck_assert_uint_lt(row, cm_table_nrows(t));
+            for (size_t c = 0; c < cm_csv_reader_ncols(r); c++) {
+                unsigned long l1, c1, l2, c2;
+                cm_csv_reader_cell_pos(r, c, &l1, &c1);
+                cm_table_cell_pos(t, row, c, &l2, &c2);
+                ck_assert_str_eq(cm_csv_reader_cell(r, c),
+                                 cm_table_cell(t, row, c));
+                ck_assert(l1 == l2 && c1 == c2);
+            }
+            row++;
+        }
+        if (got < 0) rst = rerr.code;
+    }
+    ck_assert_int_eq(rst, tst);
+    if (tst == CM_OK) {
+        ck_assert_uint_eq(row, cm_table_nrows(t));
+        ck_assert_uint_eq(cm_csv_reader_bytes_read(r), len);
+    } else {
+        ck_assert_str_eq(rerr.msg, terr.msg);
+    }
+    cm_csv_reader_close(r);
+    cm_table_free(t);
+}
+
+START_TEST(test_reader_matches_table)
+{
+    const char *text = BOM "k,text,v\r\n1,\"a\r\nb\",2\r\n\r\n3,\"\"\"\",4";
+    assert_reader_matches_table(text, strlen(text));
+    uint64_t seed = 99;
+    static const char alphabet[] = ",\"\r\n a1\xEF\xBB\xBF\t";
+    for (int round = 0; round < 3000; round++) {
+        size_t len = (size_t)(lcg_next(&seed) >> 33) % 200;
+        char *buf = malloc(len + 1);
+        ck_assert_ptr_nonnull(buf);
+        for (size_t i = 0; i < len; i++) {
+            uint64_t x = lcg_next(&seed) >> 24;
+            buf[i] = round % 4 == 0 ? (char)(x & 0xFF)
+                                    : alphabet[x % (sizeof alphabet - 1)];
+        }
+        assert_reader_matches_table(buf, len);
+        free(buf);
+    }
+}
+END_TEST
+
+START_TEST(test_reader_read_failure)
+{
+    const char *text = "a,b\n1,2\n3,4\n5,6\n";
+    dribble d = {text, strlen(text), 0, 1, 10, 5};
+    cm_csv_reader *r;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_csv_reader_open_fn("pipe", dribble_read, &d, &r, &err),
+                     CM_OK);
+    int got;
+    while ((got = cm_csv_reader_next(r, &err)) == 1) {}
+    ck_assert_int_eq(got, -1);
+    ck_assert_str_eq(err.msg, "pipe: cannot read: Input/output error");
+    cm_csv_reader_close(r);
+    d = (dribble){text, strlen(text), 0, 1, 0, 5};
+    r = (cm_csv_reader *)1;
+    ck_assert_int_eq(cm_csv_reader_open_fn("pipe", dribble_read, &d, &r, &err),
+                     CM_EINPUT);
+    ck_assert_ptr_null(r);
+    ck_assert_str_eq(err.msg, "pipe: cannot read: Input/output error");
+}
+END_TEST
+
+START_TEST(test_reader_row_limit)
+{
+    /* A 3 MB quoted field: the reader refuses it, the table takes it. */
+    size_t big = 3u << 20, n = 0;
+    char *text = malloc(big + 64);
+    ck_assert_ptr_nonnull(text);
+    n += (size_t)sprintf(text, "a,b\n1,2\n3,\"");
+    for (size_t i = 0; i < big; i++) text[n++] = i % 80 ? 'x' : '\n';
+    n += (size_t)sprintf(text + n, "\"\n");
+    cm_csv_reader *r = NULL;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_csv_reader_open_buffer("f.csv", text, n, &r, &err),
+                     CM_OK);
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 1);
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), -1);
+    ck_assert_str_eq(err.msg, "f.csv:3:1: row longer than 1048576 bytes");
+    cm_csv_reader_close(r);
+    cm_table *t = NULL;
+    ck_assert_int_eq(cm_table_read_buffer("f.csv", text, n, &t, &err), CM_OK);
+    ck_assert_uint_eq(strlen(cm_table_cell(t, 1, 1)), big);
+    cm_table_free(t);
+    /* The same as a row's first field, before any field has ended:
+     * "1,2\n" then a row of one quoted field '"xxx...'. */
+    memcpy(text + 8, "\"\"", 2);
+    ck_assert_int_eq(cm_csv_reader_open_buffer("f.csv", text + 4, n - 4, &r,
+                                               &err),
+                     CM_OK);
+    ck_assert_str_eq(cm_csv_reader_colname(r, 1), "2");
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), -1);
+    ck_assert_str_eq(err.msg, "f.csv:2:1: row longer than 1048576 bytes");
+    cm_csv_reader_close(r);
+    /* Blank lines between rows hold nothing and count for no row. */
+    n = (size_t)sprintf(text, "a,b\n1,2\n");
+    for (size_t i = 0; i < big; i++) text[n++] = i % 3 ? '\n' : ' ';
+    n += (size_t)sprintf(text + n, "3,4\n");
+    ck_assert_int_eq(cm_csv_reader_open_buffer("f.csv", text, n, &r, &err),
+                     CM_OK);
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 1);
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 1);
+    ck_assert_str_eq(cm_csv_reader_cell(r, 1), "4");
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 0);
+    cm_csv_reader_close(r);
+    free(text);
+}
+END_TEST
+
+START_TEST(test_reader_file_and_stdin)
+{
+    char *dir = tu_tmpdir();
+    char *path = tu_write_file(dir, "in.csv", "a\n\"x,y\"\n2\n");
+    cm_csv_reader *r;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_csv_reader_open(path, &r, &err), CM_OK);
+    ck_assert_str_eq(cm_csv_reader_name(r), path);
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 1);
+    ck_assert_str_eq(cm_csv_reader_cell(r, 0), "x,y");
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 1);
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 0);
+    ck_assert_uint_eq(cm_csv_reader_bytes_read(r), 10);
+    cm_csv_reader_close(r);
+    ck_assert_ptr_nonnull(freopen(path, "rb", stdin));
+    ck_assert_int_eq(cm_csv_reader_open("-", &r, &err), CM_OK);
+    ck_assert_str_eq(cm_csv_reader_name(r), "<stdin>");
+    ck_assert_int_eq(cm_csv_reader_next(r, &err), 1);
+    ck_assert_str_eq(cm_csv_reader_cell(r, 0), "x,y");
+    cm_csv_reader_close(r);
+    free(path);
+    dir_remove(dir);
+}
+END_TEST
+
 /* ---- building and writing --------------------------------------------- */
 
 static const char *const tricky[] = {
@@ -836,6 +1135,15 @@ Suite *suite_table(void)
     tcase_add_test(tc, test_read_file_errors);
     tcase_add_test(tc, test_read_stdin);
     tcase_add_test(tc, test_large_input_is_fast);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("stream");
+    tcase_add_test(tc, test_reader_rows);
+    tcase_add_test(tc, test_reader_errors);
+    tcase_add_test(tc, test_reader_matches_table);
+    tcase_add_test(tc, test_reader_read_failure);
+    tcase_add_test(tc, test_reader_row_limit);
+    tcase_add_test(tc, test_reader_file_and_stdin);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     tc = tcase_create("write");
