@@ -1,0 +1,119 @@
+/* reuse.h - reuse (LRU stack) distances: exact and sampled.
+ *
+ * The stack distance of an access is the number of distinct lines touched
+ * since the previous access to the same line (0: an immediate re-use); the
+ * first access to a line is cold.  A fully associative LRU cache of C lines
+ * hits exactly the accesses with distance < C (Mattson et al. 1970), so the
+ * distance histogram gives the whole miss-ratio curve.  The reuse time of an
+ * access is the number of accesses since the previous access to its line,
+ * counted strictly between the two (0 for an immediate re-use), so reuse
+ * time >= distance.
+ *
+ * Engines (all stream one line address at a time, allocation-free in the
+ * steady state except for table growth):
+ *  - exact (stackdist.c): a hash map line -> last access time and a Fenwick
+ *    tree over access times holding a 1 at each line's latest access;
+ *    distance = ones after the previous access.  O(log M) per access with
+ *    periodic compaction of the time axis to the M live lines.
+ *  - SHARDS (shards.c, Waldspurger et al., FAST'15): only lines with
+ *    hash(line) mod P < T are tracked (rate R = T/P); their distances are
+ *    scaled by 1/R and counted with weight 1/R.  The fixed-size variant
+ *    keeps at most S lines, lowering T to evict the largest hashes, and
+ *    rescales counts as R falls.
+ *  - StatStack (statstack.c, Eklov & Hagersten, ISPASS'10): reuse times of
+ *    sampled accesses give P(RT > i), and the expected stack distance of a
+ *    reuse time r is SD(r) = sum_{i<r} P(RT > i).
+ */
+#ifndef CM_REUSE_H
+#define CM_REUSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/err.h"
+
+/* ---- histogram --------------------------------------------------------- */
+
+/* Counts are doubles so sampled (weighted) and exact histograms share one
+ * type; exact counts stay exact below 2^53. */
+typedef struct cm_reuse_hist {
+    uint64_t exact_bins; /* distances 0 .. exact_bins-1 have their own bin */
+    double *exact;       /* [exact_bins] */
+    /* log2 bin k covers [exact_bins * 2^k, exact_bins * 2^(k+1)) */
+    double *log2;
+    size_t nlog2;
+    double cold;     /* first accesses to a line */
+    double total;    /* all accesses counted, cold included */
+    double sampled;  /* accesses actually processed by the engine */
+    double rate;     /* effective sampling rate (1 for exact) */
+} cm_reuse_hist;
+
+/* exact_bins >= 1. */
+cm_status cm_reuse_hist_init(cm_reuse_hist *h, uint64_t exact_bins,
+                             cm_err *err);
+void cm_reuse_hist_free(cm_reuse_hist *h);
+void cm_reuse_hist_clear(cm_reuse_hist *h);
+/* distance < 0 means cold; weight >= 0.  Adds weight to total and 1 to
+ * sampled (engines that sample set both themselves at finish). */
+cm_status cm_reuse_hist_add(cm_reuse_hist *h, double distance, double weight,
+                            cm_err *err);
+/* Bin index range of the bin holding distance d: [lo, hi). */
+void cm_reuse_hist_bin_bounds(const cm_reuse_hist *h, size_t bin,
+                              double *lo, double *hi);
+size_t cm_reuse_hist_nbins(const cm_reuse_hist *h); /* exact + log2 */
+double cm_reuse_hist_bin_count(const cm_reuse_hist *h, size_t bin);
+/* Accesses with distance >= d, cold included (interpolating linearly
+ * inside a log2 bin), divided by total: the LRU miss ratio of d lines. */
+double cm_reuse_hist_miss_ratio(const cm_reuse_hist *h, double lines);
+/* Adds b into a (same exact_bins). */
+cm_status cm_reuse_hist_merge(cm_reuse_hist *a, const cm_reuse_hist *b,
+                              cm_err *err);
+
+/* ---- exact engine ------------------------------------------------------ */
+
+typedef struct cm_stackdist cm_stackdist;
+cm_stackdist *cm_stackdist_new(void);
+void cm_stackdist_free(cm_stackdist *s);
+/* Records an access to `line`; *distance is -1 for a cold access, and
+ * *reuse_time (accesses since the last one to this line, -1 if cold) may
+ * be NULL. */
+cm_status cm_stackdist_access(cm_stackdist *s, uint64_t line,
+                              int64_t *distance, int64_t *reuse_time,
+                              cm_err *err);
+size_t cm_stackdist_lines(const cm_stackdist *s); /* distinct lines seen */
+
+/* ---- sampled engines --------------------------------------------------- */
+
+typedef enum cm_sample_kind {
+    CM_SAMPLE_NONE = 0,
+    CM_SAMPLE_SHARDS,     /* fixed rate R */
+    CM_SAMPLE_SHARDS_MAX, /* fixed size S lines */
+    CM_SAMPLE_STATSTACK   /* rate R of sampled reuse times */
+} cm_sample_kind;
+
+typedef struct cm_sample_spec {
+    cm_sample_kind kind;
+    double rate;     /* SHARDS, StatStack: 0 < R <= 1 */
+    uint64_t max_lines; /* SHARDS_MAX: S >= 1 */
+    uint64_t seed;   /* hash / sampling seed */
+} cm_sample_spec;
+
+/* "none", "shards:R", "shards-max:S", "statstack:R".  Sets every field;
+ * seed is 0, for the caller to set. */
+cm_status cm_sample_spec_parse(const char *text, cm_sample_spec *spec,
+                               cm_err *err);
+
+/* One engine of any kind: feed lines, then finish into a histogram. */
+typedef struct cm_reuse_engine cm_reuse_engine;
+cm_status cm_reuse_engine_new(const cm_sample_spec *spec,
+                              uint64_t exact_bins, cm_reuse_engine **out,
+                              cm_err *err);
+cm_status cm_reuse_engine_access(cm_reuse_engine *e, uint64_t line,
+                                 cm_err *err);
+/* Fills h (initialised by the call; empty on error) with the distances so
+ * far; h->rate is the effective sampling rate.  Feeding may go on after. */
+cm_status cm_reuse_engine_finish(cm_reuse_engine *e, cm_reuse_hist *h,
+                                 cm_err *err);
+void cm_reuse_engine_free(cm_reuse_engine *e);
+
+#endif

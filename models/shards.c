@@ -1,0 +1,233 @@
+/* shards.c - SHARDS sampled stack distances (Waldspurger, Park, Garthwaite
+ * & Ahmad, "Efficient MRC construction with SHARDS", FAST'15), and the
+ * exact histogram as its rate-1 case.
+ *
+ * Spatial sampling: a line is tracked iff hash(line) mod P < T, P = 2^24,
+ * rate R = T/P, hash = the splitmix64 finaliser of the seeded line.  Every
+ * access to a tracked line goes through the exact engine (stackdist.c), so
+ * the distance d among tracked lines estimates d/R among all lines; it is
+ * counted at d/R with weight 1/R (cold accesses too).
+ *
+ * Fixed size (SHARDS_max, section 4.2 of the paper): T starts at P and at
+ * most S lines are tracked; when an (S+1)-th arrives, T drops to the
+ * largest hash among the tracked lines (a max-heap keyed by hash) and the
+ * lines with that hash are evicted from the exact engine.  The paper keeps
+ * counts at the current rate by multiplying the histogram by R_new/R_old
+ * at each drop and scales by 1/R at the end; a sample taken at rate R_t
+ * then ends with weight (R_final/R_t)/R_final = 1/R_t, so counting each
+ * sample with 1/R_current when it is taken is the same histogram without
+ * the O(bins) rescale per drop.
+ *
+ * Resolution: d sampled lines stand for d/R +- 1/(2R) real lines, so the
+ * curve is blind below about 1/R lines (every reuse closer than that looks
+ * like distance 0).  Spreading each sample over its interval was tried and
+ * only traded error between traces, so the paper's point estimate stays;
+ * StatStack is the better choice for caches of fewer than 1/R lines.
+ *
+ * Count correction (SHARDS_adj, section 5.1): the weights sum to an
+ * estimate of the access count, off when a few hot lines happen to be (or
+ * not be) sampled.  At finish the difference between the true count and
+ * the weights' sum goes into the distance-0 bin, as the paper adds
+ * expected minus actual samples to its first bucket, so cold + bins ==
+ * total and the miss ratio at 0 lines is 1.  Were the correction to make
+ * that bin negative, the bin is emptied and the other counts are scaled to
+ * the total instead.  Rate 1 needs no correction. */
+#include <stdlib.h>
+
+#include "models/reuse.h"
+#include "models/reuse_impl.h"
+
+#define SHARDS_P (1u << 24)
+#define SHARDS_QUEUE 8 /* lookahead: ~ accesses in flight per miss time */
+
+typedef struct shards_tracked {
+    uint32_t hash;
+    uint64_t line;
+} shards_tracked;
+
+struct cm_shards {
+    cm_stackdist *sd;
+    cm_reuse_hist h;   /* weights so far; total = their sum */
+    uint64_t seed;
+    uint32_t threshold;   /* T: lines with hash < T are tracked */
+    int filter;           /* 0: exact, every line tracked, no hashing */
+    double seen;          /* every access offered */
+    /* fixed size only: max-heap of the tracked lines by hash */
+    shards_tracked *heap;
+    size_t nheap, max_lines;
+    shards_tracked queue[SHARDS_QUEUE]; /* sampled, not yet processed */
+    unsigned qhead, qlen;
+};
+
+static uint32_t shards_hash(uint64_t seed, uint64_t line)
+{
+    uint64_t z = line + seed * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (uint32_t)(z & (SHARDS_P - 1));
+}
+
+cm_status cm_shards_new(const cm_sample_spec *spec, uint64_t exact_bins,
+                        cm_shards **out, cm_err *err)
+{
+    *out = NULL;
+    cm_shards *s = calloc(1, sizeof *s);
+    if (!s) return cm_err_set(err, CM_EINTERNAL, "SHARDS: out of memory");
+    cm_status st = cm_reuse_hist_init(&s->h, exact_bins, err);
+    if (st != CM_OK) {
+        free(s);
+        return st;
+    }
+    s->seed = spec->seed;
+    s->threshold = SHARDS_P;
+    if (spec->kind == CM_SAMPLE_SHARDS) {
+        if (!(spec->rate > 0 && spec->rate <= 1)) {
+            cm_shards_free(s);
+            return cm_err_set(err, CM_EINPUT,
+                              "SHARDS: rate must be in (0, 1], not %g",
+                              spec->rate);
+        }
+        double t = spec->rate * SHARDS_P + 0.5;
+        s->threshold = t < 1 ? 1 : (uint32_t)t;
+        s->filter = 1;
+    } else if (spec->kind == CM_SAMPLE_SHARDS_MAX) {
+        if (spec->max_lines < 1 || spec->max_lines > SIZE_MAX / 2 /
+                                       sizeof *s->heap) {
+            cm_shards_free(s);
+            return cm_err_set(err, CM_EINPUT,
+                              "SHARDS: max lines must be >= 1, not %llu",
+                              (unsigned long long)spec->max_lines);
+        }
+        s->max_lines = (size_t)spec->max_lines;
+        s->filter = 1;
+    }
+    if (!(s->sd = cm_stackdist_new())) {
+        cm_shards_free(s);
+        return cm_err_set(err, CM_EINTERNAL, "SHARDS: out of memory");
+    }
+    *out = s;
+    return CM_OK;
+}
+
+void cm_shards_free(cm_shards *s)
+{
+    if (!s) return;
+    cm_stackdist_free(s->sd);
+    cm_reuse_hist_free(&s->h);
+    free(s->heap);
+    free(s);
+}
+
+static int tracked_above(const shards_tracked *a, const shards_tracked *b)
+{
+    return a->hash > b->hash;
+}
+
+static cm_status heap_push(cm_shards *s, uint32_t hash, uint64_t line,
+                           cm_err *err)
+{
+    if (!s->heap) {
+        /* The heap never holds more than S + 1 lines. */
+        s->heap = malloc((s->max_lines + 1) * sizeof *s->heap);
+        if (!s->heap)
+            return cm_err_set(err, CM_EINTERNAL, "SHARDS: out of memory");
+    }
+    size_t i = s->nheap++;
+    shards_tracked x = {hash, line};
+    while (i > 0 && tracked_above(&x, &s->heap[(i - 1) / 2])) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->heap[i] = x;
+    return CM_OK;
+}
+
+static shards_tracked heap_pop(cm_shards *s)
+{
+    shards_tracked top = s->heap[0], x = s->heap[--s->nheap];
+    size_t i = 0, n = s->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && tracked_above(&s->heap[c + 1], &s->heap[c])) c++;
+        if (!tracked_above(&s->heap[c], &x)) break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (n > 0) s->heap[i] = x;
+    return top;
+}
+
+/* Lowers T to the largest tracked hash and forgets the lines holding it. */
+static void shards_evict(cm_shards *s)
+{
+    uint32_t t = s->heap[0].hash;
+    while (s->nheap > 0 && s->heap[0].hash == t)
+        cm_stackdist_remove(s->sd, heap_pop(s).line);
+    s->threshold = t;
+}
+
+static cm_status shards_process(cm_shards *s, shards_tracked x, cm_err *err)
+{
+    if (x.hash >= s->threshold) return CM_OK;
+    int64_t d;
+    cm_status st = cm_stackdist_access(s->sd, x.line, &d, NULL, err);
+    if (st != CM_OK) return st;
+    double scale = (double)SHARDS_P / s->threshold;
+    st = cm_reuse_hist_add(&s->h, d < 0 ? -1 : (double)d * scale, scale,
+                           err);
+    if (st != CM_OK || d >= 0 || !s->max_lines) return st;
+    if ((st = heap_push(s, x.hash, x.line, err)) != CM_OK) return st;
+    if (s->nheap > s->max_lines) shards_evict(s);
+    return CM_OK;
+}
+
+cm_status cm_shards_access(cm_shards *s, uint64_t line, cm_err *err)
+{
+    s->seen += 1;
+    shards_tracked x = {0, line};
+    if (s->filter && (x.hash = shards_hash(s->seed, line)) >= s->threshold)
+        return CM_OK;
+    cm_status st = CM_OK;
+    unsigned tail = (s->qhead + s->qlen) % SHARDS_QUEUE;
+    if (s->qlen == SHARDS_QUEUE) {
+        st = shards_process(s, s->queue[s->qhead], err);
+        s->qhead = (s->qhead + 1) % SHARDS_QUEUE;
+    } else {
+        s->qlen++;
+    }
+    s->queue[tail] = x;
+    cm_stackdist_prefetch(s->sd, line);
+    return st;
+}
+
+cm_status cm_shards_finish(cm_shards *s, cm_reuse_hist *h, cm_err *err)
+{
+    cm_status st = CM_OK;
+    for (; s->qlen > 0 && st == CM_OK; s->qlen--) {
+        st = shards_process(s, s->queue[s->qhead], err);
+        s->qhead = (s->qhead + 1) % SHARDS_QUEUE;
+    }
+    if (st == CM_OK) st = cm_reuse_hist_copy(h, &s->h, err);
+    if (st != CM_OK) return st;
+    if (s->seen > 0 && h->sampled == 0) {
+        cm_reuse_hist_free(h);
+        return cm_err_set(err, CM_EINPUT,
+                          "SHARDS: none of the %.0f accesses was sampled; "
+                          "raise the rate or the line budget", s->seen);
+    }
+    double adj = s->seen - h->total;
+    if (h->exact[0] + adj >= 0) {
+        h->exact[0] += adj;
+    } else {
+        double rest = h->total - h->exact[0], f = s->seen / rest;
+        h->exact[0] = 0;
+        for (size_t d = 1; d < h->exact_bins; d++) h->exact[d] *= f;
+        for (size_t k = 0; k < h->nlog2; k++) h->log2[k] *= f;
+        h->cold *= f;
+    }
+    h->total = s->seen;
+    h->rate = (double)s->threshold / SHARDS_P;
+    return CM_OK;
+}
