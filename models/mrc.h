@@ -1,0 +1,92 @@
+/* mrc.h - miss-ratio curves and cache models from reuse distances.
+ *
+ *  - The fully associative LRU miss ratio of C lines is the share of
+ *    accesses with stack distance >= C, cold included (cm_reuse_hist).
+ *  - Set-associative LRU (setassoc.c): with S sets and A ways, an access
+ *    whose stack distance is d hits iff fewer than A of the d distinct lines
+ *    since its last use map to its set.  With lines spread uniformly over
+ *    sets that count is Binomial(d, 1/S) (Smith 1978; Hill & Smith 1989),
+ *    so P(miss | d) = P(Bin(d, 1/S) >= A), summed over the histogram.
+ *  - Parametric profile (fit.c): the MRC as a few numbers, fitted with GSL
+ *    nonlinear least squares; the family and its justification are in
+ *    fit.c's header.
+ *  - Warp interleaving (interleave.c): the L1 hit rate of W interleaved warp
+ *    streams predicted from per-warp reuse profiles; the model is in
+ *    interleave.c's header.
+ */
+#ifndef CM_MRC_H
+#define CM_MRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/err.h"
+#include "models/reuse.h"
+
+/* Fully associative LRU miss ratios at each capacity (lines). */
+void cm_mrc_fa(const cm_reuse_hist *h, const double *capacity_lines,
+               size_t n, double *miss_ratio);
+
+/* Capacities for a default MRC: 1, 2, 4, ... up to one octave past the
+ * footprint, with `per_octave` points per doubling rounded to whole lines
+ * (repeats dropped).  Returns the count written (at most cap). */
+size_t cm_mrc_default_capacities(const cm_reuse_hist *h, unsigned per_octave,
+                                 double *capacity_lines, size_t cap);
+
+/* Set-associative LRU miss ratio of `sets` x `ways` lines. */
+cm_status cm_mrc_setassoc(const cm_reuse_hist *h, uint64_t sets,
+                          uint64_t ways, double *miss_ratio, cm_err *err);
+
+/* Mean P(Bin(d, 1/sets) >= ways) over stack distances d spread uniformly
+ * over the integers lo .. hi-1 (one histogram bin; hi = lo + 1 for a single
+ * distance): the per-bin term of cm_mrc_setassoc, shared with the
+ * interleaving model.  sets >= 1, 1 <= ways < UINT_MAX. */
+double cm_mrc_setassoc_miss_prob(uint64_t sets, uint64_t ways, double lo,
+                                 double hi);
+
+/* ---- parametric fit ---------------------------------------------------- */
+
+typedef struct cm_mrc_fit {
+    double param[3];     /* see fit.c: m_inf, c0, alpha */
+    double stderr_[3];   /* one standard error of each, from the Jacobian */
+    const char *names[3];
+    double rmse;         /* of the fitted miss ratios */
+    double r2;           /* coefficient of determination */
+    double chisq_dof;
+    size_t points;
+    int iterations;
+} cm_mrc_fit;
+
+/* Fits the MRC of h at the given capacities (as from
+ * cm_mrc_default_capacities). */
+cm_status cm_mrc_fit_profile(const cm_reuse_hist *h,
+                             const double *capacity_lines, size_t n,
+                             cm_mrc_fit *fit, cm_err *err);
+/* The fitted curve's miss ratio at C lines. */
+double cm_mrc_fit_eval(const cm_mrc_fit *fit, double lines);
+
+/* ---- warp interleaving ------------------------------------------------- */
+
+/* Per-warp profile: the stack-distance histogram of one warp's own stream
+ * and the footprint curve of that stream. */
+typedef struct cm_warp_profile cm_warp_profile;
+
+/* Builds the profile of one warp from its line addresses. */
+cm_status cm_warp_profile_new(const uint64_t *lines, size_t n,
+                              cm_warp_profile **out, cm_err *err);
+void cm_warp_profile_free(cm_warp_profile *p);
+/* The warp's own stack-distance histogram. */
+const cm_reuse_hist *cm_warp_profile_hist(const cm_warp_profile *p);
+/* Mean distinct lines in a window of `window` consecutive accesses of the
+ * warp's stream (all windows averaged; the footprint function). */
+double cm_warp_profile_footprint(const cm_warp_profile *p, double window);
+
+/* Predicted hit rate of a `sets` x `ways` LRU cache when `warps` warps,
+ * each with a stream like the profiles (used round-robin if fewer), are
+ * interleaved one access at a time. */
+cm_status cm_interleave_hit_rate(cm_warp_profile *const *profiles,
+                                 size_t nprofiles, unsigned warps,
+                                 uint64_t sets, uint64_t ways,
+                                 double *hit_rate, cm_err *err);
+
+#endif
