@@ -13,6 +13,7 @@
 
 #include "data/err.h"
 #include "data/params.h"
+#include "models/reuse_stream.h"
 
 typedef struct cli_command {
     const char *name;
@@ -27,6 +28,11 @@ enum {
     CLI_OPT_SET,
     CLI_OPT_OUT,
     CLI_OPT_HELP,
+    /* the trace options of reuse, mrc and cache (cli/trace_opts.c) */
+    CLI_OPT_FORMAT,
+    CLI_OPT_LINE,
+    CLI_OPT_OPS,
+    CLI_OPT_PER,
     CLI_OPT_FIRST_FREE /* commands number their own long options from here */
 };
 
@@ -37,12 +43,15 @@ enum {
     {"help", no_argument, NULL, CLI_OPT_HELP}
 
 #define CLI_MAX_SETS 256
+#define CLI_MAX_ALIASES 16
 
 typedef struct cli_ctx {
     const char *command; /* for messages: "cohmod <command>: ..." */
     const char *config;  /* --config, or NULL for the embedded default */
     const char *sets[CLI_MAX_SETS];
     int nsets;
+    char aliases[CLI_MAX_ALIASES][160]; /* "param=value" of shorthands */
+    int naliases;
     const char *out; /* --out, or NULL */
     int help;
     cm_params params;
@@ -87,6 +96,37 @@ void cli_print_common_help(FILE *f);
 /* Writes the parameter dump beside a result file: for "dir/x.csv" it writes
  * "dir/x.params.csv".  Nothing is written for stdout. */
 int cli_write_param_dump(const cli_ctx *ctx, const char *result_path);
+
+/* ---- trace options shared by reuse, mrc and cache ---- */
+
+#define CLI_TRACE_LONGOPTS                                    \
+    {"format", required_argument, NULL, CLI_OPT_FORMAT},      \
+    {"line", required_argument, NULL, CLI_OPT_LINE},          \
+    {"ops", required_argument, NULL, CLI_OPT_OPS}
+
+typedef struct cli_trace_opts {
+    const char *format; /* NULL: auto */
+    const char *ops;    /* NULL: all */
+    const char *per;    /* NULL: all */
+} cli_trace_opts;
+
+/* Takes one trace option: 1 if it was one, 0 if not.  --line B is
+ * shorthand for --set l1.line=B. */
+int cli_trace_opt(cli_ctx *ctx, cli_trace_opts *t, int opt, const char *arg);
+
+/* Shorthand options: --NAME V queues --set PARAM=V; returns 0 or an exit
+ * status. */
+int cli_alias_set(cli_ctx *ctx, const char *param, const char *value);
+
+/* Fills a reuse request from the resolved parameters (l1.line,
+ * reuse.exact_bins, sim.seed) and the trace options; sample may be NULL
+ * (exact).  Returns 0 or the exit status after reporting. */
+int cli_reuse_request(cli_ctx *ctx, const cli_trace_opts *t,
+                      const char *path, const char *sample,
+                      cm_reuse_request *req);
+
+/* Help text of the trace options. */
+void cli_print_trace_help(FILE *f);
 
 /* A progress bar on stderr for long runs; silent unless stderr is a
  * terminal.  Matches cm_progress_fn (arg unused). */

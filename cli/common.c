@@ -135,7 +135,13 @@ int cli_write_param_dump(const cli_ctx *ctx, const char *result_path)
 void cli_progress(size_t done, size_t total, void *arg)
 {
     (void)arg;
-    if (total < 2 || !isatty(STDERR_FILENO)) return;
+    if (!isatty(STDERR_FILENO)) return;
+    if (total == 0) { /* unknown length: how much has been read */
+        fprintf(stderr, "\r%.1f MB read", (double)done / 1e6);
+        fflush(stderr);
+        return;
+    }
+    if (total < 2) return;
     size_t step = total / 200 ? total / 200 : 1;
     if (done % step && done != total) return;
     int width = 40, filled = (int)((double)done / (double)total * width);
@@ -144,4 +150,14 @@ void cli_progress(size_t done, size_t total, void *arg)
             (int)(100.0 * (double)done / (double)total), done, total);
     if (done == total) fputc('\n', stderr);
     fflush(stderr);
+}
+
+int cli_alias_set(cli_ctx *ctx, const char *param, const char *value)
+{
+    if (ctx->naliases == CLI_MAX_ALIASES || ctx->nsets == CLI_MAX_SETS)
+        return cli_usage_error(ctx, "too many options");
+    char *slot = ctx->aliases[ctx->naliases++];
+    snprintf(slot, sizeof ctx->aliases[0], "%s=%s", param, value);
+    ctx->sets[ctx->nsets++] = slot;
+    return 0;
 }

@@ -135,6 +135,13 @@ cm_status cm_param_parse(const cm_param_info *pi, const char *text, double *v,
     char *end;
     errno = 0;
     double x = strtod(s, &end);
+    /* Sizes in bytes take binary suffixes: 32K, 2M, 1G. */
+    if (strcmp(pi->unit, "B") == 0 && end != s && *end &&
+        strchr("kKmMgG", *end)) {
+        int shift = strchr("kK", *end) ? 10 : strchr("mM", *end) ? 20 : 30;
+        x = ldexp(x, shift);
+        end++;
+    }
     while (isspace((unsigned char)*end)) end++;
     if (end == s || *end != '\0' || errno == ERANGE || !isfinite(x))
         return cm_err_set(err, CM_EINPUT,
@@ -247,6 +254,15 @@ cm_status cm_params_validate(const cm_params *p, cm_err *err)
                           "parameter sched.active_warps: %.0f exceeds "
                           "gpu.warps_per_sm (%.0f)",
                           p->sched_active_warps, p->gpu_warps_per_sm);
+    const double lines[] = {p->l1_line, p->l2_line};
+    const char *const line_names[] = {"l1.line", "l2.line"};
+    for (int i = 0; i < 2; i++) {
+        int e;
+        if (frexp(lines[i], &e) != 0.5) /* a power of two is 0.5 x 2^e */
+            return cm_err_set(err, CM_EINPUT,
+                              "parameter %s: %.0f B is not a power of two",
+                              line_names[i], lines[i]);
+    }
     double l1_lines = p->l1_size / p->l1_line;
     if (l1_lines != floor(l1_lines) || fmod(l1_lines, p->l1_ways) != 0)
         return cm_err_set(err, CM_EINPUT,

@@ -10,10 +10,9 @@
 
 #include "data/err.h"
 #include "data/params.h"
+#include "data/progress.h"
 #include "data/sweep.h"
 #include "data/table.h"
-
-typedef void (*cm_progress_fn)(size_t done, size_t total, void *arg);
 
 cm_status cm_mshr_grid_table(const cm_params *base, cm_sweep *sweeps,
                              size_t nsweeps, int pmf, cm_progress_fn progress,

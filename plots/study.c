@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "data/atomic.h"
+#include "data/trace.h"
 
 static cm_status out_path(const cm_study *s, const char *name,
                           const char *ext, char *buf, size_t len, cm_err *err)
@@ -63,12 +64,19 @@ cm_status cm_study_say(cm_study *s, cm_err *err, const char *fmt, ...)
 }
 
 cm_status cm_study_run(const cm_params *p, const char *outdir,
-                       cm_progress_fn progress, void *progress_arg,
-                       cm_err *err)
+                       const char *trace, cm_progress_fn progress,
+                       void *progress_arg, cm_err *err)
 {
-    cm_study s = {p, outdir, progress, progress_arg, NULL, 0, 0, 0};
+    cm_study s = {p, outdir, trace, progress, progress_arg, NULL, 0, 0, 0};
     char path[4096];
-    cm_status st = cm_mkdir_p(outdir, err);
+    cm_status st = CM_OK;
+    if (trace) { /* a bad trace should fail before anything is written */
+        cm_trace *t;
+        cm_trace_opts topts = {CM_TRACE_AUTO, (uint32_t)p->l1_line};
+        st = cm_trace_open(trace, &topts, &t, err);
+        if (!st) cm_trace_close(t);
+    }
+    if (!st) st = cm_mkdir_p(outdir, err);
     if (!st) st = out_path(&s, "params", ".csv", path, sizeof path, err);
     if (!st) st = cm_params_write_dump(p, path, err);
     if (!st) s.files++;
@@ -78,6 +86,7 @@ cm_status cm_study_run(const cm_params *p, const char *outdir,
                           "MSHRs per SM (parameters: params.csv)\n",
                           p->gpu_sms, p->gpu_warps_per_sm, p->l1_mshrs);
     if (!st) st = cm_study_section_mshr(&s, err);
+    if (!st) st = cm_study_section_reuse(&s, err);
     if (!st) st = out_path(&s, "summary", ".txt", path, sizeof path, err);
     if (!st) st = cm_atomic_write(path, s.summary, s.len, err);
     free(s.summary);

@@ -20,6 +20,7 @@
 typedef struct cm_study {
     const cm_params *params;
     const char *outdir;
+    const char *trace; /* real trace for the reuse section, or NULL */
     cm_progress_fn progress;
     void *progress_arg;
     char *summary; /* built by the sections */
@@ -28,8 +29,8 @@ typedef struct cm_study {
 } cm_study;
 
 cm_status cm_study_run(const cm_params *p, const char *outdir,
-                       cm_progress_fn progress, void *progress_arg,
-                       cm_err *err);
+                       const char *trace, cm_progress_fn progress,
+                       void *progress_arg, cm_err *err);
 
 /* For sections: write outdir/<name>.csv, draw outdir/<name>.png, and add a
  * line to the summary. */
@@ -42,5 +43,6 @@ cm_status cm_study_say(cm_study *s, cm_err *err, const char *fmt, ...)
 
 /* The sections. */
 cm_status cm_study_section_mshr(cm_study *s, cm_err *err);
+cm_status cm_study_section_reuse(cm_study *s, cm_err *err);
 
 #endif

@@ -12,8 +12,31 @@ static const char *const promised[] = {
     "mshr_occupancy_pmf.csv", "mshr_grid.csv",
     "mshr_pfull_vs_entries.png", "mshr_occupancy_vs_entries.png",
     "mshr_bandwidth_vs_entries.png", "mshr_pfull_vs_warps.png",
-    "mshr_throughput_vs_warps.png", "mshr_occupancy_pmf.png"};
+    "mshr_throughput_vs_warps.png", "mshr_occupancy_pmf.png",
+    "reuse_mrc.csv", "reuse_mrc.png", "reuse_setassoc.csv",
+    "reuse_setassoc.png", "reuse_fit.csv", "reuse_interleave.csv",
+    "reuse_interleave.png"};
 #define NPROMISED (sizeof promised / sizeof promised[0])
+
+/* A small synthetic lackey trace (a loop over a working set with some
+ * streaming), so reruns stay quick. */
+static char *small_trace(const char *dir)
+{
+    size_t cap = 1 << 20, n = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    unsigned long long x = 7;
+    for (int i = 0; i < 20000; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        unsigned long long addr = (x >> 33) % 3 ? 0x10000 + ((x >> 40) % 512) * 64
+                                                 : 0x900000 + (unsigned)i * 64;
+        n += (size_t)snprintf(text + n, cap - n, " %c %08llx,8\n",
+                              (x >> 20) % 4 ? 'L' : 'S', addr);
+    }
+    char *path = tu_write_file(dir, "small.lackey", text);
+    free(text);
+    return path;
+}
 
 static tu_run study(const char *dir, const char *extra)
 {
@@ -50,6 +73,8 @@ START_TEST(test_study_writes_everything)
     char *summary = read_in(dir, "summary.txt");
     ck_assert_ptr_nonnull(strstr(summary, "MSHRs saturate"));
     ck_assert_ptr_nonnull(strstr(summary, "16 SMs x 48 warps"));
+    ck_assert_ptr_nonnull(strstr(summary, "Reuse distances of a real trace"));
+    ck_assert_ptr_nonnull(strstr(summary, "mean absolute MRC error"));
     ck_assert_ptr_nonnull(strstr(r.out, "MSHRs saturate")); /* echoed */
     free(summary);
     char *grid = read_in(dir, "mshr_grid.csv");
@@ -64,9 +89,13 @@ END_TEST
 
 START_TEST(test_study_is_deterministic_and_follows_config)
 {
-    char *a = tu_tmpdir(), *b = tu_tmpdir();
-    tu_run ra = study(a, "");
-    tu_run rb = study(b, "--config li2014");
+    char *a = tu_tmpdir(), *b = tu_tmpdir(), *tdir = tu_tmpdir();
+    char *trace = small_trace(tdir), opt[4200];
+    snprintf(opt, sizeof opt, "--trace %s", trace);
+    tu_run ra = study(a, opt);
+    char li[4300];
+    snprintf(li, sizeof li, "%s --config li2014", opt);
+    tu_run rb = study(b, li);
     ck_assert_int_eq(ra.status, 0);
     ck_assert_int_eq(rb.status, 0);
     char *sb = read_in(b, "summary.txt");
@@ -76,10 +105,12 @@ START_TEST(test_study_is_deterministic_and_follows_config)
     tu_rm_tree(b);
     free(b);
     b = tu_tmpdir();
-    rb = study(b, "");
+    rb = study(b, opt);
     const char *files[] = {"mshr_grid.csv", "mshr_vs_warps.csv",
-                           "summary.txt", "params.csv"};
-    for (size_t i = 0; i < 4; i++) {
+                           "summary.txt",   "params.csv",
+                           "reuse_mrc.csv", "reuse_setassoc.csv",
+                           "reuse_fit.csv", "reuse_interleave.csv"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *x = read_in(a, files[i]), *y = read_in(b, files[i]);
         ck_assert_msg(x && y && strcmp(x, y) == 0, "%s differs", files[i]);
         free(x);
@@ -89,8 +120,11 @@ START_TEST(test_study_is_deterministic_and_follows_config)
     tu_run_free(&rb);
     tu_rm_tree(a);
     tu_rm_tree(b);
+    tu_rm_tree(tdir);
     free(a);
     free(b);
+    free(tdir);
+    free(trace);
 }
 END_TEST
 
@@ -111,6 +145,11 @@ START_TEST(test_study_fails_cleanly)
     r = study(dir, "--set l1.mshrs=-1");
     ck_assert_int_eq(r.status, 2);
     ck_assert_uint_eq(tu_dir_entries(dir), 1); /* nothing but "plain" */
+    tu_run_free(&r);
+    r = study(dir, "--trace /nonexistent.lackey");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "/nonexistent.lackey"));
+    ck_assert_uint_eq(tu_dir_entries(dir), 1);
     tu_run_free(&r);
     r = study(dir, "--sweep x=1");
     ck_assert_int_eq(r.status, 2);

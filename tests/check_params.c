@@ -22,9 +22,13 @@ START_TEST(test_defaults_match_tc2013_preset)
                   err.msg);
     for (size_t i = 0; i < cm_param_count(); i++) {
         const cm_param_info *pi = cm_param_at(i);
-        if (strncmp(pi->name, "wl.", 3) == 0 ||
-            strncmp(pi->name, "model.", 6) == 0)
-            continue; /* workload and model knobs are not machine facts */
+        static const char *const machine[] = {"gpu.", "sched.", "l1.",
+                                              "l2.", "dram.", "noc."};
+        int is_machine = 0;
+        for (size_t m = 0; m < sizeof machine / sizeof machine[0]; m++)
+            is_machine |= strncmp(pi->name, machine[m],
+                                  strlen(machine[m])) == 0;
+        if (!is_machine) continue; /* workload, model, measurement knobs */
         ck_assert_msg(cm_param_get(&pre, pi) == cm_param_get(&def, pi),
                       "%s: preset %g, default %g", pi->name,
                       cm_param_get(&pre, pi), cm_param_get(&def, pi));
@@ -76,6 +80,12 @@ START_TEST(test_set_errors_name_the_range)
     ck_assert_ptr_nonnull(strstr(err.msg, "unknown parameter 'no.such'"));
     ck_assert_int_eq(cm_params_assign(&p, "noequals", &err), CM_EINPUT);
     ck_assert_double_eq(p.l1_mshrs, 64); /* failures change nothing */
+    ck_assert_int_eq(cm_params_assign(&p, "l1.size=16K", &err), CM_OK);
+    ck_assert_double_eq(p.l1_size, 16384);
+    ck_assert_int_eq(cm_params_assign(&p, "l2.bank_size=1M", &err), CM_OK);
+    ck_assert_double_eq(p.l2_bank_size, 1048576);
+    ck_assert_int_eq(cm_params_assign(&p, "l1.mshrs=2K", &err), CM_EINPUT);
+    ck_assert_int_eq(cm_params_assign(&p, "l1.size=16Q", &err), CM_EINPUT);
     ck_assert_int_eq(cm_params_assign(&p, "sched.policy=gto", &err), CM_OK);
     ck_assert_double_eq(p.sched_policy, 1);
     ck_assert_int_eq(cm_params_assign(&p, "sched.policy=fifo", &err),
@@ -119,6 +129,10 @@ START_TEST(test_validate_cross_checks)
     cm_params_init(&p);
     p.l1_size = 32768 + 128;
     ck_assert_int_eq(cm_params_validate(&p, &err), CM_EINPUT);
+    cm_params_init(&p);
+    p.l2_line = 96;
+    ck_assert_int_eq(cm_params_validate(&p, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "l2.line: 96 B is not a power"));
 }
 END_TEST
 

@@ -1,0 +1,227 @@
+/* cmd_mrc.c - `cohmod mrc`: miss-ratio curves of a trace, exact and
+ * sampled, and set-associative predictions. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "models/mrc_table.h"
+#include "plots/plot.h"
+
+#define MAX_METHODS 8
+#define MAX_GEOMETRY 32
+
+static void usage(FILE *f)
+{
+    fputs("Usage: cohmod mrc TRACE [--format F] [--line B] [--ops LIST]\n"
+          "                  [--sample SPEC]... [--exact] [--sets S,... "
+          "--ways A,...]\n"
+          "                  [--points N] [--out mrc.csv] [--plot mrc.png]\n\n"
+          "Fully associative LRU miss ratio against capacity, from the exact "
+          "stack-distance\nhistogram and from each --sample method "
+          "(shards:R, shards-max:S, statstack:R).\nWith --exact as well, "
+          "every sampled curve's mean absolute error against the\nexact one "
+          "is printed on stderr.  Output: method,capacity_lines,"
+          "capacity_bytes,\nmiss_ratio,sampling_rate.\n\n"
+          "With --sets and --ways the output is instead one row per method "
+          "and geometry:\nmethod,sets,ways,line,capacity_lines,"
+          "miss_ratio_fa,miss_ratio_setassoc, the\nset-associative LRU miss "
+          "ratio predicted by the binomial model (models/mrc.h).\n\n"
+          "  --sample SPEC  a sampled method (repeatable, at most 8)\n"
+          "  --exact        the exact curve too (the default when no --sample)\n"
+          "  --sets LIST    set counts, e.g. 64 or 32,64,128\n"
+          "  --ways LIST    associativities, e.g. 4,8,16\n"
+          "  --points N     capacities per doubling (default 8)\n"
+          "  --plot FIG     draw the curves (.png, .svg or .pdf)\n",
+          f);
+    cli_print_trace_help(f);
+    cli_print_common_help(f);
+}
+
+enum {
+    OPT_SAMPLE = CLI_OPT_FIRST_FREE,
+    OPT_EXACT,
+    OPT_SETS,
+    OPT_WAYS,
+    OPT_POINTS,
+    OPT_PLOT
+};
+
+typedef struct mrc_opts {
+    cli_ctx *ctx;
+    cli_trace_opts trace;
+    const char *samples[MAX_METHODS];
+    int nsamples, exact;
+    const char *sets, *ways, *points, *plot;
+} mrc_opts;
+
+static int own_option(int opt, const char *arg, void *u)
+{
+    mrc_opts *o = u;
+    int t = cli_trace_opt(o->ctx, &o->trace, opt, arg);
+    if (t) return t < 0 ? CM_EINPUT : 0;
+    switch (opt) {
+    case OPT_SAMPLE:
+        if (o->nsamples == MAX_METHODS)
+            return cli_usage_error(o->ctx, "at most %d --sample options",
+                                   MAX_METHODS);
+        o->samples[o->nsamples++] = arg;
+        return 0;
+    case OPT_EXACT:
+        o->exact = 1;
+        return 0;
+    case OPT_SETS:
+        o->sets = arg;
+        return 0;
+    case OPT_WAYS:
+        o->ways = arg;
+        return 0;
+    case OPT_POINTS:
+        o->points = arg;
+        return 0;
+    case OPT_PLOT:
+        o->plot = arg;
+        return 0;
+    default:
+        return CM_EINPUT;
+    }
+}
+
+/* "4,8,16" -> values in [1, 2^32]. */
+static int parse_list(cli_ctx *ctx, const char *opt, const char *text,
+                      uint64_t *v, size_t *n)
+{
+    *n = 0;
+    for (const char *c = text; *c;) {
+        char *end;
+        errno = 0;
+        unsigned long long x = strtoull(c, &end, 10);
+        if (end == c || (*end && *end != ',') || errno || x == 0 ||
+            x > (1ull << 32) || *c == '-')
+            return cli_usage_error(ctx, "--%s '%s': expected positive whole "
+                                   "numbers separated by commas", opt, text);
+        if (*n == MAX_GEOMETRY)
+            return cli_usage_error(ctx, "--%s: at most %d values", opt,
+                                   MAX_GEOMETRY);
+        v[(*n)++] = x;
+        c = *end ? end + 1 : end;
+    }
+    if (!*n) return cli_usage_error(ctx, "--%s: no value", opt);
+    return 0;
+}
+
+static int draw(cli_ctx *ctx, const cm_table *curve, const char *path)
+{
+    const char *ys[] = {"miss_ratio"};
+    cm_plot_table_opts po = {0};
+    po.x = "capacity_bytes";
+    po.y = ys;
+    po.ny = 1;
+    po.by = "method";
+    po.logx = 1;
+    po.title = "LRU miss-ratio curve";
+    po.style = CM_PLOT_LINES;
+    cm_err err = {0};
+    return cm_plot_table(curve, &po, path, &err) ? cli_fail(ctx, &err) : 0;
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS, CLI_TRACE_LONGOPTS,
+        {"sample", required_argument, NULL, OPT_SAMPLE},
+        {"exact", no_argument, NULL, OPT_EXACT},
+        {"sets", required_argument, NULL, OPT_SETS},
+        {"ways", required_argument, NULL, OPT_WAYS},
+        {"points", required_argument, NULL, OPT_POINTS},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {0}};
+    cli_ctx ctx;
+    cli_ctx_init(&ctx, "mrc");
+    mrc_opts o = {.ctx = &ctx};
+    int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
+    if (rc != CLI_CONTINUE) return rc;
+    if (optind >= argc) return cli_usage_error(&ctx, "which trace?");
+    if (optind + 1 < argc)
+        return cli_usage_error(&ctx, "unexpected argument '%s'",
+                               argv[optind + 1]);
+    uint64_t sets[MAX_GEOMETRY], ways[MAX_GEOMETRY];
+    size_t nsets = 0, nways = 0;
+    if (!o.sets != !o.ways)
+        return cli_usage_error(&ctx, "--sets and --ways go together");
+    if (o.sets && ((rc = parse_list(&ctx, "sets", o.sets, sets, &nsets)) ||
+                   (rc = parse_list(&ctx, "ways", o.ways, ways, &nways))))
+        return rc;
+    unsigned points = 8;
+    if (o.points) {
+        char *end;
+        unsigned long p = strtoul(o.points, &end, 10);
+        if (*end || p < 1 || p > 64 || o.points[0] == '-')
+            return cli_usage_error(&ctx, "--points '%s': expected 1..64",
+                                   o.points);
+        points = (unsigned)p;
+    }
+    if ((rc = cli_ctx_resolve(&ctx))) return rc;
+
+    /* The methods: exact first when asked for (or when nothing else is). */
+    const char *specs[MAX_METHODS + 1];
+    int nspecs = 0, have_exact = o.exact || o.nsamples == 0;
+    if (have_exact) specs[nspecs++] = "none";
+    for (int i = 0; i < o.nsamples; i++) specs[nspecs++] = o.samples[i];
+    cm_reuse_result res[MAX_METHODS + 1];
+    cm_mrc_method methods[MAX_METHODS + 1];
+    int done = 0;
+    cm_err err = {0};
+    cm_status st = CM_OK;
+    for (; done < nspecs; done++) {
+        cm_reuse_request req;
+        if ((rc = cli_reuse_request(&ctx, &o.trace, argv[optind],
+                                    specs[done], &req)))
+            break;
+        if ((st = cm_reuse_from_trace(&req, &res[done], &err))) break;
+        if (res[done].nstreams == 0) {
+            st = cm_err_set(&err, CM_EINPUT, "%s: no access selected",
+                            argv[optind]);
+            done++;
+            break;
+        }
+        methods[done].name = strcmp(specs[done], "none") ? specs[done]
+                                                          : "exact";
+        methods[done].hist = &res[done].streams[0].hist;
+    }
+    cm_table *curve = NULL, *out = NULL;
+    if (!rc && !st)
+        st = cm_mrc_curve_table(methods, (size_t)done,
+                                (uint64_t)ctx.params.l1_line, points, &curve,
+                                &err);
+    if (!rc && !st && nsets)
+        st = cm_mrc_geometry_table(methods, (size_t)done, sets, nsets, ways,
+                                   nways, (uint64_t)ctx.params.l1_line, &out,
+                                   &err);
+    if (!rc && !st)
+        st = cm_table_write_file(out ? out : curve, ctx.out, &err);
+    if (!rc && st) rc = cli_fail(&ctx, &err);
+    if (!rc && o.plot) rc = draw(&ctx, curve, o.plot);
+    if (!rc) rc = cli_write_param_dump(&ctx, ctx.out);
+    if (!rc && have_exact && done > 1) {
+        double caps[1024], lin[100];
+        size_t n = cm_mrc_grid(methods, (size_t)done, points, caps, 1024);
+        cm_mrc_linear_grid(methods[0].hist, 100, lin);
+        for (int i = 1; i < done; i++)
+            fprintf(stderr, "cohmod mrc: %s (rate %.4g) against exact: mean "
+                    "absolute error %.4f over 100 sizes up to the footprint, "
+                    "%.4f over %zu log-spaced sizes\n",
+                    methods[i].name, methods[i].hist->rate,
+                    cm_mrc_mae(methods[0].hist, methods[i].hist, lin, 100),
+                    cm_mrc_mae(methods[0].hist, methods[i].hist, caps, n), n);
+    }
+    cm_table_free(curve);
+    cm_table_free(out);
+    for (int i = 0; i < done; i++) cm_reuse_result_free(&res[i]);
+    return rc;
+}
+
+const cli_command cli_cmd_mrc = {
+    "mrc", "miss-ratio curves (exact, sampled) and set-associative "
+    "predictions", run};

@@ -1,0 +1,114 @@
+/* mrc_table.c - miss-ratio curves and set-associative predictions as
+ * tables (see mrc_table.h). */
+#include "models/mrc_table.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "models/mrc.h"
+
+#define MAX_GRID 1024
+
+size_t cm_mrc_grid(const cm_mrc_method *m, size_t n, unsigned per_octave,
+                   double *caps, size_t cap)
+{
+    size_t best = 0;
+    double *tmp = malloc(cap * sizeof *tmp);
+    if (!tmp) return 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = cm_mrc_default_capacities(m[i].hist, per_octave, tmp, cap);
+        if (k > best) {
+            best = k;
+            for (size_t j = 0; j < k; j++) caps[j] = tmp[j];
+        }
+    }
+    free(tmp);
+    return best;
+}
+
+cm_status cm_mrc_curve_table(const cm_mrc_method *m, size_t n,
+                             uint64_t line_bytes, unsigned per_octave,
+                             cm_table **out, cm_err *err)
+{
+    static const char *const header[] = {"method", "capacity_lines",
+                                         "capacity_bytes", "miss_ratio",
+                                         "sampling_rate"};
+    double caps[MAX_GRID], mr[MAX_GRID];
+    size_t k = cm_mrc_grid(m, n, per_octave, caps, MAX_GRID);
+    *out = cm_table_new(5, header);
+    if (!*out) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_status st = CM_OK;
+    for (size_t i = 0; i < n && !st; i++) {
+        cm_mrc_fa(m[i].hist, caps, k, mr);
+        char c[4][32];
+        cm_fmt_double(c[3], m[i].hist->rate);
+        for (size_t j = 0; j < k && !st; j++) {
+            cm_fmt_double(c[0], caps[j]);
+            cm_fmt_double(c[1], caps[j] * (double)line_bytes);
+            cm_fmt_double(c[2], mr[j]);
+            const char *row[] = {m[i].name, c[0], c[1], c[2], c[3]};
+            st = cm_table_append(*out, row, err);
+        }
+    }
+    if (st) {
+        cm_table_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+cm_status cm_mrc_geometry_table(const cm_mrc_method *m, size_t n,
+                                const uint64_t *sets, size_t nsets,
+                                const uint64_t *ways, size_t nways,
+                                uint64_t line_bytes, cm_table **out,
+                                cm_err *err)
+{
+    static const char *const header[] = {
+        "method", "sets", "ways", "line", "capacity_lines", "miss_ratio_fa",
+        "miss_ratio_setassoc"};
+    *out = cm_table_new(7, header);
+    if (!*out) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_status st = CM_OK;
+    for (size_t i = 0; i < n && !st; i++)
+        for (size_t s = 0; s < nsets && !st; s++)
+            for (size_t w = 0; w < nways && !st; w++) {
+                double lines = (double)sets[s] * (double)ways[w], fa, sa;
+                cm_mrc_fa(m[i].hist, &lines, 1, &fa);
+                st = cm_mrc_setassoc(m[i].hist, sets[s], ways[w], &sa, err);
+                if (st) break;
+                char c[6][32];
+                snprintf(c[0], 32, "%llu", (unsigned long long)sets[s]);
+                snprintf(c[1], 32, "%llu", (unsigned long long)ways[w]);
+                snprintf(c[2], 32, "%llu", (unsigned long long)line_bytes);
+                cm_fmt_double(c[3], lines);
+                cm_fmt_double(c[4], fa);
+                cm_fmt_double(c[5], sa);
+                const char *row[] = {m[i].name, c[0], c[1], c[2],
+                                     c[3],      c[4], c[5]};
+                st = cm_table_append(*out, row, err);
+            }
+    if (st) {
+        cm_table_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+size_t cm_mrc_linear_grid(const cm_reuse_hist *h, size_t n, double *caps)
+{
+    double footprint = h->cold > 1 ? h->cold : 1;
+    for (size_t i = 0; i < n; i++)
+        caps[i] = footprint * (double)(i + 1) / (double)n;
+    return n;
+}
+
+double cm_mrc_mae(const cm_reuse_hist *a, const cm_reuse_hist *b,
+                  const double *caps, size_t n)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += fabs(cm_reuse_hist_miss_ratio(a, caps[i]) -
+                    cm_reuse_hist_miss_ratio(b, caps[i]));
+    return n ? sum / (double)n : NAN;
+}

@@ -1,0 +1,47 @@
+/* mrc_table.h - miss-ratio curves and set-associative predictions as
+ * tables, for `cohmod mrc` and the study. */
+#ifndef CM_MRC_TABLE_H
+#define CM_MRC_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/err.h"
+#include "data/table.h"
+#include "models/reuse.h"
+
+typedef struct cm_mrc_method {
+    const char *name; /* "exact", "shards:0.01", ... */
+    const cm_reuse_hist *hist;
+} cm_mrc_method;
+
+/* The capacity grid every method is evaluated on: per_octave log-spaced
+ * points from 1 line to past the largest footprint among the methods.
+ * Returns the count (at most cap). */
+size_t cm_mrc_grid(const cm_mrc_method *m, size_t n, unsigned per_octave,
+                   double *caps, size_t cap);
+
+/* method,capacity_lines,capacity_bytes,miss_ratio,sampling_rate */
+cm_status cm_mrc_curve_table(const cm_mrc_method *m, size_t n,
+                             uint64_t line_bytes, unsigned per_octave,
+                             cm_table **out, cm_err *err);
+
+/* method,sets,ways,line,capacity_lines,miss_ratio_fa,miss_ratio_setassoc:
+ * one row per method and geometry (sets x ways, every pair). */
+cm_status cm_mrc_geometry_table(const cm_mrc_method *m, size_t n,
+                                const uint64_t *sets, size_t nsets,
+                                const uint64_t *ways, size_t nways,
+                                uint64_t line_bytes, cm_table **out,
+                                cm_err *err);
+
+/* n capacities evenly spaced up to the footprint of h (its distinct lines:
+ * the cold count), the grid of the SHARDS paper's accuracy measure, which
+ * weighs all cache sizes alike.  The log grid of cm_mrc_grid weighs small
+ * caches far more, where sampling is blind below ~1/R lines.  Returns n. */
+size_t cm_mrc_linear_grid(const cm_reuse_hist *h, size_t n, double *caps);
+
+/* Mean absolute difference of two MRCs over a capacity grid. */
+double cm_mrc_mae(const cm_reuse_hist *a, const cm_reuse_hist *b,
+                  const double *caps, size_t n);
+
+#endif

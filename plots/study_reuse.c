@@ -1,0 +1,301 @@
+/* study_reuse.c - the reuse-distance section of `cohmod study`.
+ *
+ * On a real trace (a valgrind lackey trace of a real program, shipped in
+ * data/traces) it shows what the reuse engine buys a designer:
+ *  - the exact LRU miss-ratio curve beside SHARDS and StatStack estimates,
+ *    with their mean absolute errors and effective sampling rates;
+ *  - the binomial set-associative prediction against exact simulation of
+ *    4-, 8- and 16-way caches of several sizes (relative error of the miss
+ *    count);
+ *  - the parametric profile (three numbers) of the trace's MRC;
+ *  - the warp-interleaving model: the L1 hit rate of W warps that each run
+ *    the trace's stream on their own data, predicted from one warp's
+ *    profile and checked against exact simulation of the round-robin
+ *    interleaved stream. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/mrc.h"
+#include "models/mrc_table.h"
+#include "models/reuse_stream.h"
+#include "plots/study.h"
+#include "sim/cache_trace.h"
+
+#define NMETHODS 4
+static const char *const method_specs[NMETHODS] = {
+    "none", "shards:0.01", "shards:0.1", "statstack:0.01"};
+
+/* Stream of the interleaving check: the trace's first accesses, as one
+ * warp's line addresses. */
+#define WARP_STREAM_MAX 200000
+
+typedef struct reuse_section {
+    cm_study *s;
+    const cm_params *p;
+    cm_reuse_result res[NMETHODS];
+    cm_mrc_method methods[NMETHODS];
+    int nmethods;
+} reuse_section;
+
+static cm_status measure(reuse_section *rs, cm_err *err)
+{
+    for (int i = 0; i < NMETHODS; i++) {
+        cm_reuse_request req = {0};
+        req.trace = rs->s->trace;
+        req.line_bytes = (uint32_t)rs->p->l1_line;
+        req.trace_opts.line_bytes = req.line_bytes;
+        req.op_mask = (1u << CM_OP_COUNT) - 1;
+        req.exact_bins = (uint64_t)rs->p->reuse_exact_bins;
+        req.progress = rs->s->progress;
+        req.progress_arg = rs->s->progress_arg;
+        cm_status st = cm_sample_spec_parse(method_specs[i], &req.sample, err);
+        req.sample.seed = (uint64_t)rs->p->sim_seed;
+        if (!st) st = cm_reuse_from_trace(&req, &rs->res[i], err);
+        if (st) return st;
+        if (rs->res[i].nstreams == 0)
+            return cm_err_set(err, CM_EINPUT, "%s: no data access",
+                              rs->s->trace);
+        rs->nmethods++;
+        rs->methods[i].name = i ? method_specs[i] : "exact";
+        rs->methods[i].hist = &rs->res[i].streams[0].hist;
+    }
+    return CM_OK;
+}
+
+static cm_status section_mrc(reuse_section *rs, cm_err *err)
+{
+    cm_table *t = NULL;
+    cm_status st = cm_mrc_curve_table(rs->methods, NMETHODS,
+                                      (uint64_t)rs->p->l1_line, 8, &t, err);
+    if (!st) st = cm_study_write_table(rs->s, "reuse_mrc", t, err);
+    const char *ys[] = {"miss_ratio"};
+    cm_plot_table_opts o = {0};
+    o.x = "capacity_bytes";
+    o.y = ys;
+    o.ny = 1;
+    o.by = "method";
+    o.logx = 1;
+    o.style = CM_PLOT_LINES;
+    o.title = "LRU miss-ratio curve: exact and sampled";
+    if (!st) st = cm_study_figure(rs->s, "reuse_mrc", t, &o, err);
+    cm_table_free(t);
+    double caps[1024], lin[100];
+    size_t n = cm_mrc_grid(rs->methods, NMETHODS, 8, caps, 1024);
+    const cm_reuse_hist *exact = rs->methods[0].hist;
+    cm_mrc_linear_grid(exact, 100, lin);
+    if (!st)
+        st = cm_study_say(rs->s, err,
+                          "\nReuse distances of a real trace (%s: %llu "
+                          "accesses, %.0f distinct %.0f B lines; files "
+                          "reuse_*.csv and reuse_*.png):", rs->s->trace,
+                          (unsigned long long)rs->res[0].accesses,
+                          exact->cold, rs->p->l1_line);
+    for (int i = 1; i < NMETHODS && !st; i++)
+        st = cm_study_say(rs->s, err,
+                          "- %s (effective rate %.4g) against exact: mean "
+                          "absolute MRC error %.4f over 100 sizes up to the "
+                          "footprint (SHARDS's measure), %.4f over log-"
+                          "spaced sizes from one line.",
+                          rs->methods[i].name, rs->methods[i].hist->rate,
+                          cm_mrc_mae(exact, rs->methods[i].hist, lin, 100),
+                          cm_mrc_mae(exact, rs->methods[i].hist, caps, n));
+    return st;
+}
+
+/* Exact simulation and the binomial prediction for several geometries. */
+static cm_status section_setassoc(reuse_section *rs, cm_err *err)
+{
+    static const char *const header[] = {
+        "size",  "sets", "ways", "capacity_lines", "miss_ratio_fa",
+        "miss_ratio_setassoc", "miss_ratio_sim", "rel_error"};
+    static const double sizes[] = {4096, 8192, 16384, 32768, 65536};
+    static const double ways[] = {4, 8, 16};
+    cm_table *t = cm_table_new(8, header);
+    if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_status st = CM_OK;
+    double worst[3] = {0, 0, 0};
+    uint64_t line = (uint64_t)rs->p->l1_line;
+    for (size_t w = 0; w < 3 && !st; w++) {
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0] && !st; z++) {
+            uint64_t sets = (uint64_t)sizes[z] / line / (uint64_t)ways[w];
+            if (sets == 0) continue;
+            double lines = (double)sets * ways[w], fa, sa;
+            cm_mrc_fa(rs->methods[0].hist, &lines, 1, &fa);
+            st = cm_mrc_setassoc(rs->methods[0].hist, sets, (uint64_t)ways[w],
+                                 &sa, err);
+            cm_cache_config cfg = {(uint64_t)sizes[z], (uint64_t)ways[w],
+                                   line, CM_CACHE_LRU, 1, 1};
+            cm_cache_counts counts;
+            cm_trace_opts topts = {CM_TRACE_AUTO, (uint32_t)line};
+            if (!st)
+                st = cm_cache_run_trace(&cfg, rs->s->trace, &topts,
+                                        (1u << CM_OP_COUNT) - 1, NULL, NULL,
+                                        &counts, err);
+            if (st) break;
+            /* per line reference, the unit of stack distances */
+            double sim = counts.line_refs
+                             ? (double)counts.line_misses /
+                                   (double)counts.line_refs
+                             : 0;
+            double rel = sim > 0 ? (sa - sim) / sim : 0;
+            if (fabs(rel) > worst[w]) worst[w] = fabs(rel);
+            char c[8][32];
+            const double v[] = {sizes[z], (double)sets, ways[w], lines,
+                                fa,       sa,           sim,     rel};
+            for (int k = 0; k < 8; k++) cm_fmt_double(c[k], v[k]);
+            const char *row[] = {c[0], c[1], c[2], c[3],
+                                 c[4], c[5], c[6], c[7]};
+            st = cm_table_append(t, row, err);
+        }
+    }
+    if (!st) st = cm_study_write_table(rs->s, "reuse_setassoc", t, err);
+    const char *ys[] = {"miss_ratio_sim", "miss_ratio_setassoc"};
+    cm_plot_table_opts o = {0};
+    o.x = "size";
+    o.y = ys;
+    o.ny = 2;
+    o.by = "ways";
+    o.logx = 1;
+    o.style = CM_PLOT_LINES_POINTS;
+    o.title = "Set-associative LRU: binomial model against simulation";
+    if (!st) st = cm_study_figure(rs->s, "reuse_setassoc", t, &o, err);
+    cm_table_free(t);
+    if (!st)
+        st = cm_study_say(rs->s, err,
+                          "- Set-associative model against exact simulation "
+                          "(4 KB to 64 KB): worst relative miss-ratio error "
+                          "%.1f%% at 4 ways, %.1f%% at 8, %.1f%% at 16.",
+                          100 * worst[0], 100 * worst[1], 100 * worst[2]);
+    return st;
+}
+
+static cm_status section_fit(reuse_section *rs, cm_err *err)
+{
+    cm_table *t = NULL;
+    cm_status st = cm_reuse_fit_table(&rs->res[0], &t, err);
+    if (!st) st = cm_study_write_table(rs->s, "reuse_fit", t, err);
+    cm_table_free(t);
+    double caps[512];
+    const cm_reuse_hist *h = rs->methods[0].hist;
+    size_t n = cm_mrc_default_capacities(h, 4, caps, 512);
+    cm_mrc_fit fit;
+    cm_err ferr = {0};
+    if (!st && cm_mrc_fit_profile(h, caps, n, &fit, &ferr) != CM_OK)
+        st = cm_study_say(rs->s, err, "- Parametric profile: no fit (%s).",
+                          ferr.msg);
+    else if (!st)
+        st = cm_study_say(
+            rs->s, err,
+            "- Parametric profile m(C) = m_inf + (1 - m_inf)(1 + C/c0)^-alpha:"
+            " m_inf = %.4f +- %.4f, c0 = %.3g +- %.2g lines, alpha = %.3f +- "
+            "%.3f (RMSE %.4f, R^2 %.4f).",
+            fit.param[0], fit.stderr_[0], fit.param[1], fit.stderr_[1],
+            fit.param[2], fit.stderr_[2], fit.rmse, fit.r2);
+    return st;
+}
+
+/* The trace's first accesses as one warp's line addresses. */
+static cm_status warp_stream(reuse_section *rs, uint64_t **lines, size_t *n,
+                             cm_err *err)
+{
+    cm_trace_opts topts = {CM_TRACE_AUTO, (uint32_t)rs->p->l1_line};
+    cm_trace *t;
+    cm_status st = cm_trace_open(rs->s->trace, &topts, &t, err);
+    if (st) return st;
+    *lines = malloc(WARP_STREAM_MAX * sizeof **lines);
+    *n = 0;
+    if (!*lines) st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_access a;
+    int got = 0;
+    while (!st && *n < WARP_STREAM_MAX &&
+           (got = cm_trace_next(t, &a, err)) == 1)
+        (*lines)[(*n)++] = a.addr / (uint64_t)rs->p->l1_line;
+    if (!st && got < 0) st = err->code;
+    cm_trace_close(t);
+    return st;
+}
+
+static cm_status section_interleave(reuse_section *rs, cm_err *err)
+{
+    static const unsigned warps[] = {1, 2, 4, 8, 16, 32, 48};
+    static const char *const header[] = {"warps", "hit_rate_model",
+                                         "hit_rate_sim", "abs_error"};
+    uint64_t *lines = NULL;
+    size_t n = 0;
+    cm_warp_profile *prof = NULL;
+    cm_status st = warp_stream(rs, &lines, &n, err);
+    if (!st) st = cm_warp_profile_new(lines, n, &prof, err);
+    cm_table *t = st ? NULL : cm_table_new(4, header);
+    if (!st && !t) st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+    uint64_t l1_lines = (uint64_t)(rs->p->l1_size / rs->p->l1_line);
+    uint64_t ways = (uint64_t)rs->p->l1_ways, sets = l1_lines / ways;
+    double worst = 0;
+    for (size_t i = 0; !st && i < sizeof warps / sizeof warps[0]; i++) {
+        double model;
+        st = cm_interleave_hit_rate(&prof, 1, warps[i], sets, ways, &model,
+                                    err);
+        cm_cache *c = NULL;
+        cm_cache_config cfg = {(uint64_t)rs->p->l1_size, ways,
+                               (uint64_t)rs->p->l1_line, CM_CACHE_LRU, 1, 1};
+        if (!st) st = cm_cache_new(&cfg, &c, err);
+        if (st) break;
+        /* Round robin, one access per warp per turn.  Warp w's data lives
+         * at its own offset so footprints are disjoint; the odd line skew
+         * keeps the copies of one line from all landing in one set, as
+         * neighbouring warps' arrays do not either (the model assumes
+         * independent placement). */
+        double hits = 0;
+        for (size_t k = 0; k < n; k++)
+            for (unsigned w = 0; w < warps[i]; w++)
+                hits += cm_cache_touch(
+                    c, lines[k] + ((uint64_t)w << 40) + (uint64_t)w * 977, 1);
+        cm_cache_free(c);
+        double sim = hits / ((double)n * warps[i]);
+        if (fabs(model - sim) > worst) worst = fabs(model - sim);
+        char cells[4][32];
+        snprintf(cells[0], 32, "%u", warps[i]);
+        cm_fmt_double(cells[1], model);
+        cm_fmt_double(cells[2], sim);
+        cm_fmt_double(cells[3], fabs(model - sim));
+        const char *row[] = {cells[0], cells[1], cells[2], cells[3]};
+        st = cm_table_append(t, row, err);
+    }
+    if (!st) st = cm_study_write_table(rs->s, "reuse_interleave", t, err);
+    const char *ys[] = {"hit_rate_sim", "hit_rate_model"};
+    cm_plot_table_opts o = {0};
+    o.x = "warps";
+    o.y = ys;
+    o.ny = 2;
+    o.logx = 1;
+    o.style = CM_PLOT_LINES_POINTS;
+    o.title = "L1 hit rate of interleaved warps: model against simulation";
+    if (!st) st = cm_study_figure(rs->s, "reuse_interleave", t, &o, err);
+    if (!st)
+        st = cm_study_say(rs->s, err,
+                          "- Warp interleaving on the %.0f KB %.0f-way L1 "
+                          "(each warp the trace's first %zu accesses on its "
+                          "own data): worst hit-rate error %.3f over 1 to 48 "
+                          "warps.",
+                          rs->p->l1_size / 1024, rs->p->l1_ways, n, worst);
+    cm_table_free(t);
+    cm_warp_profile_free(prof);
+    free(lines);
+    return st;
+}
+
+cm_status cm_study_section_reuse(cm_study *s, cm_err *err)
+{
+    if (!s->trace)
+        return cm_study_say(s, err, "\nReuse distances: no trace given "
+                            "(--trace), section skipped.");
+    reuse_section rs = {.s = s, .p = s->params};
+    cm_status st = measure(&rs, err);
+    if (!st) st = section_mrc(&rs, err);
+    if (!st) st = section_setassoc(&rs, err);
+    if (!st) st = section_fit(&rs, err);
+    if (!st) st = section_interleave(&rs, err);
+    for (int i = 0; i < rs.nmethods; i++) cm_reuse_result_free(&rs.res[i]);
+    return st;
+}
