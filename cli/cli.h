@@ -86,6 +86,12 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv,
               int (*own)(int opt, const char *optarg, void *arg), void *arg,
               void (*usage)(FILE *f));
 
+/* Exactly one positional argument after the options (e.g. the trace):
+ * stores it in *arg and returns 0, or reports and returns 2.  `what` names
+ * it in the message: "which trace?". */
+int cli_one_positional(const cli_ctx *ctx, int argc, char **argv,
+                       const char *what, const char **arg);
+
 /* Reports what getopt_long rejected: opt is '?' (unknown option) or ':'
  * (missing value). */
 int cli_bad_option(const cli_ctx *ctx, int opt, char **argv);

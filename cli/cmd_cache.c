@@ -71,13 +71,12 @@ static int run(int argc, char **argv)
     cache_opts o = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;
-    if (optind >= argc) return cli_usage_error(&ctx, "which trace?");
-    if (optind + 1 < argc)
-        return cli_usage_error(&ctx, "unexpected argument '%s'",
-                               argv[optind + 1]);
+    const char *trace;
+    if ((rc = cli_one_positional(&ctx, argc, argv, "trace", &trace)))
+        return rc;
     if ((rc = cli_ctx_resolve(&ctx))) return rc;
     cm_reuse_request req; /* for the shared trace-option parsing */
-    if ((rc = cli_reuse_request(&ctx, &o.trace, argv[optind], NULL, &req)))
+    if ((rc = cli_reuse_request(&ctx, &o.trace, trace, NULL, &req)))
         return rc;
     const cm_params *p = &ctx.params;
     cm_cache_config cfg = {(uint64_t)p->l1_size, (uint64_t)p->l1_ways,

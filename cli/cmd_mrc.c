@@ -142,10 +142,9 @@ static int run(int argc, char **argv)
     mrc_opts o = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;
-    if (optind >= argc) return cli_usage_error(&ctx, "which trace?");
-    if (optind + 1 < argc)
-        return cli_usage_error(&ctx, "unexpected argument '%s'",
-                               argv[optind + 1]);
+    const char *trace;
+    if ((rc = cli_one_positional(&ctx, argc, argv, "trace", &trace)))
+        return rc;
     uint64_t sets[MAX_GEOMETRY], ways[MAX_GEOMETRY];
     size_t nsets = 0, nways = 0;
     if (!o.sets != !o.ways)
@@ -176,13 +175,13 @@ static int run(int argc, char **argv)
     cm_status st = CM_OK;
     for (; done < nspecs; done++) {
         cm_reuse_request req;
-        if ((rc = cli_reuse_request(&ctx, &o.trace, argv[optind],
+        if ((rc = cli_reuse_request(&ctx, &o.trace, trace,
                                     specs[done], &req)))
             break;
         if ((st = cm_reuse_from_trace(&req, &res[done], &err))) break;
         if (res[done].nstreams == 0) {
             st = cm_err_set(&err, CM_EINPUT, "%s: no access selected",
-                            argv[optind]);
+                            trace);
             done++;
             break;
         }

@@ -62,13 +62,12 @@ static int run(int argc, char **argv)
     reuse_opts o = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;
-    if (optind >= argc) return cli_usage_error(&ctx, "which trace?");
-    if (optind + 1 < argc)
-        return cli_usage_error(&ctx, "unexpected argument '%s'",
-                               argv[optind + 1]);
+    const char *trace;
+    if ((rc = cli_one_positional(&ctx, argc, argv, "trace", &trace)))
+        return rc;
     if ((rc = cli_ctx_resolve(&ctx))) return rc;
     cm_reuse_request req;
-    if ((rc = cli_reuse_request(&ctx, &o.trace, argv[optind], o.sample,
+    if ((rc = cli_reuse_request(&ctx, &o.trace, trace, o.sample,
                                 &req)))
         return rc;
     cm_err err = {0};

@@ -89,6 +89,17 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv,
     return CLI_CONTINUE;
 }
 
+int cli_one_positional(const cli_ctx *ctx, int argc, char **argv,
+                       const char *what, const char **arg)
+{
+    if (optind >= argc) return cli_usage_error(ctx, "which %s?", what);
+    if (optind + 1 < argc)
+        return cli_usage_error(ctx, "unexpected argument '%s'",
+                               argv[optind + 1]);
+    *arg = argv[optind];
+    return 0;
+}
+
 int cli_bad_option(const cli_ctx *ctx, int opt, char **argv)
 {
     const char *word = optind > 0 ? argv[optind - 1] : "?";

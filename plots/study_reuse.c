@@ -70,16 +70,18 @@ static cm_status section_mrc(reuse_section *rs, cm_err *err)
     cm_status st = cm_mrc_curve_table(rs->methods, NMETHODS,
                                       (uint64_t)rs->p->l1_line, 8, &t, err);
     if (!st) st = cm_study_write_table(rs->s, "reuse_mrc", t, err);
-    const char *ys[] = {"miss_ratio"};
-    cm_plot_table_opts o = {0};
-    o.x = "capacity_bytes";
-    o.y = ys;
-    o.ny = 1;
-    o.by = "method";
-    o.logx = 1;
-    o.style = CM_PLOT_LINES;
-    o.title = "LRU miss-ratio curve: exact and sampled";
-    if (!st) st = cm_study_figure(rs->s, "reuse_mrc", t, &o, err);
+    if (!st)
+        st = cm_study_figure(
+            rs->s, "reuse_mrc", t,
+            &(cm_plot_table_opts){
+                .x = "capacity_bytes",
+                .y = (const char *[]){"miss_ratio"},
+                .ny = 1,
+                .by = "method",
+                .logx = 1,
+                .style = CM_PLOT_LINES,
+                .title = "LRU miss-ratio curve: exact and sampled"},
+            err);
     cm_table_free(t);
     double caps[1024], lin[100];
     size_t n = cm_mrc_grid(rs->methods, NMETHODS, 8, caps, 1024);
@@ -89,8 +91,8 @@ static cm_status section_mrc(reuse_section *rs, cm_err *err)
         st = cm_study_say(rs->s, err,
                           "\nReuse distances of a real trace (%s: %llu "
                           "accesses, %.0f distinct %.0f B lines; files "
-                          "reuse_*.csv and reuse_*.png):", rs->s->trace,
-                          (unsigned long long)rs->res[0].accesses,
+                          "reuse_*.csv and reuse_*.png):",
+                          rs->s->trace, (unsigned long long)rs->res[0].accesses,
                           exact->cold, rs->p->l1_line);
     for (int i = 1; i < NMETHODS && !st; i++)
         st = cm_study_say(rs->s, err,
@@ -108,8 +110,9 @@ static cm_status section_mrc(reuse_section *rs, cm_err *err)
 static cm_status section_setassoc(reuse_section *rs, cm_err *err)
 {
     static const char *const header[] = {
-        "size",  "sets", "ways", "capacity_lines", "miss_ratio_fa",
-        "miss_ratio_setassoc", "miss_ratio_sim", "rel_error"};
+        "size",           "sets",          "ways",
+        "capacity_lines", "miss_ratio_fa", "miss_ratio_setassoc",
+        "miss_ratio_sim", "rel_error"};
     static const double sizes[] = {4096, 8192, 16384, 32768, 65536};
     static const double ways[] = {4, 8, 16};
     cm_table *t = cm_table_new(8, header);
@@ -125,8 +128,12 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
             cm_mrc_fa(rs->methods[0].hist, &lines, 1, &fa);
             st = cm_mrc_setassoc(rs->methods[0].hist, sets, (uint64_t)ways[w],
                                  &sa, err);
-            cm_cache_config cfg = {(uint64_t)sizes[z], (uint64_t)ways[w],
-                                   line, CM_CACHE_LRU, 1, 1};
+            cm_cache_config cfg = {(uint64_t)sizes[z],
+                                   (uint64_t)ways[w],
+                                   line,
+                                   CM_CACHE_LRU,
+                                   1,
+                                   1};
             cm_cache_counts counts;
             cm_trace_opts topts = {CM_TRACE_AUTO, (uint32_t)line};
             if (!st)
@@ -135,10 +142,9 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
                                         &counts, err);
             if (st) break;
             /* per line reference, the unit of stack distances */
-            double sim = counts.line_refs
-                             ? (double)counts.line_misses /
-                                   (double)counts.line_refs
-                             : 0;
+            double sim = counts.line_refs ? (double)counts.line_misses /
+                                                (double)counts.line_refs
+                                          : 0;
             double rel = sim > 0 ? (sa - sim) / sim : 0;
             if (fabs(rel) > worst[w]) worst[w] = fabs(rel);
             char c[8][32];
@@ -151,16 +157,19 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
         }
     }
     if (!st) st = cm_study_write_table(rs->s, "reuse_setassoc", t, err);
-    const char *ys[] = {"miss_ratio_sim", "miss_ratio_setassoc"};
-    cm_plot_table_opts o = {0};
-    o.x = "size";
-    o.y = ys;
-    o.ny = 2;
-    o.by = "ways";
-    o.logx = 1;
-    o.style = CM_PLOT_LINES_POINTS;
-    o.title = "Set-associative LRU: binomial model against simulation";
-    if (!st) st = cm_study_figure(rs->s, "reuse_setassoc", t, &o, err);
+    if (!st)
+        st = cm_study_figure(
+            rs->s, "reuse_setassoc", t,
+            &(cm_plot_table_opts){
+                .x = "size",
+                .y = (const char *[]){"miss_ratio_sim", "miss_ratio_setassoc"},
+                .ny = 2,
+                .by = "ways",
+                .logx = 1,
+                .style = CM_PLOT_LINES_POINTS,
+                .title =
+                    "Set-associative LRU: binomial model against simulation"},
+            err);
     cm_table_free(t);
     if (!st)
         st = cm_study_say(rs->s, err,
@@ -234,11 +243,15 @@ static cm_status section_interleave(reuse_section *rs, cm_err *err)
     double worst = 0;
     for (size_t i = 0; !st && i < sizeof warps / sizeof warps[0]; i++) {
         double model;
-        st = cm_interleave_hit_rate(&prof, 1, warps[i], sets, ways, &model,
-                                    err);
+        st =
+            cm_interleave_hit_rate(&prof, 1, warps[i], sets, ways, &model, err);
         cm_cache *c = NULL;
-        cm_cache_config cfg = {(uint64_t)rs->p->l1_size, ways,
-                               (uint64_t)rs->p->l1_line, CM_CACHE_LRU, 1, 1};
+        cm_cache_config cfg = {(uint64_t)rs->p->l1_size,
+                               ways,
+                               (uint64_t)rs->p->l1_line,
+                               CM_CACHE_LRU,
+                               1,
+                               1};
         if (!st) st = cm_cache_new(&cfg, &c, err);
         if (st) break;
         /* Round robin, one access per warp per turn.  Warp w's data lives
@@ -263,15 +276,18 @@ static cm_status section_interleave(reuse_section *rs, cm_err *err)
         st = cm_table_append(t, row, err);
     }
     if (!st) st = cm_study_write_table(rs->s, "reuse_interleave", t, err);
-    const char *ys[] = {"hit_rate_sim", "hit_rate_model"};
-    cm_plot_table_opts o = {0};
-    o.x = "warps";
-    o.y = ys;
-    o.ny = 2;
-    o.logx = 1;
-    o.style = CM_PLOT_LINES_POINTS;
-    o.title = "L1 hit rate of interleaved warps: model against simulation";
-    if (!st) st = cm_study_figure(rs->s, "reuse_interleave", t, &o, err);
+    if (!st)
+        st = cm_study_figure(
+            rs->s, "reuse_interleave", t,
+            &(cm_plot_table_opts){
+                .x = "warps",
+                .y = (const char *[]){"hit_rate_sim", "hit_rate_model"},
+                .ny = 2,
+                .logx = 1,
+                .style = CM_PLOT_LINES_POINTS,
+                .title = "L1 hit rate of interleaved warps: model against "
+                         "simulation"},
+            err);
     if (!st)
         st = cm_study_say(rs->s, err,
                           "- Warp interleaving on the %.0f KB %.0f-way L1 "
@@ -288,7 +304,8 @@ static cm_status section_interleave(reuse_section *rs, cm_err *err)
 cm_status cm_study_section_reuse(cm_study *s, cm_err *err)
 {
     if (!s->trace)
-        return cm_study_say(s, err, "\nReuse distances: no trace given "
+        return cm_study_say(s, err,
+                            "\nReuse distances: no trace given "
                             "(--trace), section skipped.");
     reuse_section rs = {.s = s, .p = s->params};
     cm_status st = measure(&rs, err);
