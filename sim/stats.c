@@ -396,11 +396,16 @@ cm_status cm_stats_merge_all(cm_stats *reg, cm_err *err)
     }
     size_t nr = reg->nratios;
     for (size_t i = 0; i < nr && !st; i++) {
-        const ratio_entry *r = &reg->ratios[i];
-        if (find_ratio(reg, r->name, all_component)) continue;
-        const stat_entry *num = find_entry(reg, r->num->name, all_component);
-        const stat_entry *den = find_entry(reg, r->den->name, all_component);
-        st = add_ratio(reg, r->name, all_component, num, den, 1, err);
+        /* add_ratio may grow (move) reg->ratios: keep nothing that points
+         * into it across the call. */
+        char name[CM_STAT_NAME_MAX + 1];
+        memcpy(name, reg->ratios[i].name, sizeof name);
+        if (find_ratio(reg, name, all_component)) continue;
+        const stat_entry *num =
+            find_entry(reg, reg->ratios[i].num->name, all_component);
+        const stat_entry *den =
+            find_entry(reg, reg->ratios[i].den->name, all_component);
+        st = add_ratio(reg, name, all_component, num, den, 1, err);
     }
     if (st) drop_merged(reg);
     return st;

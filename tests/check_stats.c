@@ -231,6 +231,31 @@ START_TEST(test_merge_all)
 }
 END_TEST
 
+/* Regression: merging many ratios grows the ratio table while it is being
+ * read; the "all" names must not be read from the moved table. */
+START_TEST(test_merge_all_many_ratios)
+{
+    cm_stats *reg = cm_stats_new();
+    cm_err err = {0};
+    char comp[16];
+    for (int i = 0; i < 16; i++) { /* fills the table to a power of two */
+        snprintf(comp, sizeof comp, "sm%d", i);
+        cm_stat *acc = counter(reg, "l1.accesses", comp);
+        cm_stat *miss = counter(reg, "l1.misses", comp);
+        cm_stat_add(acc, 4);
+        cm_stat_add(miss, (double)(i % 4));
+        ok(cm_stats_ratio(reg, "l1.miss_ratio", comp, miss, acc, &err),
+           &err);
+    }
+    ok(cm_stats_merge_all(reg, &err), &err);
+    rowset r = rows_of(reg);
+    /* misses 4 x (0+1+2+3) = 24 over 64 accesses */
+    ck_assert_close(value(&r, "l1.miss_ratio", "all"), 24.0 / 64, 1e-15);
+    free(r.rows);
+    cm_stats_free(reg);
+}
+END_TEST
+
 START_TEST(test_window_intervals)
 {
     cm_stats *reg = cm_stats_new();
@@ -469,6 +494,7 @@ Suite *suite_stats(void)
     tcase_add_test(tc, test_occupancy_integral);
     tcase_add_test(tc, test_latency_histogram);
     tcase_add_test(tc, test_merge_all);
+    tcase_add_test(tc, test_merge_all_many_ratios);
     tcase_add_test(tc, test_window_intervals);
     tcase_add_test(tc, test_one_window_has_no_interval);
     tcase_add_test(tc, test_merge_registries);
