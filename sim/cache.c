@@ -145,6 +145,26 @@ int cm_cache_touch(cm_cache *c, uint64_t line, int allocate)
     return 0;
 }
 
+int cm_cache_invalidate(cm_cache *c, uint64_t line)
+{
+    uint64_t set = c->sets_pow2 ? (line & c->set_mask) : line % c->sets;
+    uint64_t *t = c->tags + set * c->ways;
+    uint32_t n = c->fill[set];
+    for (uint32_t i = 0; i < n; i++) {
+        if (t[i] != line) continue;
+        /* Close the gap so the set stays newest first. */
+        memmove(t + i, t + i + 1, (n - 1 - i) * sizeof *t);
+        c->fill[set] = n - 1;
+        return 1;
+    }
+    return 0;
+}
+
+void cm_cache_invalidate_all(cm_cache *c)
+{
+    memset(c->fill, 0, c->sets * sizeof *c->fill);
+}
+
 void cm_cache_access(cm_cache *c, const cm_access *a)
 {
     if (a->op >= CM_OP_COUNT) return; /* not an access: nothing to count */

@@ -57,6 +57,13 @@ void cm_cache_free(cm_cache *c);
  * O(ways) per call. */
 int cm_cache_touch(cm_cache *c, uint64_t line, int allocate);
 
+/* Drops line if present (returns 1) or does nothing (0): write-evict.
+ * O(ways). */
+int cm_cache_invalidate(cm_cache *c, uint64_t line);
+
+/* Drops every line (flash invalidate). O(sets). */
+void cm_cache_invalidate_all(cm_cache *c);
+
 /* One trace access, counted per cachegrind's conventions above. */
 void cm_cache_access(cm_cache *c, const cm_access *a);
 

@@ -1,0 +1,146 @@
+/* sm.h - one streaming multiprocessor: warps, a warp scheduler, the
+ * coalescer, the LD/ST unit and its L1 (sim/l1.h).
+ *
+ * Timing (one cycle = one core cycle; protocols.md A, policies.md):
+ *  - one scheduler issues at most one warp instruction per cycle per SM
+ *    (the seed-002 machine has two schedulers of 24 warps; one issue slot
+ *    is the compact simulator's simplification);
+ *  - COMPUTE(n) is n warp instructions, each taking the issue slot for a
+ *    cycle; results are ready the next cycle (no ALU latency modelled);
+ *  - a memory instruction is coalesced at issue into one request per
+ *    unique line (the source gives lines, or per-thread byte addresses of
+ *    `bytes` each, an access straddling lines touching both) and handed to
+ *    the LD/ST unit, which holds one instruction at a time and offers one
+ *    request per cycle to the L1.  A refused request (reservation failure)
+ *    is offered again next cycle; a busy memory side is waited out until
+ *    its retry.  Every cycle the LD/ST unit is stuck is a memory-pipeline
+ *    stall cycle (mem_pipeline.stall_ratio = stall cycles / SM cycles);
+ *    while it is busy no other memory instruction issues;
+ *  - a load or atomic instruction blocks its warp until every request of
+ *    it has completed; stores are fire-and-forget, but counted per warp;
+ *  - FENCE waits for the warp's outstanding stores (release) and then
+ *    performs an acquire at the L1 (flash event ACQUIRE: WT invalidates);
+ *  - BARRIER waits until every live warp of its block (block_warps warps,
+ *    0: the whole SM) has arrived; KERNEL (a kernel boundary) waits for
+ *    every live warp of the SM, then sends KERNEL_START to the L1.  Grid
+ *    scope is the machine's business: both are SM-local here;
+ *  - END retires the warp.
+ * Throttling: at most active_warps (sched.active_warps) warps are launched
+ * at a time; a retiring warp's place goes to the lowest unlaunched warp.
+ * Barriers count launched warps only, so a throttle should admit whole
+ * blocks.
+ * Schedulers (sched.policy):
+ *  - LRR: the first issuable warp after the last issued one, by slot;
+ *  - GTO: the last issued warp while it can issue, else the oldest (first
+ *    launched) issuable warp;
+ *  - two-level: an active set of sched.two_level_active warps, served LRR;
+ *    a warp that starts to wait (memory, fence, barrier, kernel) leaves it
+ *    for the tail of the pending queue, and the set is refilled each cycle
+ *    from the queue's oldest ready warps.  Waits of every kind leave the
+ *    set, or a full set of warps at a barrier would starve the rest.
+ * The run loop allocates nothing; the SM sleeps (schedules no event) while
+ * no warp can issue and the LD/ST unit has nothing to retry, and is woken
+ * by completions and retries. */
+#ifndef CM_SM_H
+#define CM_SM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/err.h"
+#include "data/params.h"
+#include "sim/engine.h"
+#include "sim/l1.h"
+#include "sim/stats.h"
+
+/* ---- instruction source -------------------------------------------------- */
+
+typedef enum cm_inst_kind {
+    CM_INST_COMPUTE = 0, /* n instructions of ALU work */
+    CM_INST_LOAD,        /* memory: addrs[0..n) */
+    CM_INST_STORE,
+    CM_INST_ATOMIC,
+    CM_INST_BARRIER,
+    CM_INST_FENCE,
+    CM_INST_KERNEL, /* kernel boundary */
+    CM_INST_END     /* the warp is done; returned on every later call */
+} cm_inst_kind;
+
+typedef struct cm_inst {
+    uint8_t kind;          /* cm_inst_kind */
+    uint8_t per_thread;    /* memory: addrs are per-thread byte addresses */
+    uint16_t bytes;        /* per-thread access size (per_thread), or the
+                              payload per line of a store or atomic */
+    uint32_t n;            /* COMPUTE: instructions; memory: entries of addrs */
+    const uint64_t *addrs; /* line numbers, or byte addresses; owned by the
+                              source, valid until its next call for this
+                              warp */
+} cm_inst;
+
+/* Fills *inst with warp's next instruction of SM sm: CM_OK, or an error
+ * (which stops the SM).  Called once per instruction, in program order. */
+typedef struct cm_warp_source {
+    cm_status (*next)(void *obj, uint32_t sm, uint32_t warp, cm_inst *inst,
+                      cm_err *err);
+    void *obj;
+} cm_warp_source;
+
+/* ---- configuration ------------------------------------------------------- */
+
+typedef enum cm_sched_policy {
+    CM_SCHED_LRR = 0, /* indices of the sched.policy choices */
+    CM_SCHED_GTO,
+    CM_SCHED_TWO_LEVEL
+} cm_sched_policy;
+
+typedef enum cm_stall_reason {
+    CM_STALL_MEM_PIPELINE = 0, /* a memory instruction waits for LD/ST */
+    CM_STALL_MEM_WAIT,         /* warps wait for loads or atomics */
+    CM_STALL_FENCE,            /* warps wait for store acks */
+    CM_STALL_BARRIER,          /* warps wait at a barrier or kernel end */
+    CM_STALL_IDLE,             /* no live warp */
+    CM_STALL_COUNT
+} cm_stall_reason;
+
+typedef struct cm_sm_config {
+    uint32_t id;
+    uint32_t warps;        /* gpu.warps_per_sm */
+    uint32_t active_warps; /* sched.active_warps (clamped to warps) */
+    uint32_t block_warps;  /* warps per block for BARRIER; 0: all */
+    cm_sched_policy policy;
+    uint32_t two_level_active; /* sched.two_level_active */
+    uint32_t max_lines;        /* coalescer capacity per instruction */
+    cm_l1_config l1;           /* all but sm, done, wake, stats, component */
+    cm_warp_source src;
+    cm_stats *stats; /* required */
+    /* Optional trace of every issued instruction (tests, debugging). */
+    void (*on_issue)(void *obj, uint32_t sm, uint32_t warp, uint8_t kind,
+                     uint64_t cycle);
+    void *on_issue_obj;
+} cm_sm_config;
+
+/* warps, active_warps, policy, two_level_active, max_lines (2 x
+ * gpu.threads_per_warp: a straddling access touches two lines) and the L1's
+ * params (cm_l1_config_params); the rest of *cfg is left as it was. */
+void cm_sm_config_params(cm_sm_config *cfg, const cm_params *p);
+
+typedef struct cm_sm cm_sm;
+
+cm_status cm_sm_new(const cm_sm_config *cfg, cm_engine *eng, cm_sm **out,
+                    cm_err *err);
+void cm_sm_free(cm_sm *sm);
+
+/* Starts a kernel: KERNEL_START at the L1, launches the first active_warps
+ * warps and schedules the first cycle. */
+cm_status cm_sm_start(cm_sm *sm, cm_err *err);
+
+cm_l1 *cm_sm_l1(cm_sm *sm);
+int cm_sm_done(const cm_sm *sm);              /* every warp retired */
+uint64_t cm_sm_finish_cycle(const cm_sm *sm); /* when the last retired */
+uint64_t cm_sm_instructions(const cm_sm *sm);
+uint64_t cm_sm_stall_cycles(const cm_sm *sm, cm_stall_reason r);
+uint64_t cm_sm_mem_stall_cycles(const cm_sm *sm);
+/* NULL, or the sticky error (the SM's or its L1's). */
+const cm_err *cm_sm_error(const cm_sm *sm);
+
+#endif
