@@ -19,7 +19,8 @@ START_TEST(test_help_everywhere)
     tu_run r = tu_cohmod("--help");
     ck_assert_int_eq(r.status, 0);
     const char *cmds[] = {"params", "model", "queue", "plot",
-                          "study",  "reuse", "mrc",   "cache"};
+                          "study",  "reuse", "mrc",   "cache",
+                          "sim"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         ck_assert_msg(strstr(r.out, cmds[i]) != NULL, "%s not listed",
                       cmds[i]);

@@ -1,0 +1,41 @@
+/* gpu.h - the whole simulated GPU: SMs with their L1s, the memory side
+ * (crossbar, L2 banks, DRAM), driven by workload profiles, sized from the
+ * parameter registry.
+ *
+ * One call builds the machine, runs it to completion (every warp retired)
+ * or to sim.max_cycles, checks conservation (every request answered, every
+ * pooled request returned) and leaves the statistics in the caller's
+ * registry, whose `all` rows it fills: `ipc` for component `all` is the
+ * machine's warp instructions per cycle (the sum over SMs), the per-SM
+ * rows carry each SM's own. */
+#ifndef CM_GPU_H
+#define CM_GPU_H
+
+#include <stdint.h>
+
+#include "data/err.h"
+#include "data/params.h"
+#include "data/progress.h"
+#include "sim/mem.h"
+#include "sim/stats.h"
+#include "sim/workload.h"
+
+typedef struct cm_gpu_run_config {
+    const cm_params *params;
+    const cm_workload_profile *workload;
+    const cm_protocol *protocol;
+    cm_progress_fn progress; /* cycles done of sim.max_cycles; may be NULL */
+    void *progress_arg;
+} cm_gpu_run_config;
+
+typedef struct cm_gpu_result {
+    uint64_t cycles;       /* when the last warp retired */
+    uint64_t instructions; /* warp instructions, all SMs */
+    uint64_t events;       /* engine events executed */
+    int finished;          /* every warp retired before sim.max_cycles */
+} cm_gpu_result;
+
+cm_status cm_gpu_run(const cm_gpu_run_config *cfg, cm_stats *stats,
+                     cm_gpu_result *res, cm_err *err);
+
+#endif
