@@ -8,12 +8,7 @@
  * for every protocol alike), in state I_I until its reply.  No line is ever
  * valid, so V and I_V are unreachable and the flash events do nothing.
  * The L2 table belongs to the memory side (sim/memsys) and is empty here. */
-#include "sim/protocol.h"
-
-#define ROW(s, e, n, m, a)                                                     \
-    {                                                                          \
-        CM_L1S_##s, CM_L1E_##e, CM_L1S_##n, CM_MSG_##m, (a)                    \
-    }
+#include "sim/proto_rows.h"
 
 static const cm_proto_row rows[] = {
     ROW(I, LOAD, I_I, GETS, CM_ACT_MSHR | CM_ACT_SEND),

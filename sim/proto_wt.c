@@ -17,15 +17,7 @@
  * flight still occupy l1.mshrs entries so that one machine parameter bounds
  * outstanding requests under every protocol.  The L2 table belongs to the
  * memory side (sim/memsys) and is empty here. */
-#include "sim/protocol.h"
-
-#define ROW(s, e, n, m, a)                                                     \
-    {                                                                          \
-        CM_L1S_##s, CM_L1E_##e, CM_L1S_##n, CM_MSG_##m, (a)                    \
-    }
-
-#define MISS (CM_ACT_ALLOCATE | CM_ACT_MSHR | CM_ACT_SEND)
-#define THRU (CM_ACT_MSHR | CM_ACT_SEND)
+#include "sim/proto_rows.h"
 
 static const cm_proto_row rows[] = {
     ROW(I, LOAD, I_V, GETS, MISS),
