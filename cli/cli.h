@@ -131,6 +131,13 @@ int cli_reuse_request(cli_ctx *ctx, const cli_trace_opts *t,
                       const char *path, const char *sample,
                       cm_reuse_request *req);
 
+/* The rest of a trace command's setup after cli_parse: exactly one
+ * positional argument (the trace), the parameters resolved, and the
+ * request filled.  Returns 0 or the exit status after reporting. */
+int cli_trace_setup(cli_ctx *ctx, int argc, char **argv,
+                    const cli_trace_opts *t, const char *sample,
+                    cm_reuse_request *req);
+
 /* Help text of the trace options. */
 void cli_print_trace_help(FILE *f);
 

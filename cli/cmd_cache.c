@@ -71,12 +71,8 @@ static int run(int argc, char **argv)
     cache_opts o = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;
-    const char *trace;
-    if ((rc = cli_one_positional(&ctx, argc, argv, "trace", &trace)))
-        return rc;
-    if ((rc = cli_ctx_resolve(&ctx))) return rc;
     cm_reuse_request req; /* for the shared trace-option parsing */
-    if ((rc = cli_reuse_request(&ctx, &o.trace, trace, NULL, &req)))
+    if ((rc = cli_trace_setup(&ctx, argc, argv, &o.trace, NULL, &req)))
         return rc;
     const cm_params *p = &ctx.params;
     cm_cache_config cfg = {(uint64_t)p->l1_size, (uint64_t)p->l1_ways,

@@ -62,13 +62,8 @@ static int run(int argc, char **argv)
     reuse_opts o = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;
-    const char *trace;
-    if ((rc = cli_one_positional(&ctx, argc, argv, "trace", &trace)))
-        return rc;
-    if ((rc = cli_ctx_resolve(&ctx))) return rc;
     cm_reuse_request req;
-    if ((rc = cli_reuse_request(&ctx, &o.trace, trace, o.sample,
-                                &req)))
+    if ((rc = cli_trace_setup(&ctx, argc, argv, &o.trace, o.sample, &req)))
         return rc;
     cm_err err = {0};
     cm_reuse_result res;

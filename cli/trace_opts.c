@@ -54,3 +54,14 @@ int cli_reuse_request(cli_ctx *ctx, const cli_trace_opts *t,
     req->sample.seed = (uint64_t)ctx->params.sim_seed;
     return 0;
 }
+
+int cli_trace_setup(cli_ctx *ctx, int argc, char **argv,
+                    const cli_trace_opts *t, const char *sample,
+                    cm_reuse_request *req)
+{
+    const char *trace;
+    int rc = cli_one_positional(ctx, argc, argv, "trace", &trace);
+    if (!rc) rc = cli_ctx_resolve(ctx);
+    if (!rc) rc = cli_reuse_request(ctx, t, trace, sample, req);
+    return rc;
+}
