@@ -44,6 +44,8 @@ struct cm_l1 {
     uint64_t bucket_mask;
     uint64_t next_id;
     int blocked; /* a send was refused: wake the SM on retry */
+    int refused; /* a reservation failed: call `freed` on the next free */
+    uint64_t freed_gen;
     cm_l1_counts n;
     cm_err err;
     cm_stat *st_acc, *st_miss, *st_occ, *st_merge, *st_fail[3], *st_rt;
@@ -260,20 +262,17 @@ cm_l1_result cm_l1_access(cm_l1 *l1, uint64_t line, uint8_t op, uint32_t warp,
         fail(l1, "merge without a pending fill", state, ev);
         return CM_L1_ERROR;
     }
-    if (merge && fill->nwait >= l1->cfg.mshr_merge) {
-        l1->n.fail_merge++;
-        cm_stat_add(l1->st_fail[1], 1);
-        return CM_L1_FAIL_MERGE;
-    }
-    if ((a & CM_ACT_MSHR) && !merge && l1->nfree == 0) {
-        l1->n.fail_mshr++;
-        cm_stat_add(l1->st_fail[0], 1);
-        return CM_L1_FAIL_MSHR;
-    }
-    if (alloc && l1->reserved[set] >= l1->cfg.ways) {
-        l1->n.fail_line++;
-        cm_stat_add(l1->st_fail[2], 1);
-        return CM_L1_FAIL_LINE;
+    cm_l1_result why = CM_L1_OK;
+    if (merge && fill->nwait >= l1->cfg.mshr_merge)
+        why = CM_L1_FAIL_MERGE;
+    else if ((a & CM_ACT_MSHR) && !merge && l1->nfree == 0)
+        why = CM_L1_FAIL_MSHR;
+    else if (alloc && l1->reserved[set] >= l1->cfg.ways)
+        why = CM_L1_FAIL_LINE;
+    if (why != CM_L1_OK) {
+        cm_l1_count_fails(l1, why, 1);
+        l1->refused = 1;
+        return why;
     }
     if ((a & CM_ACT_SEND) && !(a & CM_ACT_MSHR)) {
         fail(l1, "a message without an MSHR entry to answer", state, ev);
@@ -352,6 +351,40 @@ cm_l1_result cm_l1_access(cm_l1 *l1, uint64_t line, uint8_t op, uint32_t warp,
     return CM_L1_OK;
 }
 
+void cm_l1_count_fails(cm_l1 *l1, cm_l1_result why, uint64_t n)
+{
+    switch (why) {
+    case CM_L1_FAIL_MSHR:
+        l1->n.fail_mshr += n;
+        cm_stat_add(l1->st_fail[0], (double)n);
+        break;
+    case CM_L1_FAIL_MERGE:
+        l1->n.fail_merge += n;
+        cm_stat_add(l1->st_fail[1], (double)n);
+        break;
+    case CM_L1_FAIL_LINE:
+        l1->n.fail_line += n;
+        cm_stat_add(l1->st_fail[2], (double)n);
+        break;
+    default:
+        break;
+    }
+}
+
+uint64_t cm_l1_freed_gen(const cm_l1 *l1)
+{
+    return l1->freed_gen;
+}
+
+/* An entry or a way came free: a refused request may now pass. */
+static void note_freed(cm_l1 *l1)
+{
+    l1->freed_gen++;
+    if (!l1->refused) return;
+    l1->refused = 0;
+    if (l1->cfg.freed.ready) l1->cfg.freed.ready(l1->cfg.freed.obj);
+}
+
 /* ---- replies ------------------------------------------------------------- */
 
 static void fill_line(cm_l1 *l1, uint64_t line)
@@ -399,6 +432,7 @@ static int reply_accept(void *obj, cm_mreq *q)
     l1->free_stack[l1->nfree++] = (uint32_t)(e - l1->mshr);
     cm_stat_level(l1->st_occ, l1->cfg.mshrs - l1->nfree, now);
     cm_pool_put(l1->cfg.pool, q);
+    note_freed(l1);
     /* Last, so the SM sees the entry free when it reacts. */
     if (r->actions & CM_ACT_COMPLETE)
         for (uint32_t i = 0; i < e->nwait; i++)
@@ -443,7 +477,10 @@ void cm_l1_flash(cm_l1 *l1, unsigned event)
         if (!e->in_use || e->state != CM_L1S_I_V) continue;
         const cm_proto_row *r = row_for(l1, CM_L1S_I_V, event);
         if (!r) return;
-        if (r->next == CM_L1S_I_I) unreserve(l1, e);
+        if (r->next == CM_L1S_I_I) {
+            unreserve(l1, e);
+            note_freed(l1);
+        }
     }
 }
 

@@ -15,7 +15,8 @@
  *  - CM_L1_BUSY: the memory side's sink refused the message; the L1 calls
  *    the SM's `wake` when the memory side calls the L1's retry.
  * A refused request leaves no trace (no counts but the failure), so the
- * LD/ST unit simply offers it again.
+ * LD/ST unit simply offers it again (or counts the offer, see
+ * cm_l1_freed_gen).
  *
  * MSHRs: every request sent (load, store or atomic, under every protocol)
  * takes an entry until its reply, so entries are the L1's requests in
@@ -71,6 +72,8 @@ typedef struct cm_l1_config {
     cm_l1_done_fn done;         /* completions, to the SM */
     void *done_obj;
     cm_retry wake;         /* the sink has room again */
+    cm_retry freed;        /* optional: an entry or way was freed after a
+                              reservation failure */
     cm_stats *stats;       /* required */
     const char *component; /* "sm3" */
 } cm_l1_config;
@@ -106,6 +109,13 @@ typedef struct cm_l1_counts {
 } cm_l1_counts;
 
 const cm_l1_counts *cm_l1_get_counts(const cm_l1 *l1);
+/* Moves whenever an MSHR entry or a reserved way is freed.  A refused
+ * request is refused again, the same way, until it moves: the LD/ST unit
+ * then reports its offers with cm_l1_count_fails instead of making them,
+ * and sleeps until the `freed` callback. */
+uint64_t cm_l1_freed_gen(const cm_l1 *l1);
+/* Counts n more reservation failures of reason why (CM_L1_FAIL_*). */
+void cm_l1_count_fails(cm_l1 *l1, cm_l1_result why, uint64_t n);
 size_t cm_l1_mshr_in_use(const cm_l1 *l1);
 /* Whether the tags hold line (a lookup: LRU moves it to the front). */
 int cm_l1_probe(cm_l1 *l1, uint64_t line);

@@ -22,7 +22,11 @@ enum {
     W_WAIT_BARRIER,
     W_WAIT_KERNEL,
     W_FETCH, /* released from a wait, next instruction not fetched yet */
-    W_DONE
+    W_DONE,
+    /* Not a state: the count class of a READY warp holding a memory
+     * instruction, which can issue only while the LD/ST unit is free. */
+    W_CLASS_READY_MEM,
+    W_CLASSES
 };
 
 enum { IN_NONE = 0, IN_ACTIVE, IN_PENDING }; /* two-level membership */
@@ -34,6 +38,7 @@ typedef struct sm_warp {
     uint32_t stores_out; /* stores not yet acknowledged */
     uint64_t age;        /* launch order, for GTO's "oldest" */
     uint8_t state, where;
+    uint8_t cls; /* counted under nclass[cls] */
 } sm_warp;
 
 static const char *const stall_names[CM_STALL_COUNT] = {
@@ -48,6 +53,9 @@ struct cm_sm {
     sm_warp *w;
     uint32_t nwarps, block_warps, nblocks;
     uint32_t next_launch, live, ndone;
+    /* Warps per state (W_CLASS_READY_MEM split off), so the per-cycle
+     * questions "can anything issue?" and "why not?" cost O(1). */
+    uint32_t nclass[W_CLASSES];
     uint32_t *arrived, *live_blk; /* per block */
     uint32_t kernel_arrived;
     uint64_t stores_total, age_next;
@@ -57,6 +65,11 @@ struct cm_sm {
     uint8_t lop;
     uint16_t lbytes;
     int lwait; /* refused by a busy memory side: wait for the retry */
+    /* Refused by a reservation failure (a cm_l1_result): until the L1
+     * frees something (its freed generation moves) every retry fails the
+     * same way, so it is counted without being made. */
+    uint8_t lfail;
+    uint64_t lfail_gen;
     /* scheduler */
     uint32_t last;
     int have_last;
@@ -64,7 +77,7 @@ struct cm_sm {
     /* timing */
     int started, scheduled, done;
     uint64_t last_tick, finish;
-    uint8_t sleep_reason, sleep_memstall;
+    uint8_t sleep_reason, sleep_memstall, sleep_lfail;
     uint64_t insts, stall[CM_STALL_COUNT], mem_stall;
     cm_stat *st_inst, *st_cycles, *st_stall[CM_STALL_COUNT], *st_mem;
     cm_err err;
@@ -100,6 +113,17 @@ static void remove_at(uint32_t *a, uint32_t *n, uint32_t i)
 {
     memmove(a + i, a + i + 1, (*n - i - 1) * sizeof *a);
     (*n)--;
+}
+
+/* Every state change goes through here to keep nclass true. */
+static void warp_set_state(cm_sm *sm, uint32_t w, uint8_t state)
+{
+    sm_warp *wp = &sm->w[w];
+    sm->nclass[wp->cls]--;
+    wp->state = state;
+    wp->cls = state == W_READY && is_mem(wp->inst.kind) ? W_CLASS_READY_MEM
+                                                         : state;
+    sm->nclass[wp->cls]++;
 }
 
 static void pend_push(cm_sm *sm, uint32_t w)
@@ -142,7 +166,7 @@ static void refill_active(cm_sm *sm)
 
 static void set_wait(cm_sm *sm, uint32_t w, uint8_t state)
 {
-    sm->w[w].state = state;
+    warp_set_state(sm, w, state);
     leave_active(sm, w);
 }
 
@@ -152,7 +176,7 @@ static void check_kernel(cm_sm *sm);
 static void launch(cm_sm *sm, uint32_t w)
 {
     sm->w[w].age = sm->age_next++;
-    sm->w[w].state = W_FETCH;
+    warp_set_state(sm, w, W_FETCH);
     sm->live++;
     sm->live_blk[w / sm->block_warps]++;
     if (sm->cfg.policy == CM_SCHED_TWO_LEVEL) pend_push(sm, w);
@@ -167,7 +191,7 @@ static void release_block(cm_sm *sm, uint32_t b)
     /* Mark all first: a warp that reaches the next barrier while the rest
      * are still being released must not complete it early. */
     for (uint32_t w = lo; w < hi; w++)
-        if (sm->w[w].state == W_WAIT_BARRIER) sm->w[w].state = W_FETCH;
+        if (sm->w[w].state == W_WAIT_BARRIER) warp_set_state(sm, w, W_FETCH);
     for (uint32_t w = lo; w < hi; w++)
         if (sm->w[w].state == W_FETCH) fetch(sm, w);
 }
@@ -188,7 +212,7 @@ static void check_kernel(cm_sm *sm)
     sm->kernel_arrived = 0;
     cm_l1_flash(sm->l1, CM_L1E_KERNEL_START);
     for (uint32_t w = 0; w < sm->nwarps; w++)
-        if (sm->w[w].state == W_WAIT_KERNEL) sm->w[w].state = W_FETCH;
+        if (sm->w[w].state == W_WAIT_KERNEL) warp_set_state(sm, w, W_FETCH);
     for (uint32_t w = 0; w < sm->nwarps; w++)
         if (sm->w[w].state == W_FETCH) fetch(sm, w);
 }
@@ -215,24 +239,24 @@ static void fetch(cm_sm *sm, uint32_t w)
         if (sm->cfg.src.next(sm->cfg.src.obj, sm->cfg.id, w, &wp->inst, &e)) {
             if (sm->err.code == CM_OK) sm->err = e;
             cm_engine_stop(sm->eng);
-            wp->state = W_DONE; /* stops issuing; the run ends in error */
+            warp_set_state(sm, w, W_DONE); /* the run ends in error */
             return;
         }
         switch (wp->inst.kind) {
         case CM_INST_COMPUTE:
             if (wp->inst.n == 0) continue;
             wp->compute_left = wp->inst.n;
-            wp->state = W_READY;
+            warp_set_state(sm, w, W_READY);
             return;
         case CM_INST_LOAD:
         case CM_INST_STORE:
         case CM_INST_ATOMIC:
             if (wp->inst.n == 0) continue;
-            wp->state = W_READY;
+            warp_set_state(sm, w, W_READY);
             return;
         case CM_INST_BARRIER:
         case CM_INST_FENCE:
-            wp->state = W_READY;
+            warp_set_state(sm, w, W_READY);
             return;
         case CM_INST_KERNEL:
             set_wait(sm, w, W_WAIT_KERNEL);
@@ -244,7 +268,7 @@ static void fetch(cm_sm *sm, uint32_t w)
             return;
         default:
             sm_fail(sm, "the warp source returned an unknown instruction");
-            wp->state = W_DONE;
+            warp_set_state(sm, w, W_DONE);
             return;
         }
     }
@@ -286,6 +310,14 @@ static void l1_wake(void *obj)
     cm_sm *sm = obj;
     sm->lwait = 0;
     wake(sm);
+}
+
+/* The L1 freed an MSHR entry or a reserved way after a reservation
+ * failure: the LD/ST unit's next offer may succeed. */
+static void l1_freed(void *obj)
+{
+    cm_sm *sm = obj;
+    if (sm->lfail) wake(sm);
 }
 
 /* ---- issue --------------------------------------------------------------- */
@@ -382,9 +414,13 @@ static void issue(cm_sm *sm, uint32_t w)
     }
 }
 
+static int any_issuable(const cm_sm *sm);
+
 static int pick(cm_sm *sm, uint32_t *out)
 {
     uint32_t W = sm->nwarps;
+    /* Two-level refills its active set even when nothing can issue. */
+    if (sm->cfg.policy != CM_SCHED_TWO_LEVEL && !any_issuable(sm)) return 0;
     switch (sm->cfg.policy) {
     case CM_SCHED_GTO: {
         if (sm->have_last && issuable(sm, sm->last)) {
@@ -410,34 +446,37 @@ static int pick(cm_sm *sm, uint32_t *out)
             }
         }
         return 0;
-    default: /* LRR */
-        for (uint32_t i = 1; i <= W; i++) {
-            uint32_t w = ((sm->have_last ? sm->last : W - 1) + i) % W;
+    default: { /* LRR: slots after the last issued, then from slot 0 */
+        uint32_t start = sm->have_last && sm->last + 1 < W ? sm->last + 1 : 0;
+        for (uint32_t w = start; w < W; w++)
             if (issuable(sm, w)) {
                 *out = w;
                 return 1;
             }
-        }
+        for (uint32_t w = 0; w < start; w++)
+            if (issuable(sm, w)) {
+                *out = w;
+                return 1;
+            }
         return 0;
+    }
     }
 }
 
 static cm_stall_reason stall_reason(const cm_sm *sm)
 {
-    int seen[W_DONE + 1] = {0};
-    for (uint32_t w = 0; w < sm->nwarps; w++) seen[sm->w[w].state] = 1;
-    if (seen[W_READY]) return CM_STALL_MEM_PIPELINE;
-    if (seen[W_WAIT_MEM]) return CM_STALL_MEM_WAIT;
-    if (seen[W_WAIT_FENCE]) return CM_STALL_FENCE;
-    if (seen[W_WAIT_BARRIER] || seen[W_WAIT_KERNEL]) return CM_STALL_BARRIER;
+    const uint32_t *n = sm->nclass;
+    if (n[W_READY] || n[W_CLASS_READY_MEM]) return CM_STALL_MEM_PIPELINE;
+    if (n[W_WAIT_MEM]) return CM_STALL_MEM_WAIT;
+    if (n[W_WAIT_FENCE]) return CM_STALL_FENCE;
+    if (n[W_WAIT_BARRIER] || n[W_WAIT_KERNEL]) return CM_STALL_BARRIER;
     return CM_STALL_IDLE;
 }
 
-static int any_issuable(cm_sm *sm)
+static int any_issuable(const cm_sm *sm)
 {
-    for (uint32_t w = 0; w < sm->nwarps; w++)
-        if (issuable(sm, w)) return 1;
-    return 0;
+    return sm->nclass[W_READY] > 0 ||
+           (sm->ln == 0 && sm->nclass[W_CLASS_READY_MEM] > 0);
 }
 
 static void tick(cm_engine *eng, void *obj, uint64_t arg)
@@ -456,6 +495,9 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
             sm->mem_stall += gap;
             cm_stat_add(sm->st_mem, (double)gap);
         }
+        /* The LD/ST unit slept on a reservation failure: each slept cycle
+         * was one more failed offer. */
+        if (sm->sleep_lfail) cm_l1_count_fails(sm->l1, sm->lfail, gap);
     }
     cm_stat_add(sm->st_cycles, (double)(now - sm->last_tick));
     sm->last_tick = now;
@@ -463,9 +505,14 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
     /* LD/ST unit: one request per cycle into the L1. */
     if (sm->ln > 0) {
         int stuck = 1;
-        if (!sm->lwait) {
+        if (sm->lwait) {
+            /* the memory side's retry clears it */
+        } else if (sm->lfail && cm_l1_freed_gen(sm->l1) == sm->lfail_gen) {
+            cm_l1_count_fails(sm->l1, sm->lfail, 1);
+        } else {
             cm_l1_result r = cm_l1_access(sm->l1, sm->lines[sm->lpos], sm->lop,
                                           sm->lwarp, sm->lbytes);
+            sm->lfail = 0;
             if (r == CM_L1_OK) {
                 stuck = 0;
                 if (++sm->lpos == sm->ln) sm->ln = 0;
@@ -474,6 +521,9 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
             } else if (r == CM_L1_ERROR) {
                 cm_engine_stop(eng);
                 return;
+            } else {
+                sm->lfail = (uint8_t)r;
+                sm->lfail_gen = cm_l1_freed_gen(sm->l1);
             }
         }
         if (stuck) {
@@ -500,12 +550,15 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
     if (sm->scheduled) return; /* a completion during this tick woke us */
     /* any_issuable also sees ready warps still in the two-level pending
      * queue: the next tick's refill moves them in. */
-    if ((sm->ln > 0 && !sm->lwait) || any_issuable(sm)) {
+    int lsd_blocked = sm->lwait || (sm->lfail && cm_l1_freed_gen(sm->l1) ==
+                                                     sm->lfail_gen);
+    if ((sm->ln > 0 && !lsd_blocked) || any_issuable(sm)) {
         if (cm_engine_schedule(eng, 1, tick, sm, 0) == CM_OK) sm->scheduled = 1;
         return;
     }
     sm->sleep_reason = (uint8_t)stall_reason(sm);
     sm->sleep_memstall = (uint8_t)(sm->ln > 0);
+    sm->sleep_lfail = (uint8_t)(sm->ln > 0 && !sm->lwait && sm->lfail);
 }
 
 /* ---- setup --------------------------------------------------------------- */
@@ -554,6 +607,7 @@ cm_status cm_sm_new(const cm_sm_config *cfg, cm_engine *eng, cm_sm **out,
                           ? cfg->block_warps
                           : cfg->warps;
     sm->nblocks = (cfg->warps + sm->block_warps - 1) / sm->block_warps;
+    sm->nclass[W_UNLAUNCHED] = cfg->warps;
     snprintf(sm->comp, sizeof sm->comp, "sm%u", (unsigned)cfg->id);
     sm->w = calloc(cfg->warps, sizeof *sm->w);
     sm->arrived = calloc(sm->nblocks, sizeof *sm->arrived);
@@ -571,6 +625,7 @@ cm_status cm_sm_new(const cm_sm_config *cfg, cm_engine *eng, cm_sm **out,
     lc.done = l1_done;
     lc.done_obj = sm;
     lc.wake = (cm_retry){l1_wake, sm};
+    lc.freed = (cm_retry){l1_freed, sm};
     lc.stats = cfg->stats;
     lc.component = sm->comp;
     cm_status st = cm_l1_new(&lc, eng, &sm->l1, err);

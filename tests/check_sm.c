@@ -328,6 +328,35 @@ START_TEST(test_reservation_fail_in_sm)
 }
 END_TEST
 
+/* While another warp keeps the SM ticking, the LD/ST unit's refused offers
+ * are counted without being made (until the L1 frees an entry): the counts
+ * and timing must be those of the sleeping SM above, offer for offer. */
+START_TEST(test_reservation_fail_while_busy)
+{
+    const uint64_t L = 20;
+    static const uint64_t lines[6] = {0, 1, 2, 3, 4, 5};
+    uint64_t fails[2], stalls[2], ends[2];
+    for (int busy = 0; busy < 2; busy++) {
+        rig *r = rig_new("no-coh", 2, L);
+        r->cfg.l1.mshrs = 4;
+        r->src.prog[0][0] =
+            (cm_inst){.kind = CM_INST_LOAD, .n = 6, .addrs = lines, .bytes = 4};
+        r->src.n[0] = 1;
+        if (busy) put(&r->src, 1, CM_INST_COMPUTE, 3 * L);
+        rig_run(r);
+        fails[busy] = cm_l1_get_counts(cm_sm_l1(r->sm))->fail_mshr;
+        stalls[busy] = cm_sm_mem_stall_cycles(r->sm);
+        ends[busy] = cm_engine_now(&r->eng);
+        assert_conserved(r);
+        rig_free(r);
+    }
+    ck_assert_uint_eq(fails[0], L - 4);
+    ck_assert_uint_eq(fails[1], fails[0]);
+    ck_assert_uint_eq(stalls[1], stalls[0]);
+    ck_assert_uint_ge(ends[1], 3 * L);
+}
+END_TEST
+
 /* ---- the L1 alone -------------------------------------------------------- */
 
 typedef struct l1_rig {
@@ -416,6 +445,47 @@ START_TEST(test_reservation_fail_exact)
     ck_assert_int_eq(cm_l1_access(r->l1, 0, CM_OP_LOAD, 0, 0), CM_L1_OK);
     ck_assert_uint_eq(n->hits, 1);
     l1_rig_drain(r);
+    l1_rig_free(r);
+}
+END_TEST
+
+/* The freed generation stands still while nothing is freed, so a refused
+ * request may be counted instead of re-offered; the first free after a
+ * refusal moves it and calls `freed` exactly once. */
+static void count_call(void *obj)
+{
+    (*(int *)obj)++;
+}
+
+START_TEST(test_l1_freed_generation)
+{
+    l1_rig *r = l1_rig_new(&cm_proto_no_coh, 1, 1, 4);
+    int calls = 0;
+    cm_l1_free(r->l1);
+    cm_err err = {0};
+    cm_l1_config c = {.size = 8 * 4 * 128, .ways = 4, .line = 128,
+                      .mshrs = 1, .mshr_merge = 1, .hit_latency = 1,
+                      .proto = &cm_proto_no_coh, .pool = &r->pool,
+                      .out = {mem_accept, &r->mem}, .done = l1_done_count,
+                      .done_obj = r, .freed = {count_call, &calls},
+                      .stats = r->reg, .component = "sm1"};
+    ck_assert_msg(cm_l1_new(&c, &r->eng, &r->l1, &err) == CM_OK, "%s",
+                  err.msg);
+    r->mem.reply = cm_l1_reply_sink(r->l1);
+    r->mem.retry = cm_l1_retry(r->l1);
+    ck_assert_int_eq(cm_l1_access(r->l1, 0, CM_OP_LOAD, 0, 0), CM_L1_OK);
+    uint64_t g = cm_l1_freed_gen(r->l1);
+    ck_assert_int_eq(cm_l1_access(r->l1, 1, CM_OP_LOAD, 0, 0), CM_L1_FAIL_MSHR);
+    cm_l1_count_fails(r->l1, CM_L1_FAIL_MSHR, 5);
+    ck_assert_uint_eq(cm_l1_get_counts(r->l1)->fail_mshr, 6);
+    ck_assert_uint_eq(cm_l1_freed_gen(r->l1), g);
+    ck_assert_int_eq(calls, 0);
+    l1_rig_drain(r);
+    ck_assert_uint_gt(cm_l1_freed_gen(r->l1), g);
+    ck_assert_int_eq(calls, 1);
+    ck_assert_int_eq(cm_l1_access(r->l1, 1, CM_OP_LOAD, 0, 0), CM_L1_OK);
+    l1_rig_drain(r);
+    ck_assert_int_eq(calls, 1); /* no refusal since: no call */
     l1_rig_free(r);
 }
 END_TEST
@@ -828,7 +898,9 @@ Suite *suite_sm(void)
     tcase_add_test(tc, test_single_warp_streaming);
     tcase_add_test(tc, test_mshr_merge);
     tcase_add_test(tc, test_reservation_fail_in_sm);
+    tcase_add_test(tc, test_reservation_fail_while_busy);
     tcase_add_test(tc, test_reservation_fail_exact);
+    tcase_add_test(tc, test_l1_freed_generation);
     tcase_add_test(tc, test_reservation_fail_no_line);
     tcase_add_test(tc, test_missing_row);
     tcase_add_test(tc, test_sched_lrr);
