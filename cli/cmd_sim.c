@@ -1,9 +1,12 @@
 /* cmd_sim.c - `cohmod sim`: run the event simulator on a workload. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli/cli.h"
+#include "data/table.h"
 #include "sim/gpu.h"
 #include "sim/protocol.h"
 
@@ -13,6 +16,8 @@ static void usage(FILE *f)
           "no-l1|no-coh|wt]\n"
           "                  [--sched lrr|gto|two-level] [--seed N] "
           "[--quiet] [--out stats.csv]\n"
+          "                  [--sample off|temporal|spatial|both] "
+          "[--sample-check]\n"
           "       cohmod sim --list-workloads\n\n"
           "Simulates the machine (gpu.*, sched.*, l1.*, l2.*, dram.*, noc.* "
           "parameters)\nrunning a workload profile until every warp retires "
@@ -27,6 +32,29 @@ static void usage(FILE *f)
           "  --sched S         warp scheduler (shorthand for --set "
           "sched.policy=S)\n"
           "  --seed N          seed of every random stream (sim.seed)\n"
+          "  --sample M        sampling (sim.sample; off = full detail): "
+          "temporal\n"
+          "                    windows (sim.sample_window measured after\n"
+          "                    sim.sample_warmup, one per sim.sample_period "
+          "cycles,\n"
+          "                    functional warming between), spatial "
+          "(sim.sample_sms\n"
+          "                    detailed SMs, the rest inject their "
+          "traffic), or both.\n"
+          "                    Sampled values come with 95%% intervals "
+          "across windows;\n"
+          "                    counters are sums over the measured "
+          "windows\n"
+          "  --sample-check    run full detail and sampled (--sample, "
+          "default both)\n"
+          "                    and write metric,full,sampled,rel_error,"
+          "ci95_halfwidth\n"
+          "                    for the machine's ipc, miss ratios, MSHR "
+          "occupancy and\n"
+          "                    latency, then wall_seconds and speedup "
+          "rows (the\n"
+          "                    timing rows are the only ones that vary "
+          "run to run)\n"
           "  --quiet           no progress bar\n"
           "  --list-workloads  the built-in profiles as CSV, name first\n",
           f);
@@ -39,13 +67,15 @@ enum {
     OPT_SCHED,
     OPT_SEED,
     OPT_QUIET,
-    OPT_LIST
+    OPT_LIST,
+    OPT_SAMPLE,
+    OPT_SAMPLE_CHECK
 };
 
 typedef struct sim_opts {
     cli_ctx *ctx;
     const char *workload, *protocol;
-    int quiet, list;
+    int quiet, list, check;
 } sim_opts;
 
 static int own_option(int opt, const char *arg, void *u)
@@ -67,6 +97,11 @@ static int own_option(int opt, const char *arg, void *u)
         return 0;
     case OPT_LIST:
         o->list = 1;
+        return 0;
+    case OPT_SAMPLE:
+        return cli_alias_set(o->ctx, "sim.sample", arg);
+    case OPT_SAMPLE_CHECK:
+        o->check = 1;
         return 0;
     default:
         return CM_EINPUT;
@@ -102,6 +137,151 @@ static int load_workload(cli_ctx *ctx, const char *name,
                                                        : 0;
 }
 
+typedef struct sim_job {
+    const cm_workload_profile *prof;
+    const cm_protocol *proto;
+    int quiet;
+} sim_job;
+
+typedef struct sim_run {
+    cm_stats *stats;
+    cm_stat_row *rows;
+    size_t nrows;
+    cm_gpu_result res;
+    double seconds;
+} sim_run;
+
+static void sim_run_free(sim_run *r)
+{
+    cm_stats_free(r->stats);
+    free(r->rows);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) +
+           1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+static double row_value(const sim_run *r, const char *metric)
+{
+    const cm_stat_row *row = cm_stats_find(r->rows, r->nrows, metric, "all");
+    return row ? row->value : NAN;
+}
+
+/* One simulation of the job on params p, timed. */
+static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
+                          cm_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->stats = cm_stats_new();
+    if (!r->stats) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_gpu_run_config cfg = {p, job->prof, job->proto,
+                             job->quiet ? NULL : cli_progress, NULL};
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cm_status st = cm_gpu_run(&cfg, r->stats, &r->res, err);
+    r->seconds = seconds_since(&t0);
+    if (!st) st = cm_stats_rows(r->stats, &r->rows, &r->nrows, err);
+    const cm_param_info *pi = cm_param_find("sim.sample");
+    char mode[32];
+    cm_param_format(pi, cm_param_get(p, pi), mode, sizeof mode);
+    if (!st && !job->quiet)
+        fprintf(stderr,
+                "cohmod sim: %s on %s, sample %s, %s: %llu cycles, IPC %.3f, "
+                "%.2f s (%.2f Mevents/s)\n",
+                job->prof->name, job->proto->name,
+                mode,
+                r->res.finished ? "finished" : "stopped at sim.max_cycles",
+                (unsigned long long)r->res.cycles, row_value(r, "ipc"),
+                r->seconds,
+                r->seconds > 0 ? (double)r->res.events / r->seconds / 1e6 : 0);
+    return st;
+}
+
+static int sim_once(cli_ctx *ctx, const sim_job *job)
+{
+    cm_err err = {0};
+    sim_run r;
+    cm_status st = simulate(job, &ctx->params, &r, &err);
+    if (!st) st = cm_stats_write(r.stats, ctx->out, &err);
+    sim_run_free(&r);
+    return st ? cli_fail(ctx, &err) : cli_write_param_dump(ctx, ctx->out);
+}
+
+/* The machine-level quantities sampling must get right. */
+static const char *const check_metrics[] = {
+    "ipc",
+    "l1.miss_ratio",
+    "l2.miss_ratio",
+    "l1.mshr.occupancy_mean",
+    "l1.mshr.full_fraction",
+    "roundtrip.latency_mean",
+    "mem_pipeline.stall_ratio",
+};
+
+static cm_status write_check(const char *path, const sim_run *full,
+                             const sim_run *smp, cm_err *err)
+{
+    cm_csv_writer *w = NULL;
+    static const char *const head[] = {"metric", "full", "sampled",
+                                       "rel_error", "ci95_halfwidth"};
+    cm_status st = cm_csv_writer_open(path, &w, err);
+    if (!st) st = cm_csv_writer_row(w, 5, head, err);
+    size_t n = sizeof check_metrics / sizeof *check_metrics;
+    for (size_t i = 0; !st && i < n; i++) {
+        const cm_stat_row *f = cm_stats_find(full->rows, full->nrows,
+                                             check_metrics[i], "all");
+        const cm_stat_row *s = cm_stats_find(smp->rows, smp->nrows,
+                                             check_metrics[i], "all");
+        if (!f || !s) continue;
+        char v[4][32];
+        cm_fmt_double(v[0], f->value);
+        cm_fmt_double(v[1], s->value);
+        cm_fmt_double(v[2], f->value != 0 ? fabs(s->value - f->value) /
+                                                fabs(f->value)
+                                          : NAN);
+        cm_fmt_double(v[3], 0.5 * (s->ci95_hi - s->ci95_lo));
+        const char *cells[5] = {check_metrics[i], v[0], v[1], v[2], v[3]};
+        st = cm_csv_writer_row(w, 5, cells, err);
+    }
+    if (!st) {
+        char a[32], b[32], c[32];
+        cm_fmt_double(a, full->seconds);
+        cm_fmt_double(b, smp->seconds);
+        const char *cells[5] = {"wall_seconds", a, b, "nan", "nan"};
+        st = cm_csv_writer_row(w, 5, cells, err);
+        cm_fmt_double(c, smp->seconds > 0 ? full->seconds / smp->seconds
+                                          : NAN);
+        const char *sp[5] = {"speedup", "1", c, "nan", "nan"};
+        if (!st) st = cm_csv_writer_row(w, 5, sp, err);
+    }
+    if (st) {
+        if (w) cm_csv_writer_abort(w);
+        return st;
+    }
+    return cm_csv_writer_commit(w, err);
+}
+
+/* Full detail against the sampled run, same machine, workload and seed. */
+static int sample_check(cli_ctx *ctx, const sim_job *job)
+{
+    cm_params full = ctx->params, smp = ctx->params;
+    full.sim_sample = 0;
+    if (smp.sim_sample == 0) smp.sim_sample = 3; /* both */
+    cm_err err = {0};
+    sim_run a, b;
+    memset(&b, 0, sizeof b);
+    cm_status st = simulate(job, &full, &a, &err);
+    if (!st) st = simulate(job, &smp, &b, &err);
+    if (!st) st = write_check(ctx->out, &a, &b, &err);
+    sim_run_free(&a);
+    sim_run_free(&b);
+    return st ? cli_fail(ctx, &err) : 0;
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -112,6 +292,8 @@ static int run(int argc, char **argv)
         {"seed", required_argument, NULL, OPT_SEED},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"list-workloads", no_argument, NULL, OPT_LIST},
+        {"sample", required_argument, NULL, OPT_SAMPLE},
+        {"sample-check", no_argument, NULL, OPT_SAMPLE_CHECK},
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "sim");
@@ -132,33 +314,8 @@ static int run(int argc, char **argv)
     cm_workload_profile prof;
     if ((rc = load_workload(&ctx, o.workload, &prof))) return rc;
 
-    cm_err err = {0};
-    cm_stats *stats = cm_stats_new();
-    if (!stats) {
-        cm_err_set(&err, CM_EINTERNAL, "out of memory");
-        return cli_fail(&ctx, &err);
-    }
-    cm_gpu_run_config cfg = {&ctx.params, &prof, proto,
-                             o.quiet ? NULL : cli_progress, NULL};
-    cm_gpu_result res;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    cm_status st = cm_gpu_run(&cfg, stats, &res, &err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (!st) st = cm_stats_write(stats, ctx.out, &err);
-    rc = st ? cli_fail(&ctx, &err) : cli_write_param_dump(&ctx, ctx.out);
-    if (!rc && !o.quiet) {
-        double secs = (double)(t1.tv_sec - t0.tv_sec) +
-                      1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-        fprintf(stderr, "cohmod sim: %s on %s, %s: %llu cycles, IPC %.3f%s, "
-                "%.2f s (%.2f Mevents/s)\n", prof.name, pname,
-                res.finished ? "finished" : "stopped at sim.max_cycles",
-                (unsigned long long)res.cycles,
-                res.cycles ? (double)res.instructions / (double)res.cycles : 0,
-                "", secs, secs > 0 ? (double)res.events / secs / 1e6 : 0);
-    }
-    cm_stats_free(stats);
-    return rc;
+    sim_job job = {&prof, proto, o.quiet};
+    return o.check ? sample_check(&ctx, &job) : sim_once(&ctx, &job);
 }
 
 const cli_command cli_cmd_sim = {

@@ -1,187 +1,525 @@
-/* gpu.c - the whole simulated GPU (see gpu.h).
+/* gpu.c - the whole simulated GPU (see gpu.h), in full detail or sampled.
  *
  * Wiring: the memory side needs each SM's reply sink and each L1 needs the
  * memory side's input, so replies go through a small trampoline per SM that
- * is pointed at its L1 once the SMs exist.  Each warp's instructions come
- * from its own workload generator (seeded from sim.seed, SM and warp), so a
- * warp's stream does not depend on the schedule and runs repeat byte for
- * byte.
+ * is pointed at its L1 (or at its traffic injector) once the SMs exist.
+ * Each warp's instructions come from its own workload generator (seeded
+ * from sim.seed, SM and warp), so a warp's stream does not depend on the
+ * schedule and runs repeat byte for byte.
  *
- * Sizing: every request in flight holds an L1 MSHR entry, so a pool of
- * SMs x l1.mshrs requests can never run dry; the event queue gets the
- * memory side's own bound plus a generous per-warp allowance. */
+ * Sampling (design.md, "Sampling in the simulator"; sim.sample):
+ *  - spatial: SMs 0..K-1 (K = sim.sample_sms) run in detail.  Every other
+ *    SM is a traffic injector: its warps run functionally through its own
+ *    L1 tags (cm_sm_functional), and the requests that reach the memory
+ *    side are sent, timed, at the detailed SMs' current rate of L1
+ *    requests per SM per cycle (re-measured every rate slice of 1000
+ *    cycles, smoothed), with at most l1.mshrs of them in flight, so the
+ *    shared crossbar, L2 and DRAM see the whole machine's load and its
+ *    back-pressure.  Per-SM rows exist for the detailed SMs only; machine
+ *    totals (ipc of `all`) scale the detailed SMs' instructions by N/K.
+ *    Assumption: the injected SMs behave like the average detailed one
+ *    (true of the statistical profiles, whose SMs are alike);
+ *  - temporal (SMARTS-like): each sim.sample_period cycles of simulated
+ *    time hold an unmeasured detailed warm-up (sim.sample_warmup, refills
+ *    MSHRs and queues), a measured window (sim.sample_window), a drain
+ *    (no new instruction issues until nothing is in flight, since a
+ *    functional step must not overtake timed requests) and a fast-forward:
+ *    every SM executes functionally, warming the L1 and L2 tags, the
+ *    instructions its last window's IPC would have issued in the rest of
+ *    the period.  Simulated cycles = detailed cycles + fast-forwarded
+ *    cycles.  Assumption: a window's IPC holds for the period around it;
+ *    row buffers, L2 MSHRs and queue contents are not warmed (the warm-up
+ *    refills them).
+ * Windows are batches (stats.h): every reported value is estimated from
+ * them with its 95% interval; spatial sampling without temporal runs
+ * back-to-back windows after one warm-up.
+ *
+ * Sizing: every request in flight holds an L1 MSHR entry (or an injector's
+ * slot), so a pool of SMs x l1.mshrs requests can never run dry; the event
+ * queue gets the memory side's own bound plus a generous per-warp
+ * allowance. */
 #include "sim/gpu.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/engine.h"
 #include "sim/memsys.h"
 #include "sim/sm.h"
+#include "sim/workload_source.h"
+
+enum { RATE_SLICE = 1000 };
+
+typedef struct gpu gpu;
+
+/* A functional SM standing in for a detailed one at the memory side. */
+typedef struct injector {
+    gpu *g;
+    cm_sm *sm;
+    uint32_t id, out; /* requests in flight */
+    uint64_t *line;   /* requests produced and not sent yet */
+    uint8_t *msg;
+    uint32_t qn, qpos;
+    double next;                  /* earliest cycle of the next send */
+    int scheduled, retry, paused; /* paused: draining or fast-forwarding */
+    uint64_t next_id;
+} injector;
 
 typedef struct reply_slot {
-    cm_l1 *l1;
+    cm_l1 *l1;     /* a detailed SM */
+    injector *inj; /* or an injected one */
 } reply_slot;
 
-typedef struct gpu {
+struct gpu {
     const cm_gpu_run_config *cfg;
+    const cm_params *p;
     cm_engine eng;
     cm_pool pool;
     cm_memsys *ms;
+    cm_stats *scratch; /* the injected SMs' statistics, never reported */
     cm_sm **sms;
+    injector *inj;
     reply_slot *slots;
     cm_sink *reply_sinks;
-    cm_wgen *gens; /* sms x warps */
-    cm_winst inst; /* the instruction being translated */
-    uint32_t nsm, warps;
-} gpu;
+    cm_workload_source *src;
+    uint32_t nsm, warps, ndetail;
+    int temporal;
+    double rate; /* injector requests per cycle, from the detailed SMs */
+    uint64_t rate_sent, rate_at;
+    uint64_t ff_cycles;
+    cm_stat *st_inst, *st_cycles; /* machine totals (ipc of `all`) */
+};
+
+/* ---- traffic injectors ----------------------------------------------------- */
+
+static void inj_fire(cm_engine *eng, void *obj, uint64_t arg);
+
+static void inj_schedule(injector *in, uint64_t at)
+{
+    if (in->scheduled || in->paused || in->retry) return;
+    if (cm_engine_schedule_at(&in->g->eng, at, inj_fire, in, 0) == CM_OK)
+        in->scheduled = 1;
+}
+
+static int inj_collect(void *obj, uint32_t sm, uint64_t line, unsigned msg)
+{
+    (void)sm;
+    injector *in = obj;
+    in->line[in->qn] = line;
+    in->msg[in->qn++] = (uint8_t)msg;
+    return 1; /* stop after this instruction: send before running on */
+}
+
+static void inj_fire(cm_engine *eng, void *obj, uint64_t arg)
+{
+    (void)arg;
+    injector *in = obj;
+    gpu *g = in->g;
+    uint64_t now = cm_engine_now(eng);
+    in->scheduled = 0;
+    while (!in->paused && in->out < (uint32_t)g->p->l1_mshrs) {
+        if (in->qpos == in->qn) {
+            in->qn = in->qpos = 0;
+            cm_sm_functional(in->sm, UINT64_MAX, inj_collect, in);
+            if (in->qn == 0) return; /* its warps have all retired */
+        }
+        if ((double)now < in->next) {
+            inj_schedule(in, (uint64_t)ceil(in->next));
+            return;
+        }
+        cm_mreq *q = cm_pool_get(&g->pool);
+        if (!q) return; /* cannot happen: the pool holds every slot */
+        unsigned msg = in->msg[in->qpos];
+        *q = (cm_mreq){.line = in->line[in->qpos],
+                       .id = (uint64_t)in->id << 40 | in->next_id,
+                       .issue_cycle = now,
+                       .sm = in->id,
+                       .bytes = 4,
+                       .op = msg == CM_MSG_GETS    ? CM_OP_LOAD
+                             : msg == CM_MSG_WRITE ? CM_OP_STORE
+                                                   : CM_OP_ATOMIC,
+                       .msg = (uint8_t)msg};
+        cm_sink s = cm_memsys_input(g->ms, in->id);
+        if (cm_sink_send(&s, q) != CM_SINK_OK) {
+            cm_pool_put(&g->pool, q);
+            in->retry = 1;
+            return;
+        }
+        in->next_id++;
+        in->qpos++;
+        in->out++;
+        double gap = g->rate > 0 ? 1 / g->rate : 1e9;
+        in->next = ((double)now > in->next ? (double)now : in->next) + gap;
+    }
+}
+
+static void inj_retry(void *obj)
+{
+    injector *in = obj;
+    in->retry = 0;
+    inj_schedule(in, cm_engine_now(&in->g->eng));
+}
+
+static int warm_l2(void *obj, uint32_t sm, uint64_t line, unsigned msg)
+{
+    (void)sm;
+    cm_memsys_warm(((gpu *)obj)->ms, line, msg);
+    return 0;
+}
+
+/* Stops sending; requests produced but not sent warm the L2 instead. */
+static void inj_pause(injector *in, int on)
+{
+    in->paused = on;
+    if (!on) {
+        inj_schedule(in, cm_engine_now(&in->g->eng));
+        return;
+    }
+    for (; in->qpos < in->qn; in->qpos++)
+        warm_l2(in->g, in->id, in->line[in->qpos], in->msg[in->qpos]);
+}
 
 static int reply_accept(void *obj, cm_mreq *r)
 {
     reply_slot *slot = obj;
-    cm_sink s = cm_l1_reply_sink(slot->l1);
-    return cm_sink_send(&s, r);
+    if (slot->l1) {
+        cm_sink s = cm_l1_reply_sink(slot->l1);
+        return cm_sink_send(&s, r);
+    }
+    injector *in = slot->inj;
+    cm_pool_put(&in->g->pool, r);
+    in->out--;
+    inj_schedule(in, cm_engine_now(&in->g->eng));
+    return CM_SINK_OK;
 }
 
-/* Workload instruction -> SM instruction.  The generator's lines are
- * already coalesced; its compute is in cycles, which the SM spends as that
- * many one-cycle instructions. */
-static cm_status next_inst(void *obj, uint32_t sm, uint32_t warp,
-                           cm_inst *inst, cm_err *err)
-{
-    (void)err;
-    gpu *g = obj;
-    cm_winst *w = &g->inst;
-    cm_wgen_next(&g->gens[(size_t)sm * g->warps + warp], w);
-    memset(inst, 0, sizeof *inst);
-    switch (w->kind) {
-    case CM_WI_COMPUTE:
-        inst->kind = CM_INST_COMPUTE;
-        inst->n = w->compute;
-        break;
-    case CM_WI_MEM:
-        inst->kind = w->op == CM_WOP_LOAD    ? CM_INST_LOAD
-                     : w->op == CM_WOP_STORE ? CM_INST_STORE
-                                             : CM_INST_ATOMIC;
-        inst->n = w->n;
-        inst->addrs = w->lines;
-        inst->bytes = 4; /* a 32-bit word per thread of the warp */
-        break;
-    case CM_WI_BARRIER:
-        inst->kind = CM_INST_BARRIER;
-        break;
-    case CM_WI_FENCE:
-        inst->kind = CM_INST_FENCE;
-        break;
-    case CM_WI_KERNEL:
-        inst->kind = CM_INST_KERNEL;
-        break;
-    default:
-        inst->kind = CM_INST_END;
-    }
-    return CM_OK;
-}
+/* ---- building -------------------------------------------------------------- */
 
 static void gpu_free(gpu *g)
 {
     for (uint32_t i = 0; g->sms && i < g->nsm; i++) cm_sm_free(g->sms[i]);
+    for (uint32_t i = 0; g->inj && i < g->nsm; i++) {
+        free(g->inj[i].line);
+        free(g->inj[i].msg);
+    }
     cm_memsys_free(g->ms);
     cm_pool_free(&g->pool);
     cm_engine_free(&g->eng);
+    cm_stats_free(g->scratch);
     free(g->sms);
+    free(g->inj);
     free(g->slots);
     free(g->reply_sinks);
-    free(g->gens);
+    cm_workload_source_free(g->src);
+}
+
+static cm_status build_sm(gpu *g, uint32_t i, cm_stats *stats, cm_err *err)
+{
+    const cm_params *p = g->p;
+    cm_status st;
+    int detailed = i < g->ndetail;
+    cm_sm_config c;
+    memset(&c, 0, sizeof c);
+    cm_sm_config_params(&c, p);
+    c.id = i;
+    c.l1.proto = g->cfg->protocol;
+    c.l1.pool = &g->pool;
+    c.l1.out = cm_memsys_input(g->ms, i);
+    c.src = cm_workload_source_warps(g->src);
+    c.stats = detailed ? stats : g->scratch;
+    if ((st = cm_sm_new(&c, &g->eng, &g->sms[i], err))) return st;
+    if (detailed) {
+        g->slots[i].l1 = cm_sm_l1(g->sms[i]);
+        cm_memsys_set_retry(g->ms, i, cm_l1_retry(g->slots[i].l1));
+        return CM_OK;
+    }
+    injector *in = &g->inj[i];
+    *in = (injector){.g = g, .sm = g->sms[i], .id = i};
+    in->line = calloc(c.max_lines, sizeof *in->line);
+    in->msg = calloc(c.max_lines, sizeof *in->msg);
+    if (!in->line || !in->msg)
+        return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    g->slots[i].inj = in;
+    cm_memsys_set_retry(g->ms, i, (cm_retry){inj_retry, in});
+    return CM_OK;
 }
 
 static cm_status gpu_build(gpu *g, cm_stats *stats, cm_err *err)
 {
-    const cm_params *p = g->cfg->params;
+    const cm_params *p = g->p;
     g->nsm = (uint32_t)p->gpu_sms;
     g->warps = (uint32_t)p->gpu_warps_per_sm;
+    int spatial = p->sim_sample == 2 || p->sim_sample == 3;
+    g->temporal = p->sim_sample == 1 || p->sim_sample == 3;
+    g->ndetail = spatial && p->sim_sample_sms < g->nsm
+                     ? (uint32_t)p->sim_sample_sms
+                     : g->nsm;
+    g->rate = 1; /* until the detailed SMs have been measured */
     g->sms = calloc(g->nsm, sizeof *g->sms);
+    g->inj = calloc(g->nsm, sizeof *g->inj);
     g->slots = calloc(g->nsm, sizeof *g->slots);
     g->reply_sinks = calloc(g->nsm, sizeof *g->reply_sinks);
-    g->gens = calloc((size_t)g->nsm * g->warps, sizeof *g->gens);
-    if (!g->sms || !g->slots || !g->reply_sinks || !g->gens)
+    g->scratch = cm_stats_new();
+    if (!g->sms || !g->inj || !g->slots || !g->reply_sinks || !g->scratch)
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
     size_t events = cm_memsys_events(p) +
                     (size_t)g->nsm * (4 * g->warps + 2 * (size_t)p->l1_mshrs +
                                       64);
-    cm_status st = cm_engine_init(&g->eng, events, err);
+    cm_status st = cm_workload_source_new(g->cfg->workload,
+                                          (uint64_t)p->sim_seed, g->nsm,
+                                          g->warps, (uint32_t)p->l1_line,
+                                          &g->src, err);
+    if (!st) st = cm_engine_init(&g->eng, events, err);
     if (!st)
         st = cm_pool_init(&g->pool, sizeof(cm_mreq),
                           (size_t)g->nsm * ((size_t)p->l1_mshrs + 8), err);
     for (uint32_t i = 0; !st && i < g->nsm; i++)
         g->reply_sinks[i] = (cm_sink){reply_accept, &g->slots[i]};
     if (!st) st = cm_memsys_new(p, &g->eng, stats, g->reply_sinks, &g->ms, err);
-    for (uint32_t i = 0; !st && i < g->nsm; i++) {
-        for (uint32_t w = 0; !st && w < g->warps; w++)
-            st = cm_wgen_init(&g->gens[(size_t)i * g->warps + w],
-                              g->cfg->workload, (uint64_t)p->sim_seed, i, w,
-                              (uint32_t)p->l1_line, err);
-        cm_sm_config c;
-        memset(&c, 0, sizeof c);
-        cm_sm_config_params(&c, p);
-        c.id = i;
-        c.l1.proto = g->cfg->protocol;
-        c.l1.pool = &g->pool;
-        c.l1.out = cm_memsys_input(g->ms, i);
-        c.src = (cm_warp_source){next_inst, g};
-        c.stats = stats;
-        if (!st) st = cm_sm_new(&c, &g->eng, &g->sms[i], err);
-        if (st) break;
-        g->slots[i].l1 = cm_sm_l1(g->sms[i]);
-        cm_memsys_set_retry(g->ms, i, cm_l1_retry(g->slots[i].l1));
-    }
+    for (uint32_t i = 0; !st && i < g->nsm; i++) st = build_sm(g, i, stats, err);
+    if (!st)
+        st = cm_stats_counter(stats, "gpu.instructions", "all", &g->st_inst,
+                              err);
+    if (!st)
+        st = cm_stats_counter(stats, "gpu.cycles", "all", &g->st_cycles, err);
+    if (!st)
+        st = cm_stats_ratio(stats, "ipc", "all", g->st_inst, g->st_cycles, err);
     return st;
 }
 
-static int all_done(const gpu *g)
+/* ---- running --------------------------------------------------------------- */
+
+static int detail_done(const gpu *g)
 {
-    for (uint32_t i = 0; i < g->nsm; i++)
+    for (uint32_t i = 0; i < g->ndetail; i++)
         if (!cm_sm_done(g->sms[i])) return 0;
     return 1;
 }
 
-/* Runs in slices so progress can be shown and a finished machine stops at
- * once. */
-static cm_status gpu_simulate(gpu *g, cm_gpu_result *res, cm_err *err)
+static uint64_t detail_instructions(const gpu *g)
 {
-    const uint64_t max = (uint64_t)g->cfg->params->sim_max_cycles;
-    const uint64_t slice = 100000;
-    cm_status st = CM_OK;
-    for (uint32_t i = 0; !st && i < g->nsm; i++)
-        st = cm_sm_start(g->sms[i], err);
-    while (!st && !all_done(g) && cm_engine_now(&g->eng) < max) {
-        uint64_t until = cm_engine_now(&g->eng) + slice;
-        cm_run_end why;
-        st = cm_engine_run(&g->eng, until < max ? until : max, 0, &why, err);
-        for (uint32_t i = 0; !st && i < g->nsm; i++) {
-            const cm_err *e = cm_sm_error(g->sms[i]);
-            if (e) {
-                *err = *e;
-                st = e->code ? e->code : CM_EINTERNAL;
-            }
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < g->ndetail; i++) n += cm_sm_instructions(g->sms[i]);
+    return n;
+}
+
+static uint64_t detail_sent(const gpu *g)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < g->ndetail; i++)
+        n += cm_l1_get_counts(cm_sm_l1(g->sms[i]))->sent;
+    return n;
+}
+
+/* The injectors follow the detailed SMs' request rate, smoothed over
+ * slices so one slice's burst does not swing them. */
+static void update_rate(gpu *g)
+{
+    uint64_t now = cm_engine_now(&g->eng), sent = detail_sent(g);
+    if (g->ndetail == g->nsm || now <= g->rate_at) return;
+    double r = (double)(sent - g->rate_sent) /
+               ((double)g->ndetail * (double)(now - g->rate_at));
+    g->rate = g->rate_at == 0 ? r : 0.75 * g->rate + 0.25 * r;
+    g->rate_sent = sent;
+    g->rate_at = now;
+}
+
+static cm_status check_errors(gpu *g, cm_err *err)
+{
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        const cm_err *e = cm_sm_error(g->sms[i]);
+        if (e) {
+            *err = *e;
+            return e->code ? e->code : CM_EINTERNAL;
         }
-        if (!st && why == CM_RUN_EMPTY && !all_done(g))
-            st = cm_err_set(err, CM_EINTERNAL,
-                            "simulation deadlock: no event pending at cycle "
-                            "%llu with warps still live",
-                            (unsigned long long)cm_engine_now(&g->eng));
+    }
+    return CM_OK;
+}
+
+/* Runs detailed time up to `until` (or until `stop` says so), in rate
+ * slices; sim.max_cycles caps `until` unless uncapped (a drain). */
+static cm_status run_until(gpu *g, uint64_t until, int (*stop)(const gpu *),
+                           int uncapped, cm_err *err)
+{
+    const uint64_t max = (uint64_t)g->p->sim_max_cycles;
+    if (until > max && !uncapped) until = max;
+    while (!stop(g) && cm_engine_now(&g->eng) < until) {
+        uint64_t to = cm_engine_now(&g->eng) + RATE_SLICE;
+        cm_run_end why;
+        cm_status st = cm_engine_run(&g->eng, to < until ? to : until, 0, &why,
+                                     err);
+        if (!st) st = check_errors(g, err);
+        if (st) return st;
+        if (why == CM_RUN_EMPTY && !stop(g))
+            return cm_err_set(err, CM_EINTERNAL,
+                              "simulation deadlock: no event pending at cycle "
+                              "%llu with warps still live",
+                              (unsigned long long)cm_engine_now(&g->eng));
+        update_rate(g);
         if (g->cfg->progress)
-            g->cfg->progress((size_t)cm_engine_now(&g->eng), (size_t)max,
-                             g->cfg->progress_arg);
+            g->cfg->progress((size_t)(cm_engine_now(&g->eng) + g->ff_cycles),
+                             (size_t)max, g->cfg->progress_arg);
+    }
+    return CM_OK;
+}
+
+static int all_quiet(const gpu *g)
+{
+    for (uint32_t i = 0; i < g->nsm; i++)
+        if (!cm_sm_quiet(g->sms[i]) || (g->slots[i].inj && g->inj[i].out))
+            return 0;
+    return cm_memsys_outstanding(g->ms) == 0;
+}
+
+static void set_drain(gpu *g, int on)
+{
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        if (g->slots[i].inj)
+            inj_pause(&g->inj[i], on);
+        else
+            cm_sm_set_drain(g->sms[i], on);
+    }
+}
+
+/* Issues nothing new until nothing is in flight. */
+static cm_status drain(gpu *g, cm_err *err)
+{
+    set_drain(g, 1);
+    return run_until(g, UINT64_MAX, all_quiet, 1, err);
+}
+
+static void sync_sms(gpu *g)
+{
+    for (uint32_t i = 0; i < g->ndetail; i++) cm_sm_sync(g->sms[i]);
+}
+
+static cm_status window_begin(gpu *g, cm_stats *stats, uint64_t *inst0,
+                              cm_err *err)
+{
+    sync_sms(g);
+    *inst0 = detail_instructions(g);
+    return cm_stats_window_begin(stats, cm_engine_now(&g->eng), err);
+}
+
+/* Closes a window: the machine's instructions (detailed ones scaled to
+ * every SM) and cycles of the window join the totals inside it. */
+static cm_status window_end(gpu *g, cm_stats *stats, uint64_t inst0,
+                            uint64_t t0, cm_err *err)
+{
+    sync_sms(g);
+    double scale = (double)g->nsm / g->ndetail;
+    cm_stat_add(g->st_inst, scale * (double)(detail_instructions(g) - inst0));
+    cm_stat_add(g->st_cycles, (double)(cm_engine_now(&g->eng) - t0));
+    return cm_stats_window_end(stats, cm_engine_now(&g->eng), err);
+}
+
+/* Fast-forwards every SM the instructions it would issue in `cycles` at
+ * its window IPC (injected SMs: the detailed SMs' mean).  Returns the
+ * cycles actually covered: fewer if the warps retire first. */
+static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
+                             uint64_t win_cycles, uint64_t cycles)
+{
+    double mean = 0, covered = 0;
+    for (uint32_t i = 0; i < g->ndetail; i++) mean += (double)win_inst[i];
+    mean /= g->ndetail;
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        double ipc = (i < g->ndetail ? (double)win_inst[i] : mean) /
+                     (double)(win_cycles ? win_cycles : 1);
+        uint64_t want = (uint64_t)llround(ipc * (double)cycles);
+        if (want == 0) continue;
+        uint64_t got = cm_sm_functional(g->sms[i], want, warm_l2, g);
+        double c = (double)cycles * (double)got / (double)want;
+        if (i < g->ndetail && c > covered) covered = c;
+    }
+    return (uint64_t)llround(covered);
+}
+
+static cm_status run_temporal(gpu *g, cm_stats *stats, cm_err *err)
+{
+    const cm_params *p = g->p;
+    uint64_t warm = (uint64_t)p->sim_sample_warmup;
+    uint64_t win = (uint64_t)p->sim_sample_window;
+    uint64_t period = (uint64_t)p->sim_sample_period;
+    uint64_t *base = calloc(g->ndetail, sizeof *base);
+    if (!base) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    const uint64_t max = (uint64_t)p->sim_max_cycles;
+    cm_status st = CM_OK;
+    while (!st && !detail_done(g) &&
+           cm_engine_now(&g->eng) + g->ff_cycles < max) {
+        uint64_t start = cm_engine_now(&g->eng), inst0 = 0;
+        st = run_until(g, start + warm, detail_done, 0, err);
+        if (st || detail_done(g)) break;
+        uint64_t t0 = cm_engine_now(&g->eng);
+        for (uint32_t i = 0; i < g->ndetail; i++)
+            base[i] = cm_sm_instructions(g->sms[i]);
+        if ((st = window_begin(g, stats, &inst0, err))) break;
+        st = run_until(g, t0 + win, detail_done, 0, err);
+        uint64_t t1 = cm_engine_now(&g->eng);
+        if (!st) st = window_end(g, stats, inst0, t0, err);
+        if (st || detail_done(g)) break;
+        for (uint32_t i = 0; i < g->ndetail; i++)
+            base[i] = cm_sm_instructions(g->sms[i]) - base[i];
+        if ((st = drain(g, err))) break;
+        uint64_t used = cm_engine_now(&g->eng) - start;
+        if (period > used)
+            g->ff_cycles += fast_forward(g, base, t1 - t0, period - used);
+        set_drain(g, 0);
+    }
+    free(base);
+    return st;
+}
+
+static cm_status run_spatial(gpu *g, cm_stats *stats, cm_err *err)
+{
+    const cm_params *p = g->p;
+    uint64_t win = (uint64_t)p->sim_sample_window;
+    cm_status st = run_until(g, (uint64_t)p->sim_sample_warmup, detail_done,
+                             0, err);
+    while (!st && !detail_done(g) &&
+           cm_engine_now(&g->eng) < (uint64_t)p->sim_max_cycles) {
+        uint64_t t0 = cm_engine_now(&g->eng), inst0 = 0;
+        if ((st = window_begin(g, stats, &inst0, err))) break;
+        st = run_until(g, t0 + win, detail_done, 0, err);
+        if (!st) st = window_end(g, stats, inst0, t0, err);
+    }
+    return st;
+}
+
+static cm_status gpu_simulate(gpu *g, cm_stats *stats, cm_gpu_result *res,
+                              cm_err *err)
+{
+    cm_status st = CM_OK;
+    for (uint32_t i = 0; !st && i < g->nsm; i++) {
+        if (g->slots[i].inj)
+            inj_schedule(&g->inj[i], 0);
+        else
+            st = cm_sm_start(g->sms[i], err);
     }
     if (st) return st;
-    res->finished = all_done(g);
-    for (uint32_t i = 0; i < g->nsm; i++) {
+    if (g->temporal)
+        st = run_temporal(g, stats, err);
+    else if (g->ndetail < g->nsm)
+        st = run_spatial(g, stats, err);
+    else
+        st = run_until(g, UINT64_MAX, detail_done, 0, err);
+    /* The injected SMs' last requests come home (conservation). */
+    if (!st && g->ndetail < g->nsm) st = drain(g, err);
+    if (st) return st;
+    res->finished = detail_done(g);
+    for (uint32_t i = 0; i < g->nsm; i++)
         res->instructions += cm_sm_instructions(g->sms[i]);
+    for (uint32_t i = 0; i < g->ndetail; i++) {
         uint64_t f = cm_sm_finish_cycle(g->sms[i]);
         if (f > res->cycles) res->cycles = f;
     }
     if (!res->finished) res->cycles = cm_engine_now(&g->eng);
+    res->cycles += g->ff_cycles;
     res->events = cm_engine_executed(&g->eng);
+    if (cm_stats_windows(stats) == 0) {
+        cm_stat_add(g->st_inst, (double)res->instructions);
+        cm_stat_add(g->st_cycles, (double)res->cycles);
+    }
     /* Conservation: a finished machine has answered every request. */
     if (res->finished && (cm_memsys_outstanding(g->ms) != 0 ||
                           cm_pool_in_use(&g->pool) != 0))
@@ -193,22 +531,6 @@ static cm_status gpu_simulate(gpu *g, cm_gpu_result *res, cm_err *err)
     return CM_OK;
 }
 
-/* The machine-wide rows: ipc over the whole GPU, registered before the
- * merge so it is not replaced by the per-SM average. */
-static cm_status gpu_totals(cm_stats *stats, const cm_gpu_result *res,
-                            cm_err *err)
-{
-    cm_stat *inst = NULL, *cycles = NULL;
-    cm_status st = cm_stats_counter(stats, "gpu.instructions", "all", &inst,
-                                    err);
-    if (!st) st = cm_stats_counter(stats, "gpu.cycles", "all", &cycles, err);
-    if (!st) st = cm_stats_ratio(stats, "ipc", "all", inst, cycles, err);
-    if (st) return st;
-    cm_stat_add(inst, (double)res->instructions);
-    cm_stat_add(cycles, (double)res->cycles);
-    return cm_stats_merge_all(stats, err);
-}
-
 cm_status cm_gpu_run(const cm_gpu_run_config *cfg, cm_stats *stats,
                      cm_gpu_result *res, cm_err *err)
 {
@@ -216,12 +538,13 @@ cm_status cm_gpu_run(const cm_gpu_run_config *cfg, cm_stats *stats,
     gpu g;
     memset(&g, 0, sizeof g);
     g.cfg = cfg;
+    g.p = cfg->params;
     cm_status st = cm_workload_profile_validate(cfg->workload, err);
     if (!st) st = gpu_build(&g, stats, err);
-    if (!st) st = gpu_simulate(&g, res, err);
+    if (!st) st = gpu_simulate(&g, stats, res, err);
     if (!st) {
         cm_stats_sync(stats, cm_engine_now(&g.eng));
-        st = gpu_totals(stats, res, err);
+        st = cm_stats_merge_all(stats, err);
     }
     gpu_free(&g);
     return st;

@@ -458,6 +458,23 @@ cm_retry cm_l1_retry(cm_l1 *l1)
     return (cm_retry){retry_ready, l1};
 }
 
+unsigned cm_l1_warm(cm_l1 *l1, uint64_t line, uint8_t op)
+{
+    unsigned ev = event_of(op);
+    if (l1->err.code != CM_OK || ev == CM_L1E_COUNT) return CM_MSG_NONE;
+    unsigned state = cm_cache_touch(l1->tags, line, 0) ? CM_L1S_V : CM_L1S_I;
+    const cm_proto_row *r = row_for(l1, state, ev);
+    if (!r) return CM_MSG_NONE;
+    if ((r->actions & CM_ACT_INVALIDATE) &&
+        cm_cache_invalidate(l1->tags, line)) {
+        l1->valid[set_of(l1, line)]--;
+        l1->nvalid--;
+    }
+    if ((r->actions & CM_ACT_ALLOCATE) && state == CM_L1S_I)
+        fill_line(l1, line);
+    return r->actions & CM_ACT_SEND ? r->msg : CM_MSG_NONE;
+}
+
 /* ---- flash events -------------------------------------------------------- */
 
 void cm_l1_flash(cm_l1 *l1, unsigned event)

@@ -93,6 +93,14 @@ void cm_l1_free(cm_l1 *l1);
 cm_l1_result cm_l1_access(cm_l1 *l1, uint64_t line, uint8_t op, uint32_t warp,
                           uint16_t bytes);
 
+/* Functional warming (sampling, between detailed windows): applies the
+ * protocol row of the access to the tags at once, as if it had finished:
+ * a hit touches, an allocating miss fills, an invalidating row
+ * invalidates.  Counts nothing.  Returns the message the row sends to the
+ * memory side (a cm_msg: CM_MSG_NONE when it sends none), for the caller
+ * to warm the L2 with.  Only while no MSHR entry is in use. */
+unsigned cm_l1_warm(cm_l1 *l1, uint64_t line, uint8_t op);
+
 /* A flash event: CM_L1E_KERNEL_START or CM_L1E_ACQUIRE. */
 void cm_l1_flash(cm_l1 *l1, unsigned event);
 

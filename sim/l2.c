@@ -180,6 +180,16 @@ static int tag_install(cm_l2 *l2, l2_bank *b, uint64_t line, int dirty,
     return evicted;
 }
 
+void cm_l2_warm(cm_l2 *l2, uint64_t line, int write)
+{
+    l2_bank *b = &l2->bank[line % l2->cfg.banks];
+    l2_way *w = tag_touch(l2, b, line), victim;
+    if (w)
+        w->dirty |= (uint8_t)(write != 0);
+    else
+        tag_install(l2, b, line, write, &victim);
+}
+
 /* ---- the MSHR map ------------------------------------------------------- */
 
 static uint32_t hash(uint64_t line, uint32_t mask)

@@ -74,6 +74,13 @@ void cm_l2_accept(cm_l2 *l2, unsigned bank, cm_mreq *r);
 /* A DRAM completion of a request the L2 sent. */
 void cm_l2_dram_done(cm_l2 *l2, const cm_dram_req *q);
 
+/* Functional warming (sampling, between detailed windows): the tags see
+ * an access to line (write: a store or atomic) as a finished one would
+ * leave them: the line most recently used, dirty if written, a victim
+ * evicted (its write-back is not timed).  Only while no request is inside
+ * the banks (cm_l2_inside == 0): a pending fill would be undone. */
+void cm_l2_warm(cm_l2 *l2, uint64_t line, int write);
+
 /* Requests inside the banks (queued, in MSHRs, awaiting reply). */
 uint64_t cm_l2_inside(const cm_l2 *l2);
 

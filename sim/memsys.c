@@ -121,6 +121,11 @@ struct cm_memsys {
     uint64_t poll, accepted, replied;
 };
 
+void cm_memsys_warm(cm_memsys *ms, uint64_t line, unsigned msg)
+{
+    cm_l2_warm(ms->l2, line, msg != CM_MSG_GETS);
+}
+
 static int input_accept(void *obj, cm_mreq *r)
 {
     ms_port *pt = obj;

@@ -75,7 +75,7 @@ struct cm_sm {
     int have_last;
     uint32_t *act, nact, *pend, npend, rr_pos;
     /* timing */
-    int started, scheduled, done;
+    int started, scheduled, done, drain, launched;
     uint64_t last_tick, finish;
     uint8_t sleep_reason, sleep_memstall, sleep_lfail;
     uint64_t insts, stall[CM_STALL_COUNT], mem_stall;
@@ -479,6 +479,31 @@ static int any_issuable(const cm_sm *sm)
            (sm->ln == 0 && sm->nclass[W_CLASS_READY_MEM] > 0);
 }
 
+/* Charges gap cycles slept through to the reason the SM fell asleep with
+ * (and, if it slept on a reservation failure, as that many failed
+ * offers), so statistics need no event per idle cycle. */
+static void charge_sleep(cm_sm *sm, uint64_t gap)
+{
+    if (gap == 0) return;
+    sm->stall[sm->sleep_reason] += gap;
+    cm_stat_add(sm->st_stall[sm->sleep_reason], (double)gap);
+    cm_stat_add(sm->st_cycles, (double)gap);
+    if (sm->sleep_memstall) {
+        sm->mem_stall += gap;
+        cm_stat_add(sm->st_mem, (double)gap);
+    }
+    if (sm->sleep_lfail) cm_l1_count_fails(sm->l1, sm->lfail, gap);
+}
+
+void cm_sm_sync(cm_sm *sm)
+{
+    uint64_t now = cm_engine_now(sm->eng);
+    if (!sm->started || sm->scheduled || sm->done || now <= sm->last_tick)
+        return;
+    charge_sleep(sm, now - sm->last_tick);
+    sm->last_tick = now;
+}
+
 static void tick(cm_engine *eng, void *obj, uint64_t arg)
 {
     (void)arg;
@@ -486,20 +511,8 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
     uint64_t now = cm_engine_now(eng);
     sm->scheduled = 0;
     if (sm->err.code != CM_OK || sm->done) return;
-    /* Cycles slept through since the last tick. */
-    uint64_t gap = now - sm->last_tick - 1;
-    if (gap > 0) {
-        sm->stall[sm->sleep_reason] += gap;
-        cm_stat_add(sm->st_stall[sm->sleep_reason], (double)gap);
-        if (sm->sleep_memstall) {
-            sm->mem_stall += gap;
-            cm_stat_add(sm->st_mem, (double)gap);
-        }
-        /* The LD/ST unit slept on a reservation failure: each slept cycle
-         * was one more failed offer. */
-        if (sm->sleep_lfail) cm_l1_count_fails(sm->l1, sm->lfail, gap);
-    }
-    cm_stat_add(sm->st_cycles, (double)(now - sm->last_tick));
+    charge_sleep(sm, now - sm->last_tick - 1);
+    cm_stat_add(sm->st_cycles, 1);
     sm->last_tick = now;
 
     /* LD/ST unit: one request per cycle into the L1. */
@@ -533,7 +546,7 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
     }
 
     uint32_t w = 0;
-    if (pick(sm, &w)) {
+    if (!sm->drain && pick(sm, &w)) {
         issue(sm, w);
     } else {
         cm_stall_reason r = stall_reason(sm);
@@ -542,7 +555,8 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
     }
     if (sm->err.code != CM_OK) return;
 
-    if (sm->ndone == sm->nwarps && sm->ln == 0) {
+    /* Done once its last stores are acknowledged, as a kernel ends. */
+    if (sm->ndone == sm->nwarps && sm->ln == 0 && sm->stores_total == 0) {
         sm->done = 1;
         sm->finish = now;
         return;
@@ -552,13 +566,98 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
      * queue: the next tick's refill moves them in. */
     int lsd_blocked = sm->lwait || (sm->lfail && cm_l1_freed_gen(sm->l1) ==
                                                      sm->lfail_gen);
-    if ((sm->ln > 0 && !lsd_blocked) || any_issuable(sm)) {
+    if ((sm->ln > 0 && !lsd_blocked) || (!sm->drain && any_issuable(sm))) {
         if (cm_engine_schedule(eng, 1, tick, sm, 0) == CM_OK) sm->scheduled = 1;
         return;
     }
     sm->sleep_reason = (uint8_t)stall_reason(sm);
     sm->sleep_memstall = (uint8_t)(sm->ln > 0);
     sm->sleep_lfail = (uint8_t)(sm->ln > 0 && !sm->lwait && sm->lfail);
+}
+
+/* ---- sampling -------------------------------------------------------------- */
+
+void cm_sm_set_drain(cm_sm *sm, int on)
+{
+    sm->drain = on;
+    if (!on) wake(sm);
+}
+
+int cm_sm_quiet(const cm_sm *sm)
+{
+    return sm->ln == 0 && sm->nclass[W_WAIT_MEM] == 0 && sm->stores_total == 0;
+}
+
+/* One instruction (or compute run of at most budget) of ready warp w,
+ * functionally; returns the instructions it counts for. */
+static uint64_t functional_step(cm_sm *sm, uint32_t w, uint64_t budget,
+                                cm_sm_mem_fn mem, void *obj, int *stop)
+{
+    sm_warp *wp = &sm->w[w];
+    switch (wp->inst.kind) {
+    case CM_INST_COMPUTE: {
+        uint64_t k = wp->compute_left < budget ? wp->compute_left : budget;
+        wp->compute_left -= (uint32_t)k;
+        if (wp->compute_left == 0) fetch(sm, w);
+        return k;
+    }
+    case CM_INST_LOAD:
+    case CM_INST_STORE:
+    case CM_INST_ATOMIC: {
+        int n = coalesce(sm, &wp->inst);
+        if (n < 0) {
+            sm_fail(sm, "a memory instruction touches more lines than the "
+                        "coalescer holds (2 x gpu.threads_per_warp)");
+            return 0;
+        }
+        uint8_t op = wp->inst.kind == CM_INST_LOAD    ? CM_OP_LOAD
+                     : wp->inst.kind == CM_INST_STORE ? CM_OP_STORE
+                                                      : CM_OP_ATOMIC;
+        for (int i = 0; i < n; i++) {
+            unsigned msg = cm_l1_warm(sm->l1, sm->lines[i], op);
+            if (msg != CM_MSG_NONE && mem(obj, sm->cfg.id, sm->lines[i], msg))
+                *stop = 1;
+        }
+        fetch(sm, w);
+        return 1;
+    }
+    case CM_INST_BARRIER: {
+        uint32_t b = w / sm->block_warps;
+        set_wait(sm, w, W_WAIT_BARRIER);
+        sm->arrived[b]++;
+        check_barrier(sm, b);
+        return 1;
+    }
+    case CM_INST_FENCE:
+        cm_l1_flash(sm->l1, CM_L1E_ACQUIRE);
+        fetch(sm, w);
+        return 1;
+    default:
+        sm_fail(sm, "functional execution met an instruction it cannot run");
+        return 0;
+    }
+}
+
+static void launch_all(cm_sm *sm);
+
+uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj)
+{
+    launch_all(sm); /* an SM that only ever runs functionally */
+    uint64_t done = 0;
+    int stop = 0;
+    while (done < n && !stop && sm->err.code == CM_OK) {
+        uint64_t before = done;
+        for (uint32_t w = 0; w < sm->nwarps && done < n && !stop; w++)
+            if (sm->w[w].state == W_READY)
+                done += functional_step(sm, w, n - done, mem, obj, &stop);
+        if (done == before) break; /* every warp retired (or waits) */
+    }
+    sm->insts += done;
+    if (sm->ndone == sm->nwarps && !sm->done) {
+        sm->done = 1;
+        sm->finish = cm_engine_now(sm->eng);
+    }
+    return done;
 }
 
 /* ---- setup --------------------------------------------------------------- */
@@ -651,6 +750,16 @@ void cm_sm_free(cm_sm *sm)
     free(sm);
 }
 
+/* The kernel starts: KERNEL_START at the L1, the first warps launch. */
+static void launch_all(cm_sm *sm)
+{
+    if (sm->launched) return;
+    sm->launched = 1;
+    cm_l1_flash(sm->l1, CM_L1E_KERNEL_START);
+    while (sm->next_launch < sm->cfg.active_warps)
+        launch(sm, sm->next_launch++);
+}
+
 cm_status cm_sm_start(cm_sm *sm, cm_err *err)
 {
     if (sm->started)
@@ -660,9 +769,7 @@ cm_status cm_sm_start(cm_sm *sm, cm_err *err)
     sm->started = 1;
     /* The first tick is at `now`: charge nothing before it. */
     sm->last_tick = now - 1;
-    cm_l1_flash(sm->l1, CM_L1E_KERNEL_START);
-    while (sm->next_launch < sm->cfg.active_warps)
-        launch(sm, sm->next_launch++);
+    launch_all(sm);
     if (cm_engine_schedule_at(sm->eng, now, tick, sm, 0) != CM_OK)
         return cm_err_set(err, CM_EINTERNAL, "sm%u: event queue full",
                           (unsigned)sm->cfg.id);

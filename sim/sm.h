@@ -135,11 +135,43 @@ void cm_sm_free(cm_sm *sm);
 cm_status cm_sm_start(cm_sm *sm, cm_err *err);
 
 cm_l1 *cm_sm_l1(cm_sm *sm);
-int cm_sm_done(const cm_sm *sm);              /* every warp retired */
+/* Every warp retired and every store acknowledged. */
+int cm_sm_done(const cm_sm *sm);
 uint64_t cm_sm_finish_cycle(const cm_sm *sm); /* when the last retired */
 uint64_t cm_sm_instructions(const cm_sm *sm);
 uint64_t cm_sm_stall_cycles(const cm_sm *sm, cm_stall_reason r);
 uint64_t cm_sm_mem_stall_cycles(const cm_sm *sm);
+/* ---- sampling (sim/gpu.c) ------------------------------------------------ */
+
+/* While draining, the scheduler issues nothing new; the LD/ST unit still
+ * finishes its instruction and outstanding requests still complete.
+ * Turning it off wakes the SM. */
+void cm_sm_set_drain(cm_sm *sm, int on);
+/* Charges a sleeping SM's cycles up to now to its statistics (the next
+ * tick would, later): call it at window boundaries so each window gets
+ * its own cycles. */
+void cm_sm_sync(cm_sm *sm);
+/* Nothing in flight: the LD/ST unit is empty and no warp waits for a load,
+ * an atomic or a store acknowledgement. */
+int cm_sm_quiet(const cm_sm *sm);
+
+/* A line request a functional instruction sends to the memory side (a
+ * cm_msg); nonzero asks cm_sm_functional to stop after this instruction. */
+typedef int (*cm_sm_mem_fn)(void *obj, uint32_t sm, uint64_t line,
+                            unsigned msg);
+
+/* Functional execution (fast-forward and traffic injection): up to n
+ * instructions, a warp instruction at a time round robin over the ready
+ * warps (a compute run of k instructions at once), each memory request
+ * applied to the L1 tags by cm_l1_warm and its message, if any, handed to
+ * mem.  Barriers, fences and kernel boundaries take effect at once; no time
+ * passes and no statistic is counted, but cm_sm_instructions is.  Only
+ * while quiet (no timing state to disturb).  Returns the instructions
+ * executed: fewer than n when every warp has retired, or mem said stop.
+ * An SM never started runs functionally only (a traffic injector's). */
+uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem,
+                          void *obj);
+
 /* NULL, or the sticky error (the SM's or its L1's). */
 const cm_err *cm_sm_error(const cm_sm *sm);
 

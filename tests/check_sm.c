@@ -357,6 +357,22 @@ START_TEST(test_reservation_fail_while_busy)
 }
 END_TEST
 
+/* Regression: an SM whose warps have retired is not done while its last
+ * stores await acknowledgement (a kernel ends when its writes are
+ * visible); the run used to stop with them unanswered. */
+START_TEST(test_done_waits_for_store_acks)
+{
+    const uint64_t L = 30;
+    rig *r = rig_new("no-coh", 1, L);
+    put_mem(&r->src, 0, CM_INST_STORE, 7);
+    rig_run(r);
+    ck_assert(cm_sm_done(r->sm));
+    ck_assert_uint_ge(cm_sm_finish_cycle(r->sm), L);
+    assert_conserved(r);
+    rig_free(r);
+}
+END_TEST
+
 /* ---- the L1 alone -------------------------------------------------------- */
 
 typedef struct l1_rig {
@@ -899,6 +915,7 @@ Suite *suite_sm(void)
     tcase_add_test(tc, test_mshr_merge);
     tcase_add_test(tc, test_reservation_fail_in_sm);
     tcase_add_test(tc, test_reservation_fail_while_busy);
+    tcase_add_test(tc, test_done_waits_for_store_acks);
     tcase_add_test(tc, test_reservation_fail_exact);
     tcase_add_test(tc, test_l1_freed_generation);
     tcase_add_test(tc, test_reservation_fail_no_line);

@@ -12,6 +12,7 @@
 #include "data/table.h"
 #include "models/reuse.h"
 #include "sim/workload.h"
+#include "sim/workload_source.h"
 #include "tests/testutil.h"
 
 /* Check reports every passed ck_assert through a pipe write, far too slow
@@ -523,6 +524,51 @@ START_TEST(test_builtins_run_to_end)
 }
 END_TEST
 
+/* Regression: the SM keeps an instruction's lines from fetch to issue,
+ * while other warps fetch.  The source once translated every warp through
+ * one shared buffer, so a warp issued the lines of whichever warp fetched
+ * last.  Each warp's lines must stay its own generator's. */
+START_TEST(test_source_lines_survive_other_fetches)
+{
+    const cm_workload_profile *p = cm_workload_builtin("kmn");
+    cm_workload_source *src = NULL;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_workload_source_new(p, 5, 2, 3, 128, &src, &err),
+                     CM_OK);
+    cm_warp_source ws = cm_workload_source_warps(src);
+    cm_wgen *ref[2][3];
+    for (uint32_t sm = 0; sm < 2; sm++)
+        for (uint32_t w = 0; w < 3; w++) ref[sm][w] = gen_new(p, 5, sm, w);
+    int mem_checked = 0;
+    for (int round = 0; round < 300; round++) {
+        cm_inst in[2][3];
+        cm_winst want[2][3];
+        for (uint32_t sm = 0; sm < 2; sm++)
+            for (uint32_t w = 0; w < 3; w++) {
+                ck_assert_int_eq(ws.next(ws.obj, sm, w, &in[sm][w], &err),
+                                 CM_OK);
+                cm_wgen_next(ref[sm][w], &want[sm][w]);
+            }
+        /* Only now, after every other warp has fetched, look at them. */
+        for (uint32_t sm = 0; sm < 2; sm++)
+            for (uint32_t w = 0; w < 3; w++) {
+                if (want[sm][w].kind != CM_WI_MEM) continue;
+                REQUIRE(in[sm][w].n == want[sm][w].n, "line count");
+                for (uint32_t i = 0; i < want[sm][w].n; i++)
+                    REQUIRE(in[sm][w].addrs[i] == want[sm][w].lines[i],
+                            "sm %u warp %u round %d: another warp's line", sm,
+                            w, round);
+                mem_checked++;
+            }
+    }
+    ck_assert_int_gt(mem_checked, 100);
+    ck_assert_int_ne(ws.next(ws.obj, 2, 0, &(cm_inst){0}, &err), CM_OK);
+    for (uint32_t sm = 0; sm < 2; sm++)
+        for (uint32_t w = 0; w < 3; w++) free(ref[sm][w]);
+    cm_workload_source_free(src);
+}
+END_TEST
+
 Suite *suite_workload(void)
 {
     Suite *s = suite_create("workload");
@@ -538,6 +584,7 @@ Suite *suite_workload(void)
     tcase_add_test(tc, test_kernels_persist_and_density);
     tcase_add_test(tc, test_profile_csv);
     tcase_add_test(tc, test_builtins_run_to_end);
+    tcase_add_test(tc, test_source_lines_survive_other_fetches);
     suite_add_tcase(s, tc);
     return s;
 }
