@@ -461,7 +461,9 @@ cm_retry cm_l1_retry(cm_l1 *l1)
 unsigned cm_l1_warm(cm_l1 *l1, uint64_t line, uint8_t op)
 {
     unsigned ev = event_of(op);
-    if (l1->err.code != CM_OK || ev == CM_L1E_COUNT) return CM_MSG_NONE;
+    /* A line with a fill in flight is left to it: its reply installs it. */
+    if (l1->err.code != CM_OK || ev == CM_L1E_COUNT || find_filling(l1, line))
+        return CM_MSG_NONE;
     unsigned state = cm_cache_touch(l1->tags, line, 0) ? CM_L1S_V : CM_L1S_I;
     const cm_proto_row *r = row_for(l1, state, ev);
     if (!r) return CM_MSG_NONE;

@@ -180,9 +180,12 @@ static int tag_install(cm_l2 *l2, l2_bank *b, uint64_t line, int dirty,
     return evicted;
 }
 
+static l2_mshr *map_find(const cm_l2 *l2, const l2_bank *b, uint64_t line);
+
 void cm_l2_warm(cm_l2 *l2, uint64_t line, int write)
 {
     l2_bank *b = &l2->bank[line % l2->cfg.banks];
+    if (map_find(l2, b, line)) return; /* its fill will install it */
     l2_way *w = tag_touch(l2, b, line), victim;
     if (w)
         w->dirty |= (uint8_t)(write != 0);

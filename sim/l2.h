@@ -77,8 +77,8 @@ void cm_l2_dram_done(cm_l2 *l2, const cm_dram_req *q);
 /* Functional warming (sampling, between detailed windows): the tags see
  * an access to line (write: a store or atomic) as a finished one would
  * leave them: the line most recently used, dirty if written, a victim
- * evicted (its write-back is not timed).  Only while no request is inside
- * the banks (cm_l2_inside == 0): a pending fill would be undone. */
+ * evicted (its write-back is not timed).  A line with a fill in flight is
+ * left to the fill, so requests may be inside the banks meanwhile. */
 void cm_l2_warm(cm_l2 *l2, uint64_t line, int write);
 
 /* Requests inside the banks (queued, in MSHRs, awaiting reply). */

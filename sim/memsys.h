@@ -99,7 +99,7 @@ void cm_memsys_set_retry(cm_memsys *ms, unsigned sm, cm_retry retry);
 void cm_memsys_reply_ready(cm_memsys *ms, unsigned sm);
 
 /* Functional warming of the L2 tags by a request of msg (GETS, WRITE,
- * ATOMIC) to line; only while nothing is outstanding (cm_l2_warm). */
+ * ATOMIC) to line (cm_l2_warm). */
 void cm_memsys_warm(cm_memsys *ms, uint64_t line, unsigned msg);
 
 /* Requests accepted and not yet replied to (conservation checks). */

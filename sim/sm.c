@@ -36,6 +36,7 @@ typedef struct sm_warp {
     uint32_t compute_left;
     uint32_t loads_out;  /* requests of the blocking load/atomic */
     uint32_t stores_out; /* stores not yet acknowledged */
+    uint32_t orphans;    /* replies of loads a fast-forward moved past */
     uint64_t age;        /* launch order, for GTO's "oldest" */
     uint8_t state, where;
     uint8_t cls; /* counted under nclass[cls] */
@@ -61,6 +62,9 @@ struct cm_sm {
     uint64_t stores_total, age_next;
     /* LD/ST unit: one instruction's lines */
     uint64_t *lines;
+    uint64_t *flines; /* the functional executor's coalescer output */
+    uint64_t *fused;  /* its instructions per warp in this call */
+    uint32_t fpos;    /* the warp it resumes with (round robin) */
     uint32_t ln, lpos, lwarp;
     uint8_t lop;
     uint16_t lbytes;
@@ -299,6 +303,8 @@ static void l1_done(void *obj, uint32_t w, uint8_t op)
             fetch(sm, w);
         }
         if (sm->stores_total == 0) check_kernel(sm);
+    } else if (wp->orphans > 0) {
+        wp->orphans--;
     } else {
         if (--wp->loads_out == 0 && wp->state == W_WAIT_MEM) fetch(sm, w);
     }
@@ -328,8 +334,9 @@ static int issuable(const cm_sm *sm, uint32_t w)
     return wp->state == W_READY && (!is_mem(wp->inst.kind) || sm->ln == 0);
 }
 
-/* The coalescer: one request per unique line, in first-touch order. */
-static int coalesce(cm_sm *sm, const cm_inst *in)
+/* The coalescer: one request per unique line, in first-touch order, into
+ * out (max_lines long). */
+static int coalesce(const cm_sm *sm, const cm_inst *in, uint64_t *out)
 {
     unsigned shift = 0;
     while ((1ull << shift) < sm->cfg.l1.line) shift++;
@@ -343,10 +350,10 @@ static int coalesce(cm_sm *sm, const cm_inst *in)
         }
         for (uint64_t l = first; l <= last; l++) {
             uint32_t j = 0;
-            while (j < n && sm->lines[j] != l) j++;
+            while (j < n && out[j] != l) j++;
             if (j < n) continue;
             if (n == sm->cfg.max_lines) return -1;
-            sm->lines[n++] = l;
+            out[n++] = l;
         }
     }
     return (int)n;
@@ -370,7 +377,7 @@ static void issue(cm_sm *sm, uint32_t w)
     case CM_INST_LOAD:
     case CM_INST_STORE:
     case CM_INST_ATOMIC: {
-        int n = coalesce(sm, &wp->inst);
+        int n = coalesce(sm, &wp->inst, sm->lines);
         if (n < 0) {
             sm_fail(sm, "a memory instruction touches more lines than the "
                         "coalescer holds (2 x gpu.threads_per_warp)");
@@ -604,7 +611,7 @@ static uint64_t functional_step(cm_sm *sm, uint32_t w, uint64_t budget,
     case CM_INST_LOAD:
     case CM_INST_STORE:
     case CM_INST_ATOMIC: {
-        int n = coalesce(sm, &wp->inst);
+        int n = coalesce(sm, &wp->inst, sm->flines);
         if (n < 0) {
             sm_fail(sm, "a memory instruction touches more lines than the "
                         "coalescer holds (2 x gpu.threads_per_warp)");
@@ -614,8 +621,8 @@ static uint64_t functional_step(cm_sm *sm, uint32_t w, uint64_t budget,
                      : wp->inst.kind == CM_INST_STORE ? CM_OP_STORE
                                                       : CM_OP_ATOMIC;
         for (int i = 0; i < n; i++) {
-            unsigned msg = cm_l1_warm(sm->l1, sm->lines[i], op);
-            if (msg != CM_MSG_NONE && mem(obj, sm->cfg.id, sm->lines[i], msg))
+            unsigned msg = cm_l1_warm(sm->l1, sm->flines[i], op);
+            if (msg != CM_MSG_NONE && mem(obj, sm->cfg.id, sm->flines[i], msg))
                 *stop = 1;
         }
         fetch(sm, w);
@@ -628,9 +635,13 @@ static uint64_t functional_step(cm_sm *sm, uint32_t w, uint64_t budget,
         check_barrier(sm, b);
         return 1;
     }
-    case CM_INST_FENCE:
-        cm_l1_flash(sm->l1, CM_L1E_ACQUIRE);
-        fetch(sm, w);
+    case CM_INST_FENCE: /* timed stores may still be out: as issue() does */
+        if (wp->stores_out == 0) {
+            cm_l1_flash(sm->l1, CM_L1E_ACQUIRE);
+            fetch(sm, w);
+        } else {
+            set_wait(sm, w, W_WAIT_FENCE);
+        }
         return 1;
     default:
         sm_fail(sm, "functional execution met an instruction it cannot run");
@@ -640,24 +651,58 @@ static uint64_t functional_step(cm_sm *sm, uint32_t w, uint64_t budget,
 
 static void launch_all(cm_sm *sm);
 
+/* A warp waiting in the timed machine joins a fast-forward: its loads in
+ * flight become orphans (their replies still come and are absorbed, so
+ * every request is still answered once) and a fence waiting for store
+ * acknowledgements passes (the acknowledgements still arrive and count).
+ * Without this only the warps ready at that instant would move, the rest
+ * would fall behind, and the spread of their working sets biased the
+ * windows after (measured on cc: L2 miss ratio +4%, IPC -6%). */
+static void functional_join(cm_sm *sm, uint32_t w)
+{
+    sm_warp *wp = &sm->w[w];
+    if (wp->state == W_WAIT_MEM) {
+        wp->orphans += wp->loads_out;
+        wp->loads_out = 0;
+        fetch(sm, w);
+    } else if (wp->state == W_WAIT_FENCE) {
+        cm_l1_flash(sm->l1, CM_L1E_ACQUIRE);
+        fetch(sm, w);
+    }
+}
+
 uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj)
 {
     launch_all(sm); /* an SM that only ever runs functionally */
-    uint64_t done = 0;
-    int stop = 0;
-    while (done < n && !stop && sm->err.code == CM_OK) {
-        uint64_t before = done;
-        for (uint32_t w = 0; w < sm->nwarps && done < n && !stop; w++)
-            if (sm->w[w].state == W_READY)
-                done += functional_step(sm, w, n - done, mem, obj, &stop);
-        if (done == before) break; /* every warp retired (or waits) */
+    uint64_t total = 0, quota = sm->live ? n / sm->live : n;
+    if (quota == 0) quota = 1;
+    memset(sm->fused, 0, sm->nwarps * sizeof *sm->fused);
+    int stop = 0, progress = 1;
+    while (progress && !stop && sm->err.code == CM_OK) {
+        progress = 0;
+        for (uint32_t k = 0; k < sm->nwarps && !stop; k++) {
+            uint32_t w = (sm->fpos + k) % sm->nwarps;
+            if (sm->fused[w] >= quota || sm->w[w].state == W_DONE ||
+                sm->w[w].state == W_UNLAUNCHED)
+                continue;
+            functional_join(sm, w);
+            while (sm->w[w].state == W_READY && sm->fused[w] < quota &&
+                   !stop && sm->err.code == CM_OK) {
+                uint64_t d = functional_step(sm, w, quota - sm->fused[w],
+                                             mem, obj, &stop);
+                sm->fused[w] += d;
+                total += d;
+                progress |= d > 0;
+            }
+            if (stop) sm->fpos = (w + 1) % sm->nwarps;
+        }
     }
-    sm->insts += done;
-    if (sm->ndone == sm->nwarps && !sm->done) {
+    sm->insts += total;
+    if (sm->ndone == sm->nwarps && sm->stores_total == 0 && !sm->done) {
         sm->done = 1;
         sm->finish = cm_engine_now(sm->eng);
     }
-    return done;
+    return total;
 }
 
 /* ---- setup --------------------------------------------------------------- */
@@ -712,9 +757,11 @@ cm_status cm_sm_new(const cm_sm_config *cfg, cm_engine *eng, cm_sm **out,
     sm->arrived = calloc(sm->nblocks, sizeof *sm->arrived);
     sm->live_blk = calloc(sm->nblocks, sizeof *sm->live_blk);
     sm->lines = calloc(cfg->max_lines, sizeof *sm->lines);
+    sm->flines = calloc(cfg->max_lines, sizeof *sm->flines);
+    sm->fused = calloc(cfg->warps, sizeof *sm->fused);
     sm->act = calloc(cfg->warps, sizeof *sm->act);
     sm->pend = calloc(cfg->warps, sizeof *sm->pend);
-    if (!sm->w || !sm->arrived || !sm->live_blk || !sm->lines || !sm->act ||
+    if (!sm->w || !sm->arrived || !sm->live_blk || !sm->lines || !sm->flines || !sm->fused || !sm->act ||
         !sm->pend) {
         cm_sm_free(sm);
         return cm_err_set(err, CM_EINTERNAL, "out of memory for an SM");
@@ -745,6 +792,8 @@ void cm_sm_free(cm_sm *sm)
     free(sm->arrived);
     free(sm->live_blk);
     free(sm->lines);
+    free(sm->flines);
+    free(sm->fused);
     free(sm->act);
     free(sm->pend);
     free(sm);

@@ -160,13 +160,15 @@ int cm_sm_quiet(const cm_sm *sm);
 typedef int (*cm_sm_mem_fn)(void *obj, uint32_t sm, uint64_t line,
                             unsigned msg);
 
-/* Functional execution (fast-forward and traffic injection): up to n
- * instructions, a warp instruction at a time round robin over the ready
- * warps (a compute run of k instructions at once), each memory request
- * applied to the L1 tags by cm_l1_warm and its message, if any, handed to
- * mem.  Barriers, fences and kernel boundaries take effect at once; no time
- * passes and no statistic is counted, but cm_sm_instructions is.  Only
- * while quiet (no timing state to disturb).  Returns the instructions
+/* Functional execution (fast-forward and traffic injection): about n
+ * instructions, an equal share per live warp (a compute run counts its
+ * instructions), each memory request applied to the L1 tags by
+ * cm_l1_warm and its message, if any, handed to mem.  No time passes and
+ * no statistic is counted, but cm_sm_instructions is.  It runs beside the
+ * timed state: a warp waiting for loads moves on and their replies, when
+ * they come, are absorbed; a fence waiting for stores passes (their
+ * acknowledgements still count); a kernel boundary still waits for them;
+ * the LD/ST unit's instruction is left alone.  Returns the instructions
  * executed: fewer than n when every warp has retired, or mem said stop.
  * An SM never started runs functionally only (a traffic injector's). */
 uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem,
