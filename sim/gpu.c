@@ -116,7 +116,7 @@ static cm_status gpu_build(gpu *g, cm_stats *stats, cm_err *err)
         g->reply_sinks[i] = (cm_sink){reply_accept, &g->slots[i]};
     if (!st) st = cm_memsys_new(p, &g->eng, stats, g->reply_sinks, &g->ms, err);
     for (uint32_t i = 0; !st && i < g->nsm; i++) {
-        for (uint32_t w = 0; !st && w < g->warps; w++)
+        for (uint32_t w = 0; !st && !g->cfg->source.next && w < g->warps; w++)
             st = cm_wgen_init(&g->gens[(size_t)i * g->warps + w],
                               g->cfg->workload, (uint64_t)p->sim_seed, i, w,
                               (uint32_t)p->l1_line, err);
@@ -127,7 +127,8 @@ static cm_status gpu_build(gpu *g, cm_stats *stats, cm_err *err)
         c.l1.proto = g->cfg->protocol;
         c.l1.pool = &g->pool;
         c.l1.out = cm_memsys_input(g->ms, i);
-        c.src = (cm_warp_source){next_inst, g};
+        c.src = g->cfg->source.next ? g->cfg->source
+                                    : (cm_warp_source){next_inst, g};
         c.stats = stats;
         if (!st) st = cm_sm_new(&c, &g->eng, &g->sms[i], err);
         if (st) break;
@@ -216,7 +217,9 @@ cm_status cm_gpu_run(const cm_gpu_run_config *cfg, cm_stats *stats,
     gpu g;
     memset(&g, 0, sizeof g);
     g.cfg = cfg;
-    cm_status st = cm_workload_profile_validate(cfg->workload, err);
+    cm_status st = cfg->source.next
+                       ? CM_OK
+                       : cm_workload_profile_validate(cfg->workload, err);
     if (!st) st = gpu_build(&g, stats, err);
     if (!st) st = gpu_simulate(&g, res, err);
     if (!st) {
