@@ -1,4 +1,6 @@
-/* cmd_sim.c - `cohmod sim`: run the event simulator on a workload. */
+/* cmd_sim.c - `cohmod sim`: run the event simulator on a workload profile,
+ * or on a real trace (--trace: sim/trace_source.h maps its records to SMs
+ * and warps), in full detail or sampled. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include "data/table.h"
 #include "sim/gpu.h"
 #include "sim/protocol.h"
+#include "sim/trace_source.h"
 
 static void usage(FILE *f)
 {
@@ -18,6 +21,8 @@ static void usage(FILE *f)
           "[--quiet] [--out stats.csv]\n"
           "                  [--sample off|temporal|spatial|both] "
           "[--sample-check]\n"
+          "       cohmod sim --trace PATH [--format F] [--ops LIST] "
+          "[options as above]\n"
           "       cohmod sim --list-workloads\n\n"
           "Simulates the machine (gpu.*, sched.*, l1.*, l2.*, dram.*, noc.* "
           "parameters)\nrunning a workload profile until every warp retires "
@@ -28,6 +33,12 @@ static void usage(FILE *f)
           "a CSV of\n"
           "                    parameter,value rows (optionally `base,NAME` "
           "first)\n"
+          "  --trace PATH      drive the SMs from a trace instead (Accel-Sim "
+          "kernelslist.g\n"
+          "                    or .traceg: blocks round-robin over SMs; csv "
+          "with sm,warp\n"
+          "                    columns; lackey, din); --format, --line, "
+          "--ops as below\n"
           "  --protocol P      L1 protocol (default no-coh)\n"
           "  --sched S         warp scheduler (shorthand for --set "
           "sched.policy=S)\n"
@@ -69,18 +80,22 @@ enum {
     OPT_QUIET,
     OPT_LIST,
     OPT_SAMPLE,
-    OPT_SAMPLE_CHECK
+    OPT_SAMPLE_CHECK,
+    OPT_TRACE
 };
 
 typedef struct sim_opts {
     cli_ctx *ctx;
-    const char *workload, *protocol;
+    const char *workload, *protocol, *trace;
+    cli_trace_opts topts;
     int quiet, list, check;
 } sim_opts;
 
 static int own_option(int opt, const char *arg, void *u)
 {
     sim_opts *o = u;
+    int t = cli_trace_opt(o->ctx, &o->topts, opt, arg);
+    if (t) return t < 0 ? CM_EINPUT : 0;
     switch (opt) {
     case OPT_WORKLOAD:
         o->workload = arg;
@@ -102,6 +117,9 @@ static int own_option(int opt, const char *arg, void *u)
         return cli_alias_set(o->ctx, "sim.sample", arg);
     case OPT_SAMPLE_CHECK:
         o->check = 1;
+        return 0;
+    case OPT_TRACE:
+        o->trace = arg;
         return 0;
     default:
         return CM_EINPUT;
@@ -138,7 +156,9 @@ static int load_workload(cli_ctx *ctx, const char *name,
 }
 
 typedef struct sim_job {
-    const cm_workload_profile *prof;
+    const cm_workload_profile *prof; /* or */
+    const char *trace;
+    const cli_trace_opts *topts;
     const cm_protocol *proto;
     int quiet;
 } sim_job;
@@ -178,12 +198,28 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
     memset(r, 0, sizeof *r);
     r->stats = cm_stats_new();
     if (!r->stats) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    /* A trace source is consumed by a run: each run reads its own. */
+    cm_trace_source *ts = NULL;
+    cm_status st = CM_OK;
+    if (job->trace) {
+        cm_trace_source_config c = {.path = job->trace};
+        const cli_trace_opts *t = job->topts;
+        st = cm_trace_format_parse(t->format ? t->format : "auto", &c.format,
+                                   err);
+        if (!st)
+            st = cm_op_mask_parse(t->ops ? t->ops : "all", &c.op_mask, err);
+        if (!st) st = cm_trace_source_load(p, &c, &ts, err);
+        if (st) return st;
+    }
     cm_gpu_run_config cfg = {p, job->prof, job->proto,
-                             job->quiet ? NULL : cli_progress, NULL};
+                             job->quiet ? NULL : cli_progress, NULL,
+                             ts ? cm_trace_source_warps(ts)
+                                : (cm_warp_source){0}};
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    cm_status st = cm_gpu_run(&cfg, r->stats, &r->res, err);
+    st = cm_gpu_run(&cfg, r->stats, &r->res, err);
     r->seconds = seconds_since(&t0);
+    cm_trace_source_free(ts);
     if (!st) st = cm_stats_rows(r->stats, &r->rows, &r->nrows, err);
     const cm_param_info *pi = cm_param_find("sim.sample");
     char mode[32];
@@ -192,7 +228,7 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
         fprintf(stderr,
                 "cohmod sim: %s on %s, sample %s, %s: %llu cycles, IPC %.3f, "
                 "%.2f s (%.2f Mevents/s)\n",
-                job->prof->name, job->proto->name,
+                job->trace ? job->trace : job->prof->name, job->proto->name,
                 mode,
                 r->res.finished ? "finished" : "stopped at sim.max_cycles",
                 (unsigned long long)r->res.cycles, row_value(r, "ipc"),
@@ -294,6 +330,8 @@ static int run(int argc, char **argv)
         {"list-workloads", no_argument, NULL, OPT_LIST},
         {"sample", required_argument, NULL, OPT_SAMPLE},
         {"sample-check", no_argument, NULL, OPT_SAMPLE_CHECK},
+        {"trace", required_argument, NULL, OPT_TRACE},
+        CLI_TRACE_LONGOPTS,
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "sim");
@@ -304,17 +342,23 @@ static int run(int argc, char **argv)
         return cli_usage_error(&ctx, "unexpected argument '%s'", argv[optind]);
     if ((rc = cli_ctx_resolve(&ctx))) return rc;
     if (o.list) return list_workloads(&ctx);
-    if (!o.workload)
-        return cli_usage_error(&ctx, "which workload? (--workload NAME)");
+    if (!o.workload && !o.trace)
+        return cli_usage_error(&ctx, "which workload? (--workload NAME or "
+                               "--trace PATH)");
+    if (o.workload && o.trace)
+        return cli_usage_error(&ctx, "--workload and --trace exclude each "
+                               "other");
+    if (!o.trace && (o.topts.format || o.topts.ops))
+        return cli_usage_error(&ctx, "--format and --ops need --trace");
     const char *pname = o.protocol ? o.protocol : "no-coh";
     const cm_protocol *proto = cm_protocol_find(pname);
     if (!proto)
         return cli_usage_error(&ctx, "--protocol '%s': expected no-l1, "
                                "no-coh or wt", pname);
     cm_workload_profile prof;
-    if ((rc = load_workload(&ctx, o.workload, &prof))) return rc;
+    if (!o.trace && (rc = load_workload(&ctx, o.workload, &prof))) return rc;
 
-    sim_job job = {&prof, proto, o.quiet};
+    sim_job job = {o.trace ? NULL : &prof, o.trace, &o.topts, proto, o.quiet};
     return o.check ? sample_check(&ctx, &job) : sim_once(&ctx, &job);
 }
 

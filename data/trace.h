@@ -47,6 +47,10 @@ typedef struct cm_access {
     uint32_t warp;   /* warp id: within its block for accel */
     uint32_t kernel; /* accel: 1-based kernel number; 0 otherwise */
     uint32_t block;  /* accel: linearised thread-block id */
+    uint64_t inst;   /* accel: 0-based index of the request's instruction in
+                        its warp's list (requests of one instruction share
+                        it; the gaps are the warp's non-memory
+                        instructions); 0 otherwise */
     uint8_t op;      /* cm_op */
 } cm_access;
 

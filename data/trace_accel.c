@@ -32,8 +32,9 @@
  * skipped.  Each lane touches mem_width bytes from its address; every
  * distinct line of line_bytes touched by the instruction is one request, in
  * ascending address order, with size line_bytes, the kernel, the linearised
- * block x + gx*(y + gy*z), the warp, and sm 0 (the trace does not record
- * where a block ran). */
+ * block x + gx*(y + gy*z), the warp, the instruction's index in the
+ * warp's list (so a consumer can count the non-memory instructions between
+ * two memory ones) and sm 0 (the trace does not record where a block ran). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,8 @@ typedef struct accel {
     uint64_t grid[3];
     uint32_t block, warp;
     uint64_t insts_left;
+    uint64_t inst_next, inst; /* next instruction line's index in the warp,
+                                 and the pending requests' */
     /* requests of the last memory instruction, sorted line numbers */
     uint64_t *lines;
     size_t nlines, next, lines_cap;
@@ -480,9 +483,11 @@ static int read_kernel(accel *x, cm_err *err)
             if (!parse_kv(s, "insts", UINT64_MAX, &x->insts_left))
                 return cm_tlines_fail(l, err, "expected 'insts = n'"), -1;
             x->state = x->insts_left ? ST_INSTS : ST_TB;
+            x->inst_next = 0;
             continue;
         case ST_INSTS:
             if (parse_inst(x, s, err)) return -1;
+            x->inst = x->inst_next++;
             if (--x->insts_left == 0) x->state = ST_TB;
             if (x->nlines) return 1;
             continue;
@@ -527,6 +532,7 @@ static int accel_next(void *st, cm_access *a, cm_err *err)
                      .warp = x->warp,
                      .kernel = x->kernel,
                      .block = x->block,
+                     .inst = x->inst,
                      .op = x->op};
     return 1;
 }

@@ -3,9 +3,8 @@
  * Wiring: the memory side needs each SM's reply sink and each L1 needs the
  * memory side's input, so replies go through a small trampoline per SM that
  * is pointed at its L1 (or at its traffic injector) once the SMs exist.
- * Each warp's instructions come from its own workload generator (seeded
- * from sim.seed, SM and warp), so a warp's stream does not depend on the
- * schedule and runs repeat byte for byte.
+ * Warps take their instructions from the workload's generators
+ * (sim/workload_source.h) or from the caller's source (a trace).
  *
  * Sampling (design.md, "Sampling in the simulator"; sim.sample):
  *  - spatial: SMs 0..K-1 (K = sim.sample_sms) run in detail.  Every other
@@ -239,7 +238,8 @@ static cm_status build_sm(gpu *g, uint32_t i, cm_stats *stats, cm_err *err)
     c.l1.proto = g->cfg->protocol;
     c.l1.pool = &g->pool;
     c.l1.out = cm_memsys_input(g->ms, i);
-    c.src = cm_workload_source_warps(g->src);
+    c.src = g->cfg->source.next ? g->cfg->source
+                                : cm_workload_source_warps(g->src);
     c.stats = detailed ? stats : g->scratch;
     if ((st = cm_sm_new(&c, &g->eng, &g->sms[i], err))) return st;
     if (detailed) {
@@ -282,10 +282,12 @@ static cm_status gpu_build(gpu *g, cm_stats *stats, cm_err *err)
     size_t events = cm_memsys_events(p) +
                     (size_t)g->nsm * (4 * g->warps + 2 * (size_t)p->l1_mshrs +
                                       64);
-    cm_status st = cm_workload_source_new(g->cfg->workload,
-                                          (uint64_t)p->sim_seed, g->nsm,
-                                          g->warps, (uint32_t)p->l1_line,
-                                          &g->src, err);
+    cm_status st = g->cfg->source.next
+                       ? CM_OK
+                       : cm_workload_source_new(g->cfg->workload,
+                                                (uint64_t)p->sim_seed, g->nsm,
+                                                g->warps, (uint32_t)p->l1_line,
+                                                &g->src, err);
     if (!st) st = cm_engine_init(&g->eng, events, err);
     if (!st)
         st = cm_pool_init(&g->pool, sizeof(cm_mreq),
@@ -573,7 +575,9 @@ cm_status cm_gpu_run(const cm_gpu_run_config *cfg, cm_stats *stats,
     memset(&g, 0, sizeof g);
     g.cfg = cfg;
     g.p = cfg->params;
-    cm_status st = cm_workload_profile_validate(cfg->workload, err);
+    cm_status st = cfg->source.next
+                       ? CM_OK
+                       : cm_workload_profile_validate(cfg->workload, err);
     if (!st) st = gpu_build(&g, stats, err);
     if (!st) st = gpu_simulate(&g, stats, res, err);
     if (!st) {

@@ -1,6 +1,6 @@
 /* gpu.h - the whole simulated GPU: SMs with their L1s, the memory side
- * (crossbar, L2 banks, DRAM), driven by workload profiles, sized from the
- * parameter registry.
+ * (crossbar, L2 banks, DRAM), driven by workload profiles (or any
+ * cm_warp_source, e.g. a trace), sized from the parameter registry.
  *
  * One call builds the machine, runs it to completion (every warp retired)
  * or to sim.max_cycles, checks conservation (every request answered, every
@@ -17,6 +17,7 @@
 #include "data/params.h"
 #include "data/progress.h"
 #include "sim/mem.h"
+#include "sim/sm.h"
 #include "sim/stats.h"
 #include "sim/workload.h"
 
@@ -26,6 +27,9 @@ typedef struct cm_gpu_run_config {
     const cm_protocol *protocol;
     cm_progress_fn progress; /* cycles done of sim.max_cycles; may be NULL */
     void *progress_arg;
+    /* Optional instruction source overriding the workload's generators
+     * (trace mode, sim/trace_source.h); workload is then unused. */
+    cm_warp_source source;
 } cm_gpu_run_config;
 
 typedef struct cm_gpu_result {

@@ -28,6 +28,16 @@ static double metric(const char *csv, const char *name, const char *comp)
     return v;
 }
 
+/* Bad usage or input: exit 2 and one line on stderr naming the problem. */
+static void expect_rejected(const char *args, const char *needle)
+{
+    tu_run r = tu_cohmod(args);
+    ck_assert_msg(r.status == 2, "%s: exit %d", args, r.status);
+    ck_assert_msg(strstr(r.err, needle) != NULL, "%s: %s", args, r.err);
+    ck_assert_uint_eq(tu_count_lines(r.err), 1);
+    tu_run_free(&r);
+}
+
 START_TEST(test_sim_small_machine_every_protocol)
 {
     const char *protos[] = {"no-l1", "no-coh", "wt"};
@@ -88,14 +98,80 @@ START_TEST(test_sim_lists_and_rejects)
         {"sim", "which workload"},
         {"sim --workload /nonexistent.csv", "/nonexistent.csv"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        r = tu_cohmod(bad[i].args);
-        ck_assert_msg(r.status == 2, "%s: exit %d", bad[i].args, r.status);
-        ck_assert_msg(strstr(r.err, bad[i].needle) != NULL, "%s: %s",
-                      bad[i].args, r.err);
-        ck_assert_uint_eq(tu_count_lines(r.err), 1);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_rejected(bad[i].args, bad[i].needle);
+}
+END_TEST
+
+/* Trace mode on the hand-written traces of tests/data/simtrace (counts
+ * worked out in check_trace_source.c): every traced instruction issued and
+ * every line accessed once at the L1. */
+#define TINY "--set gpu.sms=2 --set gpu.warps_per_sm=4 " \
+             "--set sched.active_warps=4 --quiet"
+
+START_TEST(test_sim_trace_mode)
+{
+    struct { const char *args; double insts, accesses; } ok[] = {
+        {"sim --trace tests/data/simtrace/kernelslist.g " TINY, 11, 9},
+        {"sim --trace tests/data/simtrace/kernel-1.traceg --format accel "
+         TINY, 10, 8},
+        {"sim --trace tests/data/simtrace/hand.csv --sched gto " TINY, 6, 8},
+        /* --ops load drops the store and the modify (an op of its own) */
+        {"sim --trace tests/data/simtrace/hand.csv --ops load " TINY, 3, 5},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        tu_run r = tu_cohmod(ok[i].args);
+        ck_assert_msg(r.status == 0, "%s: %s", ok[i].args, r.err);
+        ck_assert_double_eq(metric(r.out, "gpu.instructions", "all"),
+                            ok[i].insts);
+        ck_assert_double_eq(metric(r.out, "l1.accesses", "all"),
+                            ok[i].accesses);
+        /* every request the L1 sent came back */
+        ck_assert_double_eq(metric(r.out, "roundtrip.latency_count", "all"),
+                            metric(r.out, "l1.misses", "all") -
+                                metric(r.out, "l1.mshr.merges", "all"));
         tu_run_free(&r);
     }
+}
+END_TEST
+
+START_TEST(test_sim_trace_rejects)
+{
+    char *dir = tu_tmpdir();
+    char *csv = tu_write_file(dir, "bad.csv", "op,addr,size\nload,0x10,4\n"
+                                              "fetch,0x20,4\n");
+    char *tg = tu_write_file(dir, "bad.traceg",
+                             "-grid dim = (1,1,1)\n#BEGIN_TB\n"
+                             "thread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+                             "0010 ffffffff 1 R2 LDG.E 1 R2 4 1\n#END_TB\n");
+    char *out = tu_path_in(dir, "stats.csv");
+    char want_csv[4200], want_tg[4200];
+    snprintf(want_csv, sizeof want_csv, "%s:3:1:", csv);
+    snprintf(want_tg, sizeof want_tg, "%s:6:", tg);
+    struct { char args[4300]; const char *needle; } bad[5];
+    snprintf(bad[0].args, sizeof bad[0].args, "sim --trace %s --out %s", csv,
+             out);
+    bad[0].needle = want_csv;
+    snprintf(bad[1].args, sizeof bad[1].args, "sim --trace %s --out %s", tg,
+             out);
+    bad[1].needle = want_tg;
+    snprintf(bad[2].args, sizeof bad[2].args,
+             "sim --trace %s --workload bfs", csv);
+    bad[2].needle = "exclude";
+    snprintf(bad[3].args, sizeof bad[3].args, "sim --workload bfs --format "
+             "csv");
+    bad[3].needle = "need --trace";
+    snprintf(bad[4].args, sizeof bad[4].args, "sim --trace %s --format xml",
+             csv);
+    bad[4].needle = "unknown trace format";
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_rejected(bad[i].args, bad[i].needle);
+    ck_assert_uint_eq(tu_dir_entries(dir), 2); /* no stats.csv written */
+    free(csv);
+    free(tg);
+    free(out);
+    tu_rm_tree(dir);
+    free(dir);
 }
 END_TEST
 
@@ -107,6 +183,8 @@ Suite *suite_cli_sim(void)
     tcase_add_test(tc, test_sim_small_machine_every_protocol);
     tcase_add_test(tc, test_sim_is_deterministic);
     tcase_add_test(tc, test_sim_lists_and_rejects);
+    tcase_add_test(tc, test_sim_trace_mode);
+    tcase_add_test(tc, test_sim_trace_rejects);
     suite_add_tcase(s, tc);
     return s;
 }

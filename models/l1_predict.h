@@ -1,0 +1,41 @@
+/* l1_predict.h - the L1 miss ratio of one SM predicted from a workload
+ * profile: per-warp reuse profiles of the generator's own streams,
+ * composed by the warp-interleaving model (models/interleave.c).  The
+ * assumptions and how stores count are in l1_predict.c's header. */
+#ifndef CM_L1_PREDICT_H
+#define CM_L1_PREDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/err.h"
+#include "data/params.h"
+#include "sim/workload.h"
+
+/* Line accesses generated per warp at most: every built-in profile's
+ * whole stream (kernels x kernel_len x reqs_mean <= 64000) fits. */
+#define CM_L1_PREDICT_MAX_ACCESSES ((size_t)1 << 16)
+
+typedef struct cm_l1_prediction {
+    double miss_ratio; /* as the simulator's l1.miss_ratio counts it */
+    double hit_rate_fa; /* the same streams in a fully associative LRU
+                           cache of l1.size: 1 - hit_rate_fa is the
+                           capacity + cold part, the rest is conflicts */
+    size_t warps;       /* warp streams generated: ceil(warps_interleaved) */
+    uint64_t accesses;  /* their line accesses (loads, stores, atomics) */
+} cm_l1_prediction;
+
+/* Predicts the L1 miss ratio of one SM running `warps_interleaved` warps
+ * of workload w on the L1 geometry of p (l1.size, l1.ways, l1.line), from
+ * the per-warp reuse profiles of the workload's generated streams and the
+ * interleaving model (models/interleave.c).  warps_interleaved is the
+ * calibratable effective interleaving degree (real schedulers like GTO
+ * interleave fewer warps than are resident); it may be fractional
+ * (interpolate between floor and ceil).  It must lie in
+ * 1 .. gpu.warps_per_sm. */
+cm_status cm_l1_predict_miss_ratio(const cm_params *p,
+                                   const cm_workload_profile *w,
+                                   double warps_interleaved,
+                                   cm_l1_prediction *out, cm_err *err);
+
+#endif
