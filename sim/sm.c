@@ -60,6 +60,7 @@ struct cm_sm {
     uint32_t *arrived, *live_blk; /* per block */
     uint32_t kernel_arrived;
     uint64_t stores_total, age_next;
+    uint64_t orphans_total; /* load replies a fast-forward moved past */
     /* LD/ST unit: one instruction's lines */
     uint64_t *lines;
     uint64_t *flines; /* the functional executor's coalescer output */
@@ -305,6 +306,7 @@ static void l1_done(void *obj, uint32_t w, uint8_t op)
         if (sm->stores_total == 0) check_kernel(sm);
     } else if (wp->orphans > 0) {
         wp->orphans--;
+        sm->orphans_total--;
     } else {
         if (--wp->loads_out == 0 && wp->state == W_WAIT_MEM) fetch(sm, w);
     }
@@ -563,7 +565,8 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
     if (sm->err.code != CM_OK) return;
 
     /* Done once its last stores are acknowledged, as a kernel ends. */
-    if (sm->ndone == sm->nwarps && sm->ln == 0 && sm->stores_total == 0) {
+    if (sm->ndone == sm->nwarps && sm->ln == 0 && sm->stores_total == 0 &&
+        sm->orphans_total == 0) {
         sm->done = 1;
         sm->finish = now;
         return;
@@ -592,7 +595,8 @@ void cm_sm_set_drain(cm_sm *sm, int on)
 
 int cm_sm_quiet(const cm_sm *sm)
 {
-    return sm->ln == 0 && sm->nclass[W_WAIT_MEM] == 0 && sm->stores_total == 0;
+    return sm->ln == 0 && sm->nclass[W_WAIT_MEM] == 0 &&
+           sm->stores_total == 0 && sm->orphans_total == 0;
 }
 
 /* One instruction (or compute run of at most budget) of ready warp w,
@@ -663,6 +667,7 @@ static void functional_join(cm_sm *sm, uint32_t w)
     sm_warp *wp = &sm->w[w];
     if (wp->state == W_WAIT_MEM) {
         wp->orphans += wp->loads_out;
+        sm->orphans_total += wp->loads_out;
         wp->loads_out = 0;
         fetch(sm, w);
     } else if (wp->state == W_WAIT_FENCE) {
@@ -698,7 +703,8 @@ uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj)
         }
     }
     sm->insts += total;
-    if (sm->ndone == sm->nwarps && sm->stores_total == 0 && !sm->done) {
+    if (sm->ndone == sm->nwarps && sm->ln == 0 && sm->stores_total == 0 &&
+        sm->orphans_total == 0 && !sm->done) {
         sm->done = 1;
         sm->finish = cm_engine_now(sm->eng);
     }

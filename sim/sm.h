@@ -135,7 +135,7 @@ void cm_sm_free(cm_sm *sm);
 cm_status cm_sm_start(cm_sm *sm, cm_err *err);
 
 cm_l1 *cm_sm_l1(cm_sm *sm);
-/* Every warp retired and every store acknowledged. */
+/* Every warp retired and every request it sent answered. */
 int cm_sm_done(const cm_sm *sm);
 uint64_t cm_sm_finish_cycle(const cm_sm *sm); /* when the last retired */
 uint64_t cm_sm_instructions(const cm_sm *sm);
