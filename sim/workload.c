@@ -359,10 +359,14 @@ cm_status cm_wgen_init(cm_wgen *g, const cm_workload_profile *prof,
 
 /* Moves `line` to the top of the warp's LRU stack (exact for the top
  * CM_WGEN_STACK_MAX positions, which is all the reuse draws look at). */
-static void stack_touch(cm_wgen *g, uint64_t line, int known_new)
+/* at: line's position in the stack when the caller knows it (it just
+ * read it there), else SIZE_MAX to search; known_new skips the search. */
+static void stack_touch(cm_wgen *g, uint64_t line, int known_new, size_t at)
 {
     size_t i = g->depth;
-    if (!known_new)
+    if (at < g->depth)
+        i = at;
+    else if (!known_new)
         for (i = 0; i < g->depth && g->stack[i] != line; i++) continue;
     if (i == g->depth && g->depth < CM_WGEN_STACK_MAX) g->depth++;
     if (i >= CM_WGEN_STACK_MAX) i = CM_WGEN_STACK_MAX - 1;
@@ -497,8 +501,10 @@ static void emit_mem(cm_wgen *g, gsl_rng *r, cm_winst *in)
         size_t pos = SIZE_MAX;
         if (in->op != CM_WOP_ATOMIC && gsl_rng_uniform(r) < p->reuse_prob)
             pos = j + draw_zipf(g, gsl_rng_uniform(r));
+        size_t at = SIZE_MAX;
         if (pos < g->depth) {
             line = g->stack[pos];
+            at = pos;
         } else {
             line = fresh_line(g, fr, start, fresh++);
             is_new = fr == FR_STREAM;
@@ -513,7 +519,7 @@ static void emit_mem(cm_wgen *g, gsl_rng *r, cm_winst *in)
         in->off[j] = cm_wline_region(line) == CM_WR_FALSE_SHARED
                          ? (uint16_t)(g->sm % words * 4)
                          : 0;
-        stack_touch(g, line, is_new);
+        stack_touch(g, line, is_new, at);
     }
     in->n = (uint8_t)n;
 }

@@ -1,0 +1,140 @@
+/* bench_sim.c - the simulator's speed and its sampling error (issue 4's
+ * targets), on the tc2013 machine (the registry defaults).
+ *
+ *  - detail: full-detail L1 requests (sm -> L1 accesses) per wall second
+ *    over the first 1M cycles of memory-bound and compute-bound built-in
+ *    workloads, and the total over all of them;
+ *  - sampling: each built-in workload (COHMOD_BENCH_WORKLOADS, a comma
+ *    list, narrows it) run in full detail and with temporal sampling at
+ *    the registry defaults, to completion or 12M cycles: relative error of
+ *    ipc, l1.miss_ratio and l1.mshr.occupancy_mean, and the speedup; then
+ *    the worst error per metric and the least speedup. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/gpu.h"
+#include "sim/protocol.h"
+#include "tests/benchutil.h"
+
+typedef struct bench_run {
+    double seconds, ipc, miss, occ, accesses;
+    int finished;
+} bench_run;
+
+static double row(const cm_stat_row *rows, size_t n, const char *metric)
+{
+    const cm_stat_row *r = cm_stats_find(rows, n, metric, "all");
+    return r ? r->value : NAN;
+}
+
+static int bench_simulate(const cm_params *p, const cm_workload_profile *w,
+                          bench_run *out)
+{
+    cm_stats *stats = cm_stats_new();
+    cm_gpu_run_config cfg = {.params = p,
+                             .workload = w,
+                             .protocol = cm_protocol_find("no-coh")};
+    cm_gpu_result res;
+    cm_err err = {0};
+    cm_stat_row *rows = NULL;
+    size_t n = 0;
+    double t0 = bench_now();
+    cm_status st = stats ? cm_gpu_run(&cfg, stats, &res, &err) : CM_EINTERNAL;
+    out->seconds = bench_now() - t0;
+    if (!st) st = cm_stats_rows(stats, &rows, &n, &err);
+    if (!st) {
+        out->ipc = row(rows, n, "ipc");
+        out->miss = row(rows, n, "l1.miss_ratio");
+        out->occ = row(rows, n, "l1.mshr.occupancy_mean");
+        out->accesses = row(rows, n, "l1.accesses");
+        out->finished = res.finished;
+    } else {
+        printf("  %s: %s\n", w->name, err.msg);
+    }
+    free(rows);
+    cm_stats_free(stats);
+    return st != CM_OK;
+}
+
+static void bench_detail_speed(void)
+{
+    static const char *const names[] = {"kmn", "bfs", "sssp", "mvt",
+                                        "cc",  "bh",  "hsp"};
+    double total_req = 0, total_s = 0;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        cm_params p;
+        cm_params_init(&p);
+        p.sim_max_cycles = 1e6;
+        bench_run r;
+        if (bench_simulate(&p, cm_workload_builtin(names[i]), &r)) continue;
+        printf("sim.detail.%-5s %.2f M requests/s  (%.0f requests, IPC %.2f, "
+               "%.2f s)\n",
+               names[i], r.accesses / r.seconds / 1e6, r.accesses, r.ipc,
+               r.seconds);
+        total_req += r.accesses;
+        total_s += r.seconds;
+    }
+    printf("sim.detail.all   %.2f M requests/s  (target 1.0)\n",
+           total_req / total_s / 1e6);
+}
+
+static int wanted(const char *name)
+{
+    const char *list = getenv("COHMOD_BENCH_WORKLOADS");
+    if (!list || !*list) return 1;
+    size_t len = strlen(name);
+    for (const char *s = list; (s = strstr(s, name)); s += len)
+        if ((s == list || s[-1] == ',') && (s[len] == ',' || s[len] == 0))
+            return 1;
+    return 0;
+}
+
+static double rel(double sampled, double full)
+{
+    return full != 0 ? fabs(sampled - full) / fabs(full) : NAN;
+}
+
+static void bench_sampling(void)
+{
+    double worst[3] = {0, 0, 0}, least = INFINITY;
+    const char *worst_at[3] = {"", "", ""};
+    static const char *const metrics[3] = {"ipc", "l1.miss_ratio",
+                                           "l1.mshr.occupancy_mean"};
+    for (size_t i = 0; i < cm_workload_builtin_count(); i++) {
+        const cm_workload_profile *w =
+            cm_workload_builtin(cm_workload_builtin_name(i));
+        if (!wanted(w->name)) continue;
+        cm_params p;
+        cm_params_init(&p);
+        p.sim_max_cycles = 12e6;
+        bench_run f, s;
+        if (bench_simulate(&p, w, &f)) continue;
+        p.sim_sample = 1; /* temporal */
+        if (bench_simulate(&p, w, &s)) continue;
+        double e[3] = {rel(s.ipc, f.ipc), rel(s.miss, f.miss),
+                       rel(s.occ, f.occ)};
+        double sp = f.seconds / s.seconds;
+        printf("sim.sample.%-8s ipc %.3f  l1.miss %.3f  occupancy %.3f  "
+               "speedup %.1fx  (full %.1f s%s)\n",
+               w->name, e[0], e[1], e[2], sp, f.seconds,
+               f.finished ? "" : ", stopped at 12M cycles");
+        for (int k = 0; k < 3; k++)
+            if (e[k] > worst[k]) {
+                worst[k] = e[k];
+                worst_at[k] = w->name;
+            }
+        if (sp < least) least = sp;
+    }
+    for (int k = 0; k < 3; k++)
+        printf("sim.sample.worst %-22s %.3f (%s)  (target 0.03)\n", metrics[k],
+               worst[k], worst_at[k]);
+    printf("sim.sample.least_speedup %.1fx  (target 5x)\n", least);
+}
+
+void bench_sim(void)
+{
+    bench_detail_speed();
+    bench_sampling();
+}
