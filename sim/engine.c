@@ -36,8 +36,8 @@
 #define WHEEL_MASK (CM_ENGINE_WHEEL - 1u)
 #define NO_NODE UINT32_MAX
 
-_Static_assert((CM_ENGINE_WHEEL & WHEEL_MASK) == 0 &&
-                   CM_ENGINE_WHEEL >= 64 && CM_ENGINE_WHEEL <= 64 * 64,
+_Static_assert((CM_ENGINE_WHEEL & WHEEL_MASK) == 0 && CM_ENGINE_WHEEL >= 64 &&
+                   CM_ENGINE_WHEEL <= 64 * 64,
                "the wheel is a power of two covered by a two-level bitmap");
 
 cm_status cm_engine_init(cm_engine *eng, size_t capacity, cm_err *err)
@@ -75,8 +75,8 @@ void cm_engine_free(cm_engine *eng)
 
 /* Appends an event due at time (now <= time < now + WHEEL) to its slot; a
  * node must be free. */
-static void wheel_push(cm_engine *eng, uint64_t time, cm_event_fn fn,
-                       void *obj, uint64_t arg)
+static void wheel_push(cm_engine *eng, uint64_t time, cm_event_fn fn, void *obj,
+                       uint64_t arg)
 {
     uint32_t n = eng->free_node;
     cm_wheel_node *node = &eng->nodes[n];
