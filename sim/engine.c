@@ -1,12 +1,30 @@
-/* engine.c - the event heap, ports and pools of engine.h.
+/* engine.c - the event queue, ports and pools of engine.h.
  *
- * The heap is 4-ary and sifts a hole rather than swapping; the least of
- * four children is found by a branch-free tournament, so each level costs
- * three compares and one move.  Keys (time, seq) are unique, hence the order
- * is total and never depends on the heap's shape.  A port computes each
- * message's arrival at send time: the link is a single server whose free
- * time only grows, so arrivals come out in send order and a ring buffer
- * plus one pending delivery event is all the state a port needs. */
+ * The event queue is a timing wheel for the near future plus a 4-ary heap
+ * for the rest.  Nearly every event is due a few cycles ahead (an SM's
+ * next tick, hit latencies, port pipelines), so a wheel of CM_ENGINE_WHEEL
+ * FIFO slots, slot t mod WHEEL holding the events due at t for now <= t <
+ * now + WHEEL, makes schedule and pop O(1) where a heap pays a sift of
+ * log4(pending) levels of hard-to-predict compares for each.  A slot is a
+ * singly-linked list over a node array allocated at init (with a free
+ * list), so the run loop still never allocates; a two-level bitmap of the
+ * non-empty slots finds the next due slot with at most three word scans.
+ *
+ * The order stays exactly (time, seq) without a seq in the wheel, because
+ * a slot's list is always in scheduling order: an event for t goes to the
+ * heap only while t >= now + WHEEL, i.e. before any event for t can be in
+ * the wheel, and heap events move to their slot, in (time, seq) order, as
+ * soon as now reaches t - WHEEL + 1 and before any handler at that time
+ * runs - the earliest moment the wheel can take an event for t.  Hence
+ * every heap event is also later than every wheel event.
+ *
+ * The heap sifts a hole rather than swapping; the least of four children
+ * is found by a branch-free tournament, so each level costs three compares
+ * and one move.  Its keys (time, seq) are unique, hence the order is total
+ * and never depends on the heap's shape.  A port computes each message's
+ * arrival at send time: the link is a single server whose free time only
+ * grows, so arrivals come out in send order and a ring buffer plus one
+ * pending delivery event is all the state a port needs. */
 #include "sim/engine.h"
 
 #include <stdalign.h>
@@ -15,16 +33,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define WHEEL_MASK (CM_ENGINE_WHEEL - 1u)
+#define NO_NODE UINT32_MAX
+
+_Static_assert((CM_ENGINE_WHEEL & WHEEL_MASK) == 0 && CM_ENGINE_WHEEL >= 64 &&
+                   CM_ENGINE_WHEEL <= 64 * 64,
+               "the wheel is a power of two covered by a two-level bitmap");
+
 cm_status cm_engine_init(cm_engine *eng, size_t capacity, cm_err *err)
 {
     memset(eng, 0, sizeof *eng);
-    if (capacity < 1 || capacity > SIZE_MAX / sizeof(cm_event))
+    /* Node indices are 32-bit, NO_NODE excluded. */
+    if (capacity < 1 || capacity >= NO_NODE ||
+        capacity > SIZE_MAX / sizeof(cm_event))
         return cm_err_set(err, CM_EINPUT,
                           "event queue capacity %zu out of range", capacity);
     eng->heap = malloc(capacity * sizeof *eng->heap);
-    if (!eng->heap)
+    eng->nodes = malloc(capacity * sizeof *eng->nodes);
+    if (!eng->heap || !eng->nodes) {
+        cm_engine_free(eng);
         return cm_err_set(err, CM_EINTERNAL,
                           "out of memory for an event queue of %zu", capacity);
+    }
+    for (size_t i = 0; i < capacity; i++)
+        eng->nodes[i].next = i + 1 < capacity ? (uint32_t)(i + 1) : NO_NODE;
+    eng->free_node = 0;
     eng->cap = capacity;
     return CM_OK;
 }
@@ -32,9 +65,71 @@ cm_status cm_engine_init(cm_engine *eng, size_t capacity, cm_err *err)
 void cm_engine_free(cm_engine *eng)
 {
     free(eng->heap);
+    free(eng->nodes);
     eng->heap = NULL;
-    eng->size = eng->cap = 0;
+    eng->nodes = NULL;
+    eng->size = eng->wheel_size = eng->cap = 0;
 }
+
+/* ---- the wheel -------------------------------------------------------- */
+
+/* Appends an event due at time (now <= time < now + WHEEL) to its slot; a
+ * node must be free. */
+static void wheel_push(cm_engine *eng, uint64_t time, cm_event_fn fn, void *obj,
+                       uint64_t arg)
+{
+    uint32_t n = eng->free_node;
+    cm_wheel_node *node = &eng->nodes[n];
+    eng->free_node = node->next;
+    *node = (cm_wheel_node){fn, obj, arg, NO_NODE};
+    uint32_t s = (uint32_t)time & WHEEL_MASK;
+    cm_wheel_slot *slot = &eng->slot[s];
+    uint64_t bit = 1ull << (s & 63);
+    if (eng->used[s >> 6] & bit) {
+        eng->nodes[slot->tail].next = n;
+    } else {
+        slot->head = n;
+        eng->used[s >> 6] |= bit;
+        eng->used_words |= 1ull << (s >> 6);
+    }
+    slot->tail = n;
+    eng->wheel_size++;
+}
+
+/* The first non-empty slot at or after now's, going round: the slot of the
+ * wheel's earliest events, as they span less than one turn.  The wheel
+ * must not be empty. */
+static uint32_t wheel_first(const cm_engine *eng)
+{
+    uint32_t s = (uint32_t)eng->now & WHEEL_MASK, w = s >> 6;
+    uint64_t bits = eng->used[w] & (~0ull << (s & 63));
+    if (bits) return w << 6 | (uint32_t)__builtin_ctzll(bits);
+    /* Then the later words; failing those, round to the lowest word
+     * (possibly w itself, whose bits are now all below s). */
+    uint64_t words = eng->used_words & (~0ull << w << 1);
+    if (!words) words = eng->used_words;
+    w = (uint32_t)__builtin_ctzll(words);
+    return w << 6 | (uint32_t)__builtin_ctzll(eng->used[w]);
+}
+
+/* Removes the first event of non-empty slot s into *out. */
+static void wheel_pop(cm_engine *eng, uint32_t s, cm_wheel_node *out)
+{
+    cm_wheel_slot *slot = &eng->slot[s];
+    uint32_t n = slot->head;
+    *out = eng->nodes[n];
+    if (out->next == NO_NODE) {
+        eng->used[s >> 6] &= ~(1ull << (s & 63));
+        if (!eng->used[s >> 6]) eng->used_words &= ~(1ull << (s >> 6));
+    } else {
+        slot->head = out->next;
+    }
+    eng->nodes[n].next = eng->free_node;
+    eng->free_node = n;
+    eng->wheel_size--;
+}
+
+/* ---- the heap --------------------------------------------------------- */
 
 /* Without a short-circuit, so the compiler can make it branch-free: heap
  * compares are close to coin flips, and mispredicted branches cost more
@@ -45,46 +140,20 @@ static inline int before(const cm_event *a, const cm_event *b)
     return (a->time < b->time) | ((a->time == b->time) & (a->seq < b->seq));
 }
 
-cm_status cm_engine_schedule_at(cm_engine *eng, uint64_t time, cm_event_fn fn,
-                                void *obj, uint64_t arg)
+static void heap_push(cm_engine *eng, const cm_event *ev)
 {
-    if (eng->err.code) return eng->err.code;
-    if (eng->size == eng->cap)
-        return cm_err_set(&eng->err, CM_EINTERNAL,
-                          "event queue full (capacity %zu): raise the "
-                          "simulator's event capacity",
-                          eng->cap);
-    if (time < eng->now)
-        return cm_err_set(&eng->err, CM_EINTERNAL,
-                          "event scheduled at cycle %llu, before now (%llu)",
-                          (unsigned long long)time,
-                          (unsigned long long)eng->now);
-    cm_event ev = {time, eng->seq++, fn, obj, arg};
     size_t i = eng->size++;
     while (i > 0) {
         size_t parent = (i - 1) / 4;
-        if (!before(&ev, &eng->heap[parent])) break;
+        if (!before(ev, &eng->heap[parent])) break;
         eng->heap[i] = eng->heap[parent];
         i = parent;
     }
-    eng->heap[i] = ev;
-    return CM_OK;
-}
-
-cm_status cm_engine_schedule(cm_engine *eng, uint64_t delay, cm_event_fn fn,
-                             void *obj, uint64_t arg)
-{
-    if (delay > UINT64_MAX - eng->now) {
-        if (eng->err.code) return eng->err.code;
-        return cm_err_set(&eng->err, CM_EINTERNAL,
-                          "event delay %llu overflows the clock",
-                          (unsigned long long)delay);
-    }
-    return cm_engine_schedule_at(eng, eng->now + delay, fn, obj, arg);
+    eng->heap[i] = *ev;
 }
 
 /* Removes the earliest event into *out; the heap must not be empty. */
-static void pop(cm_engine *eng, cm_event *out)
+static void heap_pop(cm_engine *eng, cm_event *out)
 {
     cm_event *h = eng->heap;
     *out = h[0];
@@ -110,6 +179,55 @@ static void pop(cm_engine *eng, cm_event *out)
     h[i] = last;
 }
 
+/* ---- the queue -------------------------------------------------------- */
+
+/* Moves time to t (no later than any pending event) and, keeping the
+ * invariant that makes slots FIFO in seq order, the heap events now due
+ * within the wheel into it. */
+static void advance(cm_engine *eng, uint64_t t)
+{
+    eng->now = t;
+    while (eng->size && eng->heap[0].time - t < CM_ENGINE_WHEEL) {
+        cm_event ev;
+        heap_pop(eng, &ev);
+        wheel_push(eng, ev.time, ev.fn, ev.obj, ev.arg);
+    }
+}
+
+cm_status cm_engine_schedule_at(cm_engine *eng, uint64_t time, cm_event_fn fn,
+                                void *obj, uint64_t arg)
+{
+    if (eng->err.code) return eng->err.code;
+    if (eng->size + eng->wheel_size == eng->cap)
+        return cm_err_set(&eng->err, CM_EINTERNAL,
+                          "event queue full (capacity %zu): raise the "
+                          "simulator's event capacity",
+                          eng->cap);
+    if (time < eng->now)
+        return cm_err_set(&eng->err, CM_EINTERNAL,
+                          "event scheduled at cycle %llu, before now (%llu)",
+                          (unsigned long long)time,
+                          (unsigned long long)eng->now);
+    /* Only heap events need a seq: the wheel keeps order by position. */
+    if (time - eng->now < CM_ENGINE_WHEEL)
+        wheel_push(eng, time, fn, obj, arg);
+    else
+        heap_push(eng, &(cm_event){time, eng->seq++, fn, obj, arg});
+    return CM_OK;
+}
+
+cm_status cm_engine_schedule(cm_engine *eng, uint64_t delay, cm_event_fn fn,
+                             void *obj, uint64_t arg)
+{
+    if (delay > UINT64_MAX - eng->now) {
+        if (eng->err.code) return eng->err.code;
+        return cm_err_set(&eng->err, CM_EINTERNAL,
+                          "event delay %llu overflows the clock",
+                          (unsigned long long)delay);
+    }
+    return cm_engine_schedule_at(eng, eng->now + delay, fn, obj, arg);
+}
+
 cm_status cm_engine_run(cm_engine *eng, uint64_t until, uint64_t max_events,
                         cm_run_end *why, cm_err *err)
 {
@@ -128,18 +246,23 @@ cm_status cm_engine_run(cm_engine *eng, uint64_t until, uint64_t max_events,
             end = CM_RUN_MAX_EVENTS;
             break;
         }
-        if (eng->size == 0) {
+        uint64_t t;
+        if (eng->wheel_size) {
+            t = eng->now + ((wheel_first(eng) - eng->now) & WHEEL_MASK);
+        } else if (eng->size) {
+            t = eng->heap[0].time;
+        } else {
             end = CM_RUN_EMPTY;
             break;
         }
-        if (eng->heap[0].time > until) {
-            if (until > eng->now) eng->now = until;
+        if (t > until) {
+            if (until > eng->now) advance(eng, until);
             end = CM_RUN_UNTIL;
             break;
         }
-        cm_event ev;
-        pop(eng, &ev);
-        eng->now = ev.time;
+        if (t != eng->now) advance(eng, t);
+        cm_wheel_node ev;
+        wheel_pop(eng, (uint32_t)t & WHEEL_MASK, &ev);
         ev.fn(eng, ev.obj, ev.arg);
         done++;
     }
@@ -160,7 +283,7 @@ uint64_t cm_engine_executed(const cm_engine *eng)
 }
 size_t cm_engine_pending(const cm_engine *eng)
 {
-    return eng->size;
+    return eng->size + eng->wheel_size;
 }
 
 /* ---- ports ------------------------------------------------------------ */

@@ -2,12 +2,14 @@
  *
  * Events run in order of time (cycles), then of scheduling (a sequence
  * number), so events of equal time run first-scheduled first and a run is a
- * pure function of its inputs and seeds.  The pending events sit in a 4-ary
- * heap (shallower than a binary one, and its four children share a cache
- * line or two) whose capacity is fixed at init: the run loop never
- * allocates, and scheduling into a full queue is an error value, never a
- * crash.  The first error is sticky: every later schedule and run returns
- * it, so a component deep in a handler needs no error path of its own.
+ * pure function of its inputs and seeds.  Pending events sit in a timing
+ * wheel when they are due within CM_ENGINE_WHEEL cycles (nearly all of
+ * them: an SM's next tick, cache and port latencies) and in a 4-ary heap
+ * otherwise; engine.c explains why the two together keep the exact order.
+ * Capacity is fixed at init: the run loop never allocates, and scheduling
+ * into a full queue is an error value, never a crash.  The first error is
+ * sticky: every later schedule and run returns it, so a component deep in
+ * a handler needs no error path of its own.
  *
  * Components talk only through events and ports.  A port is a bounded FIFO
  * link: a message occupies it from send until delivery; it is serialised at
@@ -39,10 +41,33 @@ typedef struct cm_event {
     uint64_t arg;
 } cm_event;
 
+/* Slots of the timing wheel: a power of two, at most 64 * 64 (the two
+ * levels of its occupancy bitmap). */
+#define CM_ENGINE_WHEEL 1024u
+
+/* An event in the wheel; its slot gives its time, its place in the slot's
+ * list its order. */
+typedef struct cm_wheel_node {
+    cm_event_fn fn;
+    void *obj;
+    uint64_t arg;
+    uint32_t next; /* the next node of the slot, or of the free list */
+} cm_wheel_node;
+
+typedef struct cm_wheel_slot {
+    uint32_t head, tail; /* node indices; meaningless while empty */
+} cm_wheel_slot;
+
 /* Embeddable; the fields are private to engine.c. */
 typedef struct cm_engine {
-    cm_event *heap;
+    cm_event *heap; /* events due at now + CM_ENGINE_WHEEL or later */
     size_t size, cap;
+    cm_wheel_node *nodes; /* cap nodes: the wheel's events and free ones */
+    uint32_t free_node;
+    size_t wheel_size;
+    cm_wheel_slot slot[CM_ENGINE_WHEEL];
+    uint64_t used[CM_ENGINE_WHEEL / 64]; /* bit s: slot s is not empty */
+    uint64_t used_words;                 /* bit w: used[w] != 0 */
     uint64_t now, seq, executed;
     int stop;
     cm_err err; /* sticky: err.code != CM_OK stops everything */
@@ -57,7 +82,7 @@ typedef enum cm_run_end {
     CM_RUN_ERROR       /* the sticky error is set */
 } cm_run_end;
 
-/* capacity: the most events pending at once (>= 1). */
+/* capacity: the most events pending at once (1 to UINT32_MAX - 1). */
 cm_status cm_engine_init(cm_engine *eng, size_t capacity, cm_err *err);
 void cm_engine_free(cm_engine *eng);
 

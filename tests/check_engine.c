@@ -213,6 +213,26 @@ START_TEST(test_queue_full_is_an_error)
     ck_assert_int_eq(cm_engine_schedule(&eng, 0, log_event, &l, 0),
                      CM_EINTERNAL);
     cm_engine_free(&eng);
+
+    /* Near events (the wheel) and far ones (the heap) share the capacity. */
+    const uint64_t far = CM_ENGINE_WHEEL;
+    engine_init(&eng, 4);
+    memset(&err, 0, sizeof err);
+    for (uint64_t delay = 1; delay <= 4; delay++)
+        ck_assert_int_eq(cm_engine_schedule(&eng,
+                                            delay % 2 ? delay : delay * far,
+                                            log_event, &l, 0),
+                         CM_OK);
+    ck_assert_uint_eq(cm_engine_pending(&eng), 4);
+    ck_assert_int_eq(cm_engine_schedule(&eng, 3 * far, log_event, &l, 0),
+                     CM_EINTERNAL);
+    ck_assert_int_eq(cm_engine_run(&eng, UINT64_MAX, 0, NULL, &err),
+                     CM_EINTERNAL);
+    ck_assert_msg(strstr(err.msg, "event queue full (capacity 4)"), "%s",
+                  err.msg);
+    cm_engine_free(&eng);
+    /* Wheel nodes are indexed by 32 bits. */
+    ck_assert_int_eq(cm_engine_init(&eng, (size_t)UINT32_MAX, &err), CM_EINPUT);
 }
 END_TEST
 
@@ -290,6 +310,200 @@ START_TEST(test_determinism)
         ck_assert_uint_le(a.log.time[i - 1], a.log.time[i]);
     rand_run(&b, 8); /* and the seed matters */
     ck_assert(memcmp(a.log.id, b.log.id, sizeof a.log.id) != 0);
+}
+END_TEST
+
+/* ---- the wheel and the heap together ---------------------------------- */
+
+#define W CM_ENGINE_WHEEL
+
+/* A delay that is often 0 or small (equal times are common), often right
+ * at the wheel's edge, sometimes a few turns of the wheel away. */
+static uint64_t mixed_delay(gsl_rng *rng)
+{
+    static const uint64_t edge[] = {0, 1,     2,         W - 2, W - 1,
+                                    W, W + 1, 2 * W - 1, 2 * W};
+    switch (gsl_rng_uniform_int(rng, 4)) {
+    case 0:
+        return gsl_rng_uniform_int(rng, 4);
+    case 1:
+        return edge[gsl_rng_uniform_int(rng, sizeof edge / sizeof *edge)];
+    case 2:
+        return gsl_rng_uniform_int(rng, 16);
+    default:
+        return gsl_rng_uniform_int(rng, 5 * W);
+    }
+}
+
+typedef struct keyed {
+    uint64_t time, id;
+} keyed;
+
+static int keyed_cmp(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+START_TEST(test_wheel_matches_sorted_order)
+{
+    /* Ids are given in scheduling order, so (time, id) sorted is the order
+     * the engine owes; the run goes in slices (until, max_events) so time
+     * also jumps by run ends, not only by events. */
+    static ev_log l;
+    static keyed ref[3000];
+    const size_t n = 3000;
+    cm_engine eng;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    engine_init(&eng, n);
+    memset(&l, 0, sizeof l);
+    for (uint64_t i = 0; i < n; i++) {
+        ref[i] = (keyed){mixed_delay(rng), i};
+        ck_assert_int_eq(
+            cm_engine_schedule_at(&eng, ref[i].time, log_event, &l, i), CM_OK);
+    }
+    qsort(ref, n, sizeof *ref, keyed_cmp);
+    cm_run_end why = CM_RUN_UNTIL;
+    while (why != CM_RUN_EMPTY) {
+        uint64_t until = cm_engine_now(&eng) + gsl_rng_uniform_int(rng, 2 * W);
+        ck_assert_int_eq(cm_engine_run(&eng, until,
+                                       1 + gsl_rng_uniform_int(rng, 50), &why,
+                                       NULL),
+                         CM_OK);
+    }
+    ck_assert_uint_eq(l.n, n);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_eq(l.id[i], ref[i].id);
+        ck_assert_uint_eq(l.time[i], ref[i].time);
+    }
+    gsl_rng_free(rng);
+    cm_engine_free(&eng);
+}
+END_TEST
+
+/* A process checked against a plain list of its pending (time, id): each
+ * event must be the least of them, then schedules up to two successors at
+ * mixed delays, 0 included. */
+typedef struct ref_proc {
+    keyed pending[256];
+    size_t npending;
+    uint64_t next_id, ran;
+    unsigned left;
+    gsl_rng *rng;
+} ref_proc;
+
+static void ref_schedule(cm_engine *eng, ref_proc *p, uint64_t time);
+
+static void ref_step(cm_engine *eng, void *obj, uint64_t arg)
+{
+    ref_proc *p = obj;
+    size_t least = 0;
+    for (size_t i = 1; i < p->npending; i++)
+        if (keyed_cmp(&p->pending[i], &p->pending[least]) < 0) least = i;
+    ck_assert_uint_gt(p->npending, 0);
+    ck_assert_uint_eq(arg, p->pending[least].id);
+    ck_assert_uint_eq(cm_engine_now(eng), p->pending[least].time);
+    p->pending[least] = p->pending[--p->npending];
+    p->ran++;
+    for (int k = 0; k < 2 && p->left; k++)
+        if (p->npending < 200 && gsl_rng_uniform_int(p->rng, 8) < 5) {
+            p->left--;
+            ref_schedule(eng, p, cm_engine_now(eng) + mixed_delay(p->rng));
+        }
+}
+
+static void ref_schedule(cm_engine *eng, ref_proc *p, uint64_t time)
+{
+    p->pending[p->npending++] = (keyed){time, p->next_id};
+    ck_assert_int_eq(
+        cm_engine_schedule_at(eng, time, ref_step, p, p->next_id++), CM_OK);
+}
+
+START_TEST(test_wheel_matches_reference_queue)
+{
+    static ref_proc p;
+    cm_engine eng;
+    engine_init(&eng, 256);
+    memset(&p, 0, sizeof p);
+    p.rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(p.rng, 12);
+    p.left = 20000;
+    for (int i = 0; i < 64; i++) ref_schedule(&eng, &p, mixed_delay(p.rng));
+    /* Between slices, events come from outside too, at now included. */
+    cm_run_end why = CM_RUN_UNTIL;
+    while (why != CM_RUN_EMPTY) {
+        uint64_t now = cm_engine_now(&eng);
+        ck_assert_int_eq(cm_engine_run(&eng,
+                                       now + gsl_rng_uniform_int(p.rng, 3 * W),
+                                       0, &why, NULL),
+                         CM_OK);
+        if (why == CM_RUN_UNTIL && p.npending < 200)
+            ref_schedule(&eng, &p, cm_engine_now(&eng) + mixed_delay(p.rng));
+        ck_assert_uint_eq(cm_engine_pending(&eng), p.npending);
+    }
+    ck_assert_uint_eq(p.npending, 0);
+    ck_assert_uint_gt(p.ran, 10000);
+    gsl_rng_free(p.rng);
+    cm_engine_free(&eng);
+}
+END_TEST
+
+/* Hand-made scripts: when event `after` runs (NO_EVENT: before the run),
+ * event id is scheduled at time. */
+#define NO_EVENT UINT64_MAX
+typedef struct plan_step {
+    uint64_t after, time, id;
+} plan_step;
+
+typedef struct plan {
+    const plan_step *steps;
+    size_t n;
+    ev_log log;
+} plan;
+
+static void plan_run_step(cm_engine *eng, void *obj, uint64_t arg)
+{
+    plan *p = obj;
+    if (arg != NO_EVENT) log_event(eng, &p->log, arg);
+    for (size_t i = 0; i < p->n; i++)
+        if (p->steps[i].after == arg)
+            ck_assert_int_eq(cm_engine_schedule_at(eng, p->steps[i].time,
+                                                   plan_run_step, p,
+                                                   p->steps[i].id),
+                             CM_OK);
+}
+
+START_TEST(test_wheel_edge)
+{
+    /* 0 waits in the heap (W + 5 is a full turn from time 0); 2, scheduled
+     * at 5 for W + 5, is just outside the wheel too, while 4, scheduled at
+     * 6 for the same time, is inside it: they must still run 0, 2, 4 - and
+     * 6, scheduled from outside after time jumped to W + 2, after those. */
+    static const plan_step steps[] = {
+        {NO_EVENT, W + 5, 0}, {NO_EVENT, 5, 1}, {NO_EVENT, W - 1, 7},
+        {1, W + 5, 2},        {1, 6, 3},        {3, W + 5, 4},
+        {3, W + 6, 5},        {7, W + 5, 8},
+    };
+    static plan p;
+    cm_engine eng;
+    engine_init(&eng, 8);
+    memset(&p, 0, sizeof p);
+    p.steps = steps;
+    p.n = sizeof steps / sizeof *steps;
+    plan_run_step(&eng, &p, NO_EVENT);
+    cm_run_end why;
+    ck_assert_int_eq(cm_engine_run(&eng, W + 2, 0, &why, NULL), CM_OK);
+    ck_assert_int_eq(why, CM_RUN_UNTIL);
+    ck_assert_int_eq(cm_engine_schedule_at(&eng, W + 5, log_event, &p.log, 6),
+                     CM_OK);
+    run_all(&eng);
+    const uint64_t ids[] = {1, 3, 7, 0, 2, 4, 8, 6, 5};
+    const uint64_t at[] = {5,     6,     W - 1, W + 5, W + 5,
+                           W + 5, W + 5, W + 5, W + 6};
+    assert_log(&p.log, ids, at, 9);
+    cm_engine_free(&eng);
 }
 END_TEST
 
@@ -560,6 +774,9 @@ Suite *suite_engine(void)
     tcase_add_test(tc, test_queue_full_is_an_error);
     tcase_add_test(tc, test_past_and_overflow_are_errors);
     tcase_add_test(tc, test_determinism);
+    tcase_add_test(tc, test_wheel_matches_sorted_order);
+    tcase_add_test(tc, test_wheel_matches_reference_queue);
+    tcase_add_test(tc, test_wheel_edge);
     tcase_add_test(tc, test_port_serialisation);
     tcase_add_test(tc, test_port_latency_only_and_fifo);
     tcase_add_test(tc, test_port_back_pressure);
