@@ -14,7 +14,7 @@
 /* The default machine when no --config is given: tc2013 shrunk so that the
  * default grid (27 runs) takes about a minute on one core. */
 static const char *const small_machine[] = {
-    "gpu.sms=2", "gpu.warps_per_sm=48", "sim.max_cycles=100000"};
+    "gpu.sms=2", "gpu.warps_per_sm=48", "sim.max_cycles=300000"};
 static const char *const default_grid[] = {"mshrs=8,16,32",
                                            "warps=8,24,48"};
 static const char default_workloads[] = "kmn,bfs,cfd";
@@ -51,8 +51,8 @@ static void usage(FILE *f)
           "  --protocol P      L1 protocol (default no-coh)\n"
           "  --quiet           no progress bar or summary on stderr\n\n"
           "Without --config the machine is tc2013 with gpu.sms=2, "
-          "gpu.warps_per_sm=48 and\nsim.max_cycles=100000 (each run is cut "
-          "after 100k cycles: occupancy is a\nsteady-state quantity), so "
+          "gpu.warps_per_sm=48 and\nsim.max_cycles=300000 (each run is cut "
+          "after 300k cycles: occupancy is a\nsteady-state quantity), so "
           "the default grid runs in about a minute; --set\noverrides any "
           "of them, and the sim.sample* parameters choose sampled runs.\n",
           f);

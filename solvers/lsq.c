@@ -6,6 +6,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { LSQ_MAXITER = 200 };
@@ -14,11 +15,16 @@ enum { LSQ_MAXITER = 200 };
  * trust region shrinks away from it instead of aborting the fit. */
 #define LSQ_BAD 1e6
 
+/* A Jacobian column this much weaker than the strongest is flat. */
+#define LSQ_FLAT 1e-6
+
 typedef struct lsq_ctx {
     cm_lsq_resid_fn f;
     void *arg;
     size_t n, p;
     const double *scale;
+    double *buf; /* n residuals: GSL may hand f a strided vector (a column
+                    of the Jacobian for finite differences) */
 } lsq_ctx;
 
 static int lsq_f(const gsl_vector *u, void *arg, gsl_vector *r)
@@ -27,10 +33,10 @@ static int lsq_f(const gsl_vector *u, void *arg, gsl_vector *r)
     double x[CM_LSQ_MAXP];
     for (size_t k = 0; k < c->p; k++)
         x[k] = gsl_vector_get(u, k) * c->scale[k];
-    int bad = c->f(x, r->data, c->arg) != 0;
+    int bad = c->f(x, c->buf, c->arg) != 0;
     for (size_t i = 0; i < c->n; i++)
-        if (bad || !isfinite(gsl_vector_get(r, i)))
-            gsl_vector_set(r, i, LSQ_BAD);
+        gsl_vector_set(r, i, bad || !isfinite(c->buf[i]) ? LSQ_BAD
+                                                        : c->buf[i]);
     return GSL_SUCCESS;
 }
 
@@ -44,10 +50,17 @@ static void lsq_report(gsl_multifit_nlinear_workspace *w, const lsq_ctx *c,
     res->chisq_dof = c->n > c->p ? res->chisq / (double)(c->n - c->p) : NAN;
     gsl_matrix *cov = gsl_matrix_alloc(c->p, c->p);
     int ok = cov && gsl_multifit_nlinear_covar(J, 0.0, cov) == GSL_SUCCESS;
+    double norm[CM_LSQ_MAXP], top = 0;
+    for (size_t k = 0; k < c->p; k++) {
+        gsl_vector_const_view col = gsl_matrix_const_column(J, k);
+        norm[k] = gsl_blas_dnrm2(&col.vector);
+        top = fmax(top, norm[k]);
+    }
     for (size_t k = 0; k < c->p; k++) {
         res->x[k] = gsl_vector_get(u, k) * c->scale[k];
-        gsl_vector_const_view col = gsl_matrix_const_column(J, k);
-        res->identifiable[k] = gsl_blas_dnrm2(&col.vector) > 0;
+        /* Relative to the strongest column: solver noise in the model
+         * (root finders stop at ~1e-12) is not sensitivity. */
+        res->identifiable[k] = norm[k] > LSQ_FLAT * top;
         double v = ok && res->identifiable[k]
                        ? gsl_matrix_get(cov, k, k) * res->chisq_dof
                        : NAN;
@@ -72,7 +85,6 @@ cm_status cm_lsq_fit(cm_lsq_resid_fn f, void *arg, size_t n, size_t p,
         return cm_err_set(err, CM_EINPUT,
                           "least squares: %zu residuals cannot fix %zu "
                           "parameters", n, p);
-    lsq_ctx c = {f, arg, n, p, scale};
     double u0[CM_LSQ_MAXP];
     for (size_t k = 0; k < p; k++) {
         if (!(scale[k] > 0) || !isfinite(x0[k]))
@@ -81,6 +93,8 @@ cm_status cm_lsq_fit(cm_lsq_resid_fn f, void *arg, size_t n, size_t p,
                               "parameter %zu", k);
         u0[k] = x0[k] / scale[k];
     }
+    lsq_ctx c = {f, arg, n, p, scale, malloc(n * sizeof(double))};
+    if (!c.buf) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     gsl_multifit_nlinear_fdf fdf = {0};
     fdf.f = lsq_f;
     fdf.df = NULL; /* forward differences */
@@ -115,5 +129,6 @@ cm_status cm_lsq_fit(cm_lsq_resid_fn f, void *arg, size_t n, size_t p,
     }
     gsl_multifit_nlinear_free(w);
     gsl_set_error_handler(old);
+    free(c.buf);
     return st;
 }

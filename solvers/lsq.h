@@ -13,7 +13,8 @@
  * (gsl_multifit_nlinear_covar), scaled by chi2 / (n - p) so that sigmas that
  * were only relative weights still give honest standard errors
  * se_k = scale_k sqrt(C_kk chi2 / (n - p)).  A parameter the residuals do not
- * depend on (a zero Jacobian column: unidentifiable from these data) gets a
+ * depend on (a Jacobian column below 1e-6 of the strongest, i.e. zero but
+ * for solver noise: unidentifiable from these data) gets a
  * NaN standard error and `identifiable` 0, not a misleading 0; so does every
  * parameter when n <= p. */
 #ifndef CM_LSQ_H
