@@ -319,7 +319,7 @@ static cm_status axis_plot(const vrun *r, size_t q, size_t w,
         double *x = buf + 5 * g * len, *ys = x + len, *lo = ys + len,
                *hi = lo + len, *ym = hi + len;
         const vpoint *first = &r->pts[w * per_wl + g * len];
-        char key[LABEL_MAX] = "";
+        char key[LABEL_MAX - 16] = ""; /* room for "model " */
         int k = 0;
         for (size_t a = 0; a < last; a++) {
             char v[32];

@@ -89,14 +89,14 @@ START_TEST(test_fit_bad_input)
     /* a run without its dump, and one without a metric */
     char *a = tu_path_in(dir, "a.csv");
     char *text = tu_read_file(a, NULL);
-    tu_write_file(dir, "nodump.csv", text);
+    free(tu_write_file(dir, "nodump.csv", text));
     char *cut = strstr(text, "l1.mshr.occupancy_mean,all");
     ck_assert_ptr_nonnull(cut);
     cut[21] = 'X'; /* the machine-wide row renamed: ..._meaX */
-    tu_write_file(dir, "short.csv", text);
+    free(tu_write_file(dir, "short.csv", text));
     char *dump = tu_path_in(dir, "a.params.csv");
     char *dtext = tu_read_file(dump, NULL);
-    tu_write_file(dir, "short.params.csv", dtext);
+    free(tu_write_file(dir, "short.params.csv", dtext));
     free(dtext);
     free(dump);
     free(text);
