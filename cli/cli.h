@@ -44,10 +44,14 @@ enum {
 
 #define CLI_MAX_SETS 256
 #define CLI_MAX_ALIASES 16
+#define CLI_MAX_CONFIGS 8
 
 typedef struct cli_ctx {
     const char *command; /* for messages: "cohmod <command>: ..." */
-    const char *config;  /* --config, or NULL for the embedded default */
+    /* --config, in order (later ones override), e.g. a machine preset and
+     * then the calib.csv of `cohmod fit`; none: the embedded default */
+    const char *configs[CLI_MAX_CONFIGS];
+    int nconfigs;
     const char *sets[CLI_MAX_SETS];
     int nsets;
     char aliases[CLI_MAX_ALIASES][160]; /* "param=value" of shorthands */
@@ -102,6 +106,11 @@ void cli_print_common_help(FILE *f);
 /* Writes the parameter dump beside a result file: for "dir/x.csv" it writes
  * "dir/x.params.csv".  Nothing is written for stdout. */
 int cli_write_param_dump(const cli_ctx *ctx, const char *result_path);
+
+/* The name of a file beside a result: "dir/x.csv" and ".params.csv" give
+ * "dir/x.params.csv".  Returns 0, or -1 when it does not fit in len. */
+int cli_sibling_path(const char *result_path, const char *suffix, char *buf,
+                     size_t len);
 
 /* ---- trace options shared by reuse, mrc and cache ---- */
 

@@ -16,7 +16,12 @@ int cli_common_opt(cli_ctx *ctx, int opt, const char *arg)
 {
     switch (opt) {
     case CLI_OPT_CONFIG:
-        ctx->config = arg;
+        if (ctx->nconfigs == CLI_MAX_CONFIGS) {
+            cli_usage_error(ctx, "too many --config options (at most %d)",
+                            CLI_MAX_CONFIGS);
+            return -1;
+        }
+        ctx->configs[ctx->nconfigs++] = arg;
         return 1;
     case CLI_OPT_SET:
         if (ctx->nsets == CLI_MAX_SETS) {
@@ -40,8 +45,9 @@ int cli_common_opt(cli_ctx *ctx, int opt, const char *arg)
 int cli_ctx_resolve(cli_ctx *ctx)
 {
     cm_err err = {0};
-    if (ctx->config && cm_params_load(&ctx->params, ctx->config, &err))
-        return cli_fail(ctx, &err);
+    for (int i = 0; i < ctx->nconfigs; i++)
+        if (cm_params_load(&ctx->params, ctx->configs[i], &err))
+            return cli_fail(ctx, &err);
     for (int i = 0; i < ctx->nsets; i++)
         if (cm_params_assign(&ctx->params, ctx->sets[i], &err))
             return cli_fail(ctx, &err);
@@ -114,7 +120,9 @@ void cli_print_common_help(FILE *f)
           "  --config PRESET|FILE  start from a machine preset (tc2013, "
           "li2014) or a\n"
           "                        CSV of parameter,value rows; default "
-          "tc2013\n"
+          "tc2013; repeatable,\n"
+          "                        later ones override (e.g. --config li2014 "
+          "--config calib.csv)\n"
           "  --set NAME=VALUE      override one parameter (repeatable; see "
           "cohmod params)\n"
           "  --out PATH            where to write the result (default: "
@@ -123,20 +131,27 @@ void cli_print_common_help(FILE *f)
           f);
 }
 
-int cli_write_param_dump(const cli_ctx *ctx, const char *result_path)
+int cli_sibling_path(const char *result_path, const char *suffix, char *buf,
+                     size_t len)
 {
-    if (!result_path || strcmp(result_path, "-") == 0) return 0;
-    char path[4096];
     size_t n = strlen(result_path);
     const char *dot = strrchr(result_path, '.');
     const char *slash = strrchr(result_path, '/');
     if (dot && (!slash || dot > slash)) n = (size_t)(dot - result_path);
-    if (n + 16 >= sizeof path) {
+    if (n + strlen(suffix) >= len) return -1;
+    snprintf(buf, len, "%.*s%s", (int)n, result_path, suffix);
+    return 0;
+}
+
+int cli_write_param_dump(const cli_ctx *ctx, const char *result_path)
+{
+    if (!result_path || strcmp(result_path, "-") == 0) return 0;
+    char path[4096];
+    if (cli_sibling_path(result_path, ".params.csv", path, sizeof path)) {
         cm_err err;
         cm_err_set(&err, CM_EINPUT, "--out path too long");
         return cli_fail(ctx, &err);
     }
-    snprintf(path, sizeof path, "%.*s.params.csv", (int)n, result_path);
     cm_err err = {0};
     if (cm_params_write_dump(&ctx->params, path, &err))
         return cli_fail(ctx, &err);

@@ -429,7 +429,8 @@ static void draw_series(const figure *f, size_t i)
 {
     const prep_series *p = &f->ps[i];
     PLFLT *bx = f->bx, *by = f->by, *bz = f->bz;
-    cm_plot_style style = f->spec->style;
+    cm_plot_style style =
+        f->spec->series[i].line_only ? CM_PLOT_LINES : f->spec->style;
     PLINT n = 0;
     plcol0(series_colour(i));
     pllsty(1);
@@ -542,7 +543,7 @@ static void draw_legend(const figure *f)
                 sizeof buf[i]);
         size_t len = strlen(buf[i]);
         if (len > maxchars) maxchars = len;
-        opt[i] = what;
+        opt[i] = sp->series[i].line_only ? PL_LEGEND_LINE : what;
         tcol[i] = COL_INK;
         lcol[i] = scol[i] = series_colour(i);
         lsty[i] = 1;

@@ -26,6 +26,8 @@ typedef struct cm_plot_series {
     const double *x, *y;
     const double *ylo, *yhi; /* both NULL: no error bars */
     size_t n;
+    int line_only; /* a reference line (y = x, a model curve): drawn as a
+                      line without markers whatever the figure's style */
 } cm_plot_series;
 
 typedef struct cm_plot_spec {

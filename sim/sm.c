@@ -85,6 +85,8 @@ struct cm_sm {
     uint8_t sleep_reason, sleep_memstall, sleep_lfail;
     uint64_t insts, stall[CM_STALL_COUNT], mem_stall;
     cm_stat *st_inst, *st_cycles, *st_stall[CM_STALL_COUNT], *st_mem;
+    cm_stat *st_meminst; /* memory instructions issued: the models' wl.mem_rate
+                            and wl.reqs_per_inst are ratios of it */
     cm_err err;
 };
 
@@ -379,6 +381,7 @@ static void issue(cm_sm *sm, uint32_t w)
     case CM_INST_LOAD:
     case CM_INST_STORE:
     case CM_INST_ATOMIC: {
+        cm_stat_add(sm->st_meminst, 1);
         int n = coalesce(sm, &wp->inst, sm->lines);
         if (n < 0) {
             sm_fail(sm, "a memory instruction touches more lines than the "
@@ -723,6 +726,8 @@ static cm_status register_stats(cm_sm *sm, cm_err *err)
                                err)) ||
         (st = cm_stats_ratio(reg, "ipc", sm->comp, sm->st_inst, sm->st_cycles,
                              err)) ||
+        (st = cm_stats_counter(reg, "sm.mem_instructions", sm->comp,
+                               &sm->st_meminst, err)) ||
         (st = cm_stats_counter(reg, "mem_pipeline.stall_cycles", sm->comp,
                                &sm->st_mem, err)) ||
         (st = cm_stats_ratio(reg, "mem_pipeline.stall_ratio", sm->comp,

@@ -181,4 +181,10 @@ const cm_stat_row *cm_stats_find(const cm_stat_row *rows, size_t n,
 /* Writes the rows as CSV to path ("-" or NULL: stdout), atomically. */
 cm_status cm_stats_write(const cm_stats *reg, const char *path, cm_err *err);
 
+/* Reads rows back from a file cm_stats_write wrote (sim/stats_read.c), for
+ * the calibration that meets the simulator in CSV.  "nan" cells read as NaN.
+ * *rows is one malloc'd block (free it); components point inside it. */
+cm_status cm_stats_read_rows(const char *path, cm_stat_row **rows, size_t *n,
+                             cm_err *err);
+
 #endif

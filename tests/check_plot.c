@@ -34,8 +34,8 @@ static const double HI[] = {2.2, 4.2, 3.2, 5.2, 6.2};
 /* Two labelled series with units on the axes. */
 static void demo(void)
 {
-    s[0] = (cm_plot_series){"Alpha-series-label-one", X, Y1, NULL, NULL, 5};
-    s[1] = (cm_plot_series){"Beta-series-label-two", X, Y2, NULL, NULL, 5};
+    s[0] = (cm_plot_series){"Alpha-series-label-one", X, Y1, NULL, NULL, 5, 0};
+    s[1] = (cm_plot_series){"Beta-series-label-two", X, Y2, NULL, NULL, 5, 0};
     sp = (cm_plot_spec){"A title", "l1.mshrs (entries)", "latency (cycles)",
                         0, 0, CM_PLOT_LINES_POINTS, s, 2};
 }
@@ -180,7 +180,7 @@ START_TEST(test_palette_per_series)
     cm_plot_series eight[8];
     for (int i = 0; i < 8; i++) {
         for (int j = 0; j < 5; j++) ys[i][j] = i + X[j] * 0.1;
-        eight[i] = (cm_plot_series){NULL, X, ys[i], NULL, NULL, 5};
+        eight[i] = (cm_plot_series){NULL, X, ys[i], NULL, NULL, 5, 0};
     }
     cm_plot_spec spec = {NULL, "x", "y", 0, 0, CM_PLOT_POINTS, eight, 8};
     char *svg = render_svg(&spec);
@@ -231,7 +231,7 @@ START_TEST(test_markers_per_style)
         x[i] = i;
         y[i] = i * i;
     }
-    cm_plot_series one = {NULL, x, y, NULL, NULL, 100};
+    cm_plot_series one = {NULL, x, y, NULL, NULL, 100, 0};
     cm_plot_spec spec = {NULL, "x", "y", 0, 0, CM_PLOT_LINES, &one, 1};
     char *svg = render_svg(&spec);
     size_t lines = count(svg, "<use");
@@ -286,7 +286,7 @@ START_TEST(test_log_axis_two_decades)
 {
     static const double narrow[] = {20, 30, 40, 50, 45};
     static const double wide[] = {20, 300, 4000, 5000, 450};
-    cm_plot_series one = {NULL, X, narrow, NULL, NULL, 5};
+    cm_plot_series one = {NULL, X, narrow, NULL, NULL, 5, 0};
     cm_plot_spec spec = {NULL, "x", "y", 0, 1, CM_PLOT_POINTS, &one, 1};
     char *a = render_svg(&spec);
     one.y = wide; /* 10^2 and 10^3 inside the data */
@@ -314,7 +314,7 @@ START_TEST(test_legend_avoids_data)
     /* Points in three corners: the legend takes the fourth. */
     static const double x1[] = {0, 1, 1}, y1[] = {1, 1, 0}; /* BL free */
     static const double x2[] = {0, 1, 0}, y2[] = {1, 1, 0}; /* BR free */
-    cm_plot_series one = {"A", x1, y1, NULL, NULL, 3};
+    cm_plot_series one = {"A", x1, y1, NULL, NULL, 3, 0};
     cm_plot_spec spec = {NULL, "x", "y", 0, 0, CM_PLOT_POINTS, &one, 1};
     char *svg = render_svg(&spec);
     double left = legend_left(svg);
@@ -450,8 +450,8 @@ START_TEST(test_non_finite_points_skipped)
     static const double y[] = {1, NAN, 3, INFINITY, 5};
     static const double x[] = {1, 2, NAN, 4, 5};
     for (int style = CM_PLOT_LINES_POINTS; style <= CM_PLOT_POINTS; style++) {
-        cm_plot_series two[2] = {{"a", X, y, NULL, NULL, 5},
-                                 {"b", x, Y2, LO, HI, 5}};
+        cm_plot_series two[2] = {{"a", X, y, NULL, NULL, 5, 0},
+                                 {"b", x, Y2, LO, HI, 5, 0}};
         cm_plot_spec spec = {NULL, NULL, NULL, style == 1, style == 2,
                              (cm_plot_style)style, two, 2};
         render_ok(&spec, p);
@@ -459,7 +459,7 @@ START_TEST(test_non_finite_points_skipped)
     }
     /* one finite point, and a constant series: the range still opens up */
     static const double one[] = {NAN, NAN, 7, NAN, NAN};
-    cm_plot_series s1 = {NULL, X, one, NULL, NULL, 5};
+    cm_plot_series s1 = {NULL, X, one, NULL, NULL, 5, 0};
     cm_plot_spec sp1 = {NULL, "x", "y", 0, 0, CM_PLOT_LINES, &s1, 1};
     render_ok(&sp1, p);
     sp1.logx = sp1.logy = 1;
@@ -662,12 +662,12 @@ START_TEST(test_table_equals_hand_spec)
     static const double x16[] = {1, 2}, m16[] = {2.2, 5}, o16[] = {2.7, 5.5};
     static const double x32[] = {1, 2}, m32[] = {2.4, 6}, o32[] = {2.9, NAN};
     cm_plot_series six[6] = {
-        {"mean_occupancy l1.mshrs=8", x8, m8, NULL, NULL, 3},
-        {"occupancy l1.mshrs=8", x8, o8, NULL, NULL, 3},
-        {"mean_occupancy l1.mshrs=16", x16, m16, NULL, NULL, 2},
-        {"occupancy l1.mshrs=16", x16, o16, NULL, NULL, 2},
-        {"mean_occupancy l1.mshrs=32", x32, m32, NULL, NULL, 2},
-        {"occupancy l1.mshrs=32", x32, o32, NULL, NULL, 2},
+        {"mean_occupancy l1.mshrs=8", x8, m8, NULL, NULL, 3, 0},
+        {"occupancy l1.mshrs=8", x8, o8, NULL, NULL, 3, 0},
+        {"mean_occupancy l1.mshrs=16", x16, m16, NULL, NULL, 2, 0},
+        {"occupancy l1.mshrs=16", x16, o16, NULL, NULL, 2, 0},
+        {"mean_occupancy l1.mshrs=32", x32, m32, NULL, NULL, 2, 0},
+        {"occupancy l1.mshrs=32", x32, o32, NULL, NULL, 2, 0},
     };
     /* both columns are in entries: the y label is the shared unit */
     cm_plot_spec spec = {"T", "load", "entries", 0, 0, CM_PLOT_LINES_POINTS,
@@ -689,7 +689,7 @@ START_TEST(test_table_equals_hand_spec)
                      CM_OK);
     from_table = tu_read_file(p, NULL);
     static const double xs[] = {1, 2}, ys[] = {2, 3};
-    cm_plot_series one = {NULL, xs, ys, NULL, NULL, 2};
+    cm_plot_series one = {NULL, xs, ys, NULL, NULL, 2, 0};
     cm_plot_spec sp1 = {NULL, "l1.mshrs (entries)", "occupancy (entries)", 0,
                         0, CM_PLOT_LINES_POINTS, &one, 1};
     by_hand = render_svg(&sp1);

@@ -1,0 +1,226 @@
+/* cmd_validate.c - `cohmod validate <model>`: a model against the simulator
+ * over a grid (plots/validate.h). */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "data/sweep.h"
+#include "plots/validate.h"
+
+#define MAX_GRID 8
+#define MAX_WORKLOADS 32
+
+/* The default machine when no --config is given: tc2013 shrunk so that the
+ * default grid (27 runs) takes about a minute on one core. */
+static const char *const small_machine[] = {
+    "gpu.sms=2", "gpu.warps_per_sm=48", "sim.max_cycles=300000"};
+static const char *const default_grid[] = {"mshrs=8,16,32",
+                                           "warps=8,24,48"};
+static const char default_workloads[] = "kmn,bfs,cfd";
+
+static const struct {
+    const char *alias, *param;
+} grid_aliases[] = {{"mshrs", "l1.mshrs"}, {"warps", "sched.active_warps"}};
+
+static void usage(FILE *f)
+{
+    fputs("Usage: cohmod validate mshr [--grid NAME=V1,V2,...|NAME=LO:HI:STEP]"
+          "...\n"
+          "                            [--workloads W1,W2,...] [--protocol "
+          "P] [--quiet]\n"
+          "                            [--config ...] [--set ...] [--out "
+          "DIR]\n\n"
+          "Runs the simulator at every point of the grid x workloads, "
+          "calibrates the\nmodel on at most a fifth of the points (spread "
+          "over the grid, the same ones\nevery time), predicts all of them "
+          "and writes into DIR (default validate-<model>):\npoints.csv "
+          "(every point: coordinates, workload, role calibration|heldout,"
+          "\nmodel and simulated values, the simulation's 95% interval, "
+          "relative and\nabsolute errors), summary.csv (held-out errors per "
+          "quantity against the\ntargets: occupancy MARE <= 10%, P(full) "
+          "mean |error| <= 0.05), calib.csv\n(usable with --config), "
+          "params.csv, and figures: parity_<q>.png and\n<q>_vs_<last axis>_"
+          "<workload>.png.\n\n"
+          "  --grid SPEC       a grid axis over any parameter; mshrs is "
+          "l1.mshrs and warps\n"
+          "                    is sched.active_warps (at most "
+          "gpu.warps_per_sm).  Default:\n"
+          "                    --grid mshrs=8,16,32 --grid warps=8,24,48\n"
+          "  --workloads LIST  built-in profiles (default kmn,bfs,cfd)\n"
+          "  --protocol P      L1 protocol (default no-coh)\n"
+          "  --quiet           no progress bar or summary on stderr\n\n"
+          "Without --config the machine is tc2013 with gpu.sms=2, "
+          "gpu.warps_per_sm=48 and\nsim.max_cycles=300000 (each run is cut "
+          "after 300k cycles: occupancy is a\nsteady-state quantity), so "
+          "the default grid runs in about a minute; --set\noverrides any "
+          "of them, and the sim.sample* parameters choose sampled runs.\n",
+          f);
+    cli_print_common_help(f);
+}
+
+enum { OPT_GRID = CLI_OPT_FIRST_FREE, OPT_WORKLOADS, OPT_PROTOCOL, OPT_QUIET };
+
+typedef struct val_opts {
+    cli_ctx *ctx;
+    const char *grid[MAX_GRID];
+    size_t ngrid;
+    const char *workloads, *protocol;
+    int quiet;
+} val_opts;
+
+static int own_option(int opt, const char *arg, void *u)
+{
+    val_opts *o = u;
+    switch (opt) {
+    case OPT_GRID:
+        if (o->ngrid == MAX_GRID)
+            return cli_usage_error(o->ctx, "at most %d --grid", MAX_GRID);
+        o->grid[o->ngrid++] = arg;
+        return 0;
+    case OPT_WORKLOADS:
+        o->workloads = arg;
+        return 0;
+    case OPT_PROTOCOL:
+        o->protocol = arg;
+        return 0;
+    case OPT_QUIET:
+        o->quiet = 1;
+        return 0;
+    default:
+        return CM_EINPUT;
+    }
+}
+
+/* One --grid spec, its alias replaced by the registry name. */
+static int parse_axis(cli_ctx *ctx, const char *spec, cm_sweep *sw)
+{
+    char buf[1024];
+    const char *eq = strchr(spec, '=');
+    size_t n = eq ? (size_t)(eq - spec) : strlen(spec);
+    const char *name = NULL;
+    for (size_t i = 0; i < sizeof grid_aliases / sizeof *grid_aliases; i++)
+        if (strlen(grid_aliases[i].alias) == n &&
+            !strncmp(spec, grid_aliases[i].alias, n))
+            name = grid_aliases[i].param;
+    if (name && eq) {
+        snprintf(buf, sizeof buf, "%s%s", name, eq);
+        spec = buf;
+    }
+    cm_err err = {0};
+    if (cm_sweep_parse(spec, sw, &err)) {
+        cm_err_prefix(&err, "--grid");
+        return cli_fail(ctx, &err);
+    }
+    return 0;
+}
+
+/* Splits a comma list in place into at most MAX_WORKLOADS names. */
+static int split_workloads(cli_ctx *ctx, char *list, const char **names,
+                           size_t *n)
+{
+    *n = 0;
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (*n == MAX_WORKLOADS)
+            return cli_usage_error(ctx, "at most %d workloads",
+                                   MAX_WORKLOADS);
+        names[(*n)++] = tok;
+    }
+    if (*n == 0) return cli_usage_error(ctx, "--workloads: no workload");
+    return 0;
+}
+
+/* The small default machine goes before the user's --set, so theirs win. */
+static int add_default_machine(cli_ctx *ctx)
+{
+    size_t k = sizeof small_machine / sizeof *small_machine;
+    if (ctx->nconfigs > 0) return 0;
+    if (ctx->nsets + (int)k > CLI_MAX_SETS)
+        return cli_usage_error(ctx, "too many --set options");
+    memmove(ctx->sets + k, ctx->sets, (size_t)ctx->nsets * sizeof *ctx->sets);
+    for (size_t i = 0; i < k; i++) ctx->sets[i] = small_machine[i];
+    ctx->nsets += (int)k;
+    return 0;
+}
+
+static void print_summary(const cm_validate_model *m,
+                          const cm_validate_summary *s, double secs)
+{
+    fprintf(stderr, "cohmod validate: %s, %zu points (%zu calibration), "
+            "%.1f s\n", m->name, s->points, s->calibration_points, secs);
+    for (size_t q = 0; q < m->nqty; q++)
+        fprintf(stderr, "  %-10s held out: MARE %.1f%% (max %.1f%%), mean "
+                "|error| %.4g (max %.4g); target %s\n", m->qty[q].name,
+                100 * s->mare[q], 100 * s->max_rel[q], s->mean_abs[q],
+                s->max_abs[q], s->met[q] ? "met" : "MISSED");
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"grid", required_argument, NULL, OPT_GRID},
+        {"workloads", required_argument, NULL, OPT_WORKLOADS},
+        {"protocol", required_argument, NULL, OPT_PROTOCOL},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {0}};
+    cli_ctx ctx;
+    cli_ctx_init(&ctx, "validate");
+    val_opts o = {.ctx = &ctx};
+    int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
+    if (rc != CLI_CONTINUE) return rc;
+    const char *name;
+    if ((rc = cli_one_positional(&ctx, argc, argv, "model (mshr)", &name)))
+        return rc;
+    const cm_validate_model *model = NULL;
+    if (!strcmp(name, "mshr")) model = &cm_validate_mshr;
+    if (!model) return cli_usage_error(&ctx, "unknown model '%s' (mshr)", name);
+    const char *pname = o.protocol ? o.protocol : "no-coh";
+    const cm_protocol *proto = cm_protocol_find(pname);
+    if (!proto)
+        return cli_usage_error(&ctx, "--protocol '%s': expected no-l1, "
+                               "no-coh or wt", pname);
+    if ((rc = add_default_machine(&ctx)) || (rc = cli_ctx_resolve(&ctx)))
+        return rc;
+    if (o.ngrid == 0) {
+        o.ngrid = sizeof default_grid / sizeof *default_grid;
+        memcpy(o.grid, default_grid, sizeof default_grid);
+    }
+    char wl_buf[1024];
+    snprintf(wl_buf, sizeof wl_buf, "%s",
+             o.workloads ? o.workloads : default_workloads);
+    const char *workloads[MAX_WORKLOADS];
+    size_t nwl;
+    if ((rc = split_workloads(&ctx, wl_buf, workloads, &nwl))) return rc;
+    cm_sweep axes[MAX_GRID];
+    size_t naxes = 0;
+    for (; naxes < o.ngrid && !rc; naxes++)
+        rc = parse_axis(&ctx, o.grid[naxes], &axes[naxes]);
+    if (rc) naxes--; /* the failed one owns nothing */
+    char outdir[1024];
+    snprintf(outdir, sizeof outdir, "validate-%s", model->name);
+    cm_validate_config cfg = {&ctx.params, model, axes, naxes, workloads,
+                              nwl, proto, ctx.out ? ctx.out : outdir,
+                              o.quiet ? NULL : cli_progress, NULL};
+    if (!rc) {
+        cm_err err = {0};
+        cm_validate_summary sum;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (cm_validate_run(&cfg, &sum, &err)) {
+            rc = cli_fail(&ctx, &err);
+        } else if (!o.quiet) {
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            print_summary(model, &sum, (double)(t1.tv_sec - t0.tv_sec) +
+                                           1e-9 * (double)(t1.tv_nsec -
+                                                           t0.tv_nsec));
+        }
+    }
+    for (size_t i = 0; i < naxes; i++) cm_sweep_free(&axes[i]);
+    return rc;
+}
+
+const cli_command cli_cmd_validate = {
+    "validate", "a model against the simulator over a grid, with errors",
+    run};

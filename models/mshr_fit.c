@@ -1,0 +1,282 @@
+/* mshr_fit.c - the MSHR model's calibrated inputs from simulated runs.
+ *
+ * Model inputs of a run.  The machine is the run's own parameter dump.  The
+ * workload statistics the model takes as inputs are measured by the run
+ * (component `all`, i.e. pooled over SMs):
+ *     wl.l1_miss_ratio = l1.miss_ratio,   wl.l2_miss_ratio = l2.miss_ratio,
+ *     wl.merge_prob    = l1.mshr.merges / l1.misses (a miss that joined an
+ *                        in-flight entry),
+ *     wl.reqs_per_inst = l1.accesses / sm.mem_instructions,
+ *     wl.mem_rate      = sm.mem_instructions / sm.instructions
+ * (an unstalled warp issues one instruction per cycle, so its memory
+ * instructions per cycle are their share of all instructions).  The model.*
+ * knobs come from the calibration's configuration, not from the run: they
+ * are the model's, and the run never read them.
+ *
+ * Residuals.  For each run and quantity q (occupancy, P(full), latency when
+ * reported) r = (model - sim) / sigma with
+ *     sigma^2 = se^2 + floor^2,  se = (ci95_hi - ci95_lo) / (2 x 1.96),
+ * se = 0 for a run without windows (no interval).  The floors (2% + 0.05
+ * entries for occupancy, 0.01 for P(full), 2% for latency) stand for the
+ * model error we accept: without them a long run's tiny interval, or a
+ * P(full) of exactly 0, would give one quantity all the weight.  The
+ * minimisation, its Jacobian and the standard errors (covariance scaled by
+ * chi2/dof) are solvers/lsq.h's.  Fitted values are clamped to their
+ * registry range when the model is evaluated. */
+#include "models/mshr_fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const qty_names[CM_MQ_COUNT] = {"occupancy", "p_full",
+                                                   "latency"};
+
+const char *cm_mshr_qty_name(cm_mshr_qty q)
+{
+    return q < CM_MQ_COUNT ? qty_names[q] : "?";
+}
+
+typedef struct metric_ref {
+    const char *name;
+    int optional;
+} metric_ref;
+
+enum {
+    M_OCC, M_FULL, M_LAT, M_L1MISS, M_L2MISS, M_MERGES, M_MISSES, M_ACC,
+    M_MEMINST, M_INST, M_COUNT
+};
+
+static const metric_ref metric_refs[M_COUNT] = {
+    {"l1.mshr.occupancy_mean", 0}, {"l1.mshr.full_fraction", 0},
+    {"roundtrip.latency_mean", 1}, {"l1.miss_ratio", 0},
+    {"l2.miss_ratio", 0},          {"l1.mshr.merges", 0},
+    {"l1.misses", 0},              {"l1.accesses", 0},
+    {"sm.mem_instructions", 0},    {"sm.instructions", 0}};
+
+static double clampd(double x, double lo, double hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+static double ci_se(const cm_stat_row *r)
+{
+    double w = r->ci95_hi - r->ci95_lo;
+    return isfinite(w) && w > 0 ? w / (2 * 1.96) : 0;
+}
+
+static void set_quantity(cm_mshr_obs *obs, cm_mshr_qty q,
+                         const cm_stat_row *r, double floor)
+{
+    obs->sim[q] = r ? r->value : NAN;
+    obs->lo[q] = r ? r->ci95_lo : NAN;
+    obs->hi[q] = r ? r->ci95_hi : NAN;
+    double se = r ? ci_se(r) : 0;
+    obs->sigma[q] = sqrt(se * se + floor * floor);
+}
+
+cm_status cm_mshr_obs_from_rows(const cm_params *machine,
+                                const cm_params *knobs,
+                                const cm_stat_row *rows, size_t n,
+                                const char *source, cm_mshr_obs *obs,
+                                cm_err *err)
+{
+    const cm_stat_row *m[M_COUNT];
+    for (int k = 0; k < M_COUNT; k++) {
+        m[k] = cm_stats_find(rows, n, metric_refs[k].name, "all");
+        if (m[k] && !isfinite(m[k]->value) && metric_refs[k].optional)
+            m[k] = NULL;
+        if (!metric_refs[k].optional && (!m[k] || !isfinite(m[k]->value)))
+            return cm_err_set(err, CM_EINPUT,
+                              "%s: %s metric '%s' (component all)", source,
+                              m[k] ? "no value for" : "missing",
+                              metric_refs[k].name);
+    }
+    memset(obs, 0, sizeof *obs);
+    obs->params = *machine;
+    for (size_t i = 0; i < cm_param_count(); i++) {
+        const cm_param_info *pi = cm_param_at(i);
+        if (!strncmp(pi->name, "model.", 6))
+            cm_param_put(&obs->params, pi, cm_param_get(knobs, pi));
+    }
+    if (!(m[M_MEMINST]->value > 0) || !(m[M_INST]->value > 0))
+        return cm_err_set(err, CM_EINPUT,
+                          "%s: the run issued no memory instruction", source);
+    cm_params *p = &obs->params;
+    p->wl_l1_miss_ratio = clampd(m[M_L1MISS]->value, 0, 1);
+    p->wl_l2_miss_ratio =
+        isfinite(m[M_L2MISS]->value) ? clampd(m[M_L2MISS]->value, 0, 1) : 0;
+    p->wl_merge_prob = m[M_MISSES]->value > 0
+                           ? clampd(m[M_MERGES]->value / m[M_MISSES]->value,
+                                    0, 0.999)
+                           : 0;
+    p->wl_reqs_per_inst =
+        clampd(m[M_ACC]->value / m[M_MEMINST]->value, 1, 64);
+    p->wl_mem_rate = clampd(m[M_MEMINST]->value / m[M_INST]->value, 1e-7, 1);
+    double occ = m[M_OCC]->value;
+    set_quantity(obs, CM_MQ_OCCUPANCY, m[M_OCC], 0.02 * occ + 0.05);
+    set_quantity(obs, CM_MQ_P_FULL, m[M_FULL], 0.01);
+    set_quantity(obs, CM_MQ_LATENCY, m[M_LAT],
+                 m[M_LAT] ? 0.02 * m[M_LAT]->value : 0);
+    return CM_OK;
+}
+
+static void put_clamped(const cm_param_info *pi, cm_params *p, double v)
+{
+    cm_param_put(p, pi, clampd(v, pi->min, pi->max));
+}
+
+cm_status cm_mshr_fit_table(const cm_mshr_fit *fit, cm_table **out,
+                            cm_err *err)
+{
+    static const char *const header[] = {"parameter", "value", "stderr"};
+    cm_table *t = cm_table_new(3, header);
+    *out = NULL;
+    if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    for (size_t k = 0; k < fit->np; k++) {
+        char v[32], se[32];
+        cm_param_format(fit->param[k], fit->value[k], v, sizeof v);
+        cm_fmt_double(se, fit->stderr_[k]);
+        const char *cells[] = {fit->param[k]->name, v, se};
+        cm_status st = cm_table_append(t, cells, err);
+        if (st) {
+            cm_table_free(t);
+            return st;
+        }
+    }
+    *out = t;
+    return CM_OK;
+}
+
+void cm_mshr_fit_apply(const cm_mshr_fit *fit, cm_params *p)
+{
+    for (size_t k = 0; k < fit->np; k++)
+        put_clamped(fit->param[k], p, fit->value[k]);
+}
+
+static cm_status predict_with(const cm_params *p, cm_mshr_ws *ws,
+                              double model[CM_MQ_COUNT], cm_err *err)
+{
+    cm_mshr_input in;
+    cm_mshr_result res;
+    cm_mshr_input_from_params(p, &in);
+    cm_status st = cm_mshr_solve(&in, ws, &res, NULL, err);
+    if (st) return st;
+    model[CM_MQ_OCCUPANCY] = res.mean_occupancy;
+    model[CM_MQ_P_FULL] = res.p_full;
+    model[CM_MQ_LATENCY] = res.latency_mem;
+    return CM_OK;
+}
+
+cm_status cm_mshr_obs_predict(const cm_mshr_obs *o, const cm_mshr_fit *fit,
+                              cm_mshr_ws *ws, double model[CM_MQ_COUNT],
+                              cm_err *err)
+{
+    cm_params p = o->params;
+    if (fit) cm_mshr_fit_apply(fit, &p);
+    return predict_with(&p, ws, model, err);
+}
+
+typedef struct fit_ctx {
+    const cm_mshr_obs *obs;
+    size_t n, np;
+    const cm_param_info *const *param;
+    cm_mshr_ws *ws;
+} fit_ctx;
+
+static int has_qty(const cm_mshr_obs *o, int q)
+{
+    return isfinite(o->sim[q]);
+}
+
+static int fit_resid(const double *x, double *r, void *arg)
+{
+    const fit_ctx *c = arg;
+    size_t j = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        cm_params p = c->obs[i].params;
+        for (size_t k = 0; k < c->np; k++) put_clamped(c->param[k], &p, x[k]);
+        double model[CM_MQ_COUNT];
+        cm_err err;
+        if (predict_with(&p, c->ws, model, &err)) return 1;
+        for (int q = 0; q < CM_MQ_COUNT; q++)
+            if (has_qty(&c->obs[i], q))
+                r[j++] = (model[q] - c->obs[i].sim[q]) / c->obs[i].sigma[q];
+    }
+    return 0;
+}
+
+/* The residual summary in plain units, at the fitted values. */
+static cm_status fit_summarise(const fit_ctx *c, cm_mshr_fit *fit,
+                               cm_err *err)
+{
+    double sum[CM_MQ_COUNT] = {0};
+    size_t cnt[CM_MQ_COUNT] = {0};
+    for (size_t i = 0; i < c->n; i++) {
+        double model[CM_MQ_COUNT];
+        cm_status st = cm_mshr_obs_predict(&c->obs[i], fit, c->ws, model, err);
+        if (st) return st;
+        for (int q = 0; q < CM_MQ_COUNT; q++) {
+            double s = c->obs[i].sim[q];
+            if (!isfinite(s)) continue;
+            double e = fabs(model[q] - s);
+            if (q != CM_MQ_P_FULL) e = s > 0 ? e / s : (e > 0 ? INFINITY : 0);
+            sum[q] += e;
+            cnt[q]++;
+        }
+    }
+    fit->occ_mare = sum[0] / (double)cnt[0];
+    fit->p_full_mae = sum[1] / (double)cnt[1];
+    fit->latency_mare = cnt[2] ? sum[2] / (double)cnt[2] : NAN;
+    return CM_OK;
+}
+
+cm_status cm_mshr_fit_run(const cm_mshr_obs *obs, size_t n,
+                          const cm_param_info *const *params, size_t np,
+                          cm_mshr_fit *fit, cm_err *err)
+{
+    memset(fit, 0, sizeof *fit);
+    if (n == 0)
+        return cm_err_set(err, CM_EINPUT, "mshr fit: no samples");
+    if (np < 1 || np > CM_LSQ_MAXP)
+        return cm_err_set(err, CM_EINPUT,
+                          "mshr fit: %zu parameters to fit (1 to %d)", np,
+                          CM_LSQ_MAXP);
+    size_t nres = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int q = 0; q < CM_MQ_COUNT; q++) nres += has_qty(&obs[i], q);
+    double x0[CM_LSQ_MAXP], scale[CM_LSQ_MAXP];
+    fit->np = np;
+    for (size_t k = 0; k < np; k++) {
+        fit->param[k] = params[k];
+        if (params[k]->type != CM_PT_REAL)
+            return cm_err_set(err, CM_EINPUT,
+                              "mshr fit: %s is not a real-valued parameter",
+                              params[k]->name);
+        x0[k] = cm_param_get(&obs[0].params, params[k]);
+        /* Step sizes: cycles move in hundreds, the rest by about one. */
+        scale[k] = fmax(fabs(x0[k]),
+                        strcmp(params[k]->unit, "cycles") ? 1 : 100);
+    }
+    cm_mshr_ws *ws = cm_mshr_ws_new();
+    if (!ws) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    fit_ctx c = {obs, n, np, params, ws};
+    cm_lsq_result lr;
+    cm_status st = cm_lsq_fit(fit_resid, &c, nres, np, x0, scale, &lr, err);
+    if (!st) {
+        for (size_t k = 0; k < np; k++) {
+            fit->value[k] = clampd(lr.x[k], params[k]->min, params[k]->max);
+            fit->stderr_[k] = lr.stderr_[k];
+            fit->identifiable[k] = lr.identifiable[k];
+        }
+        fit->chisq = lr.chisq;
+        fit->chisq_dof = lr.chisq_dof;
+        fit->observations = n;
+        fit->residuals = nres;
+        fit->iterations = lr.iterations;
+        st = fit_summarise(&c, fit, err);
+    }
+    if (st) cm_err_prefix(err, "mshr fit");
+    cm_mshr_ws_free(ws);
+    return st;
+}

@@ -1,0 +1,435 @@
+/* validate.c - the model-against-simulation driver of validate.h.
+ *
+ * Points are numbered workload-major, then the axes as an odometer (last
+ * fastest), so index i of n is a fixed grid position.  Calibration points
+ * are picked by index at (j + 1/2) n / ncal, j < ncal = floor(n / 5): an
+ * even stride over that numbering, which visits every workload and, as the
+ * stride is rarely a multiple of an axis length, different axis values.
+ * Nothing depends on time or on the order of floating-point reductions
+ * across runs, so the files are byte-identical from run to run. */
+#include "plots/validate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/atomic.h"
+#include "plots/plot.h"
+#include "sim/gpu.h"
+#include "sim/workload.h"
+
+#define MAX_AXES 8
+#define LABEL_MAX 256
+
+typedef struct vpoint {
+    size_t wl;
+    double coord[MAX_AXES];
+    int cal;
+    double model[CM_VALIDATE_MAXQ], sim[CM_VALIDATE_MAXQ];
+    double lo[CM_VALIDATE_MAXQ], hi[CM_VALIDATE_MAXQ];
+} vpoint;
+
+typedef struct vrun {
+    const cm_validate_config *cfg;
+    const cm_workload_profile **wl;
+    vpoint *pts;
+    char *obs; /* n observations of obs_size bytes */
+    size_t n;
+} vrun;
+
+size_t cm_validate_calibration_count(size_t n) { return n / 5; }
+
+int cm_validate_is_calibration(size_t index, size_t n)
+{
+    size_t ncal = cm_validate_calibration_count(n);
+    for (size_t j = 0; j < ncal; j++)
+        if ((size_t)floor(((double)j + 0.5) * (double)n / (double)ncal) ==
+            index)
+            return 1;
+    return 0;
+}
+
+static void point_label(const vrun *r, const vpoint *pt, char *buf,
+                        size_t len)
+{
+    int k = snprintf(buf, len, "%s", r->wl[pt->wl]->name);
+    for (size_t a = 0; a < r->cfg->naxes && k > 0 && (size_t)k < len; a++) {
+        char v[32];
+        cm_param_format(r->cfg->axes[a].param, pt->coord[a], v, sizeof v);
+        k += snprintf(buf + k, len - (size_t)k, " %s=%s",
+                      r->cfg->axes[a].param->name, v);
+    }
+}
+
+/* Simulates one point and hands its statistics to the model. */
+static cm_status simulate_point(const vrun *r, const cm_params *p,
+                                const vpoint *pt, void *obs, cm_err *err)
+{
+    char label[LABEL_MAX];
+    point_label(r, pt, label, sizeof label);
+    cm_status st = cm_params_validate(p, err);
+    cm_stats *stats = st ? NULL : cm_stats_new();
+    if (!st && !stats) st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_gpu_run_config gc = {p, r->wl[pt->wl], r->cfg->protocol, NULL, NULL};
+    cm_gpu_result res;
+    if (!st) st = cm_gpu_run(&gc, stats, &res, err);
+    cm_stat_row *rows = NULL;
+    size_t nrows = 0;
+    if (!st) st = cm_stats_rows(stats, &rows, &nrows, err);
+    if (!st) st = r->cfg->model->observe(p, rows, nrows, label, obs, err);
+    free(rows);
+    cm_stats_free(stats);
+    if (st) cm_err_prefix(err, label);
+    return st;
+}
+
+static cm_status simulate_all(vrun *r, cm_err *err)
+{
+    const cm_validate_config *c = r->cfg;
+    size_t i = 0;
+    for (size_t w = 0; w < c->nworkloads; w++) {
+        cm_grid g;
+        cm_status st = cm_grid_init(&g, c->axes, c->naxes, err);
+        if (st) return st;
+        cm_params p = *c->base;
+        while (!st && cm_grid_next(&g, &p)) {
+            vpoint *pt = &r->pts[i];
+            pt->wl = w;
+            for (size_t a = 0; a < c->naxes; a++)
+                pt->coord[a] = cm_param_get(&p, c->axes[a].param);
+            pt->cal = cm_validate_is_calibration(i, r->n);
+            st = simulate_point(r, &p, pt,
+                                r->obs + i * c->model->obs_size, err);
+            i++;
+            if (!st && c->progress)
+                c->progress(i, r->n, c->progress_arg);
+        }
+        cm_grid_free(&g);
+        if (st) return st;
+    }
+    return CM_OK;
+}
+
+/* Calibrates on the calibration points and predicts every point. */
+static cm_status model_all(vrun *r, cm_table **calib, cm_err *err)
+{
+    const cm_validate_model *m = r->cfg->model;
+    size_t ncal = 0;
+    char *cal = malloc((cm_validate_calibration_count(r->n) + 1) *
+                       m->obs_size);
+    if (!cal) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < r->n; i++)
+        if (r->pts[i].cal)
+            memcpy(cal + m->obs_size * ncal++, r->obs + i * m->obs_size,
+                   m->obs_size);
+    void *state = NULL;
+    cm_status st = m->calibrate(cal, ncal, &state, calib, err);
+    free(cal);
+    for (size_t i = 0; i < r->n && !st; i++) {
+        vpoint *pt = &r->pts[i];
+        st = m->predict(state, r->obs + i * m->obs_size, pt->model, pt->sim,
+                        pt->lo, pt->hi, err);
+    }
+    m->free_state(state);
+    return st;
+}
+
+static double rel_error(double model, double sim)
+{
+    return sim != 0 ? (model - sim) / sim : NAN;
+}
+
+static cm_status write_points(const vrun *r, const char *path, cm_err *err)
+{
+    const cm_validate_config *c = r->cfg;
+    const cm_validate_model *m = c->model;
+    size_t ncol = 2 + c->naxes + 6 * m->nqty;
+    char names[2 + MAX_AXES + 6 * CM_VALIDATE_MAXQ][96];
+    const char *hdr[2 + MAX_AXES + 6 * CM_VALIDATE_MAXQ];
+    static const char *const fmt[6] = {"model_%s", "sim_%s",
+                                       "sim_%s_ci95_lo", "sim_%s_ci95_hi",
+                                       "%s_rel_error", "%s_abs_error"};
+    size_t k = 0;
+    snprintf(names[k++], 96, "workload");
+    for (size_t a = 0; a < c->naxes; a++)
+        snprintf(names[k++], 96, "%s", c->axes[a].param->name);
+    snprintf(names[k++], 96, "role");
+    for (size_t q = 0; q < m->nqty; q++)
+        for (int f = 0; f < 6; f++) snprintf(names[k++], 96, fmt[f], m->qty[q].name);
+    for (size_t j = 0; j < ncol; j++) hdr[j] = names[j];
+    cm_table *t = cm_table_new(ncol, hdr);
+    if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_status st = CM_OK;
+    char cells[2 + MAX_AXES + 6 * CM_VALIDATE_MAXQ][32];
+    for (size_t i = 0; i < r->n && !st; i++) {
+        const vpoint *pt = &r->pts[i];
+        k = 0;
+        snprintf(cells[k++], 32, "%s", r->wl[pt->wl]->name);
+        for (size_t a = 0; a < c->naxes; a++)
+            cm_param_format(c->axes[a].param, pt->coord[a], cells[k++], 32);
+        snprintf(cells[k++], 32, "%s", pt->cal ? "calibration" : "heldout");
+        for (size_t q = 0; q < m->nqty; q++) {
+            double v[6] = {pt->model[q], pt->sim[q], pt->lo[q], pt->hi[q],
+                           rel_error(pt->model[q], pt->sim[q]),
+                           pt->model[q] - pt->sim[q]};
+            for (int f = 0; f < 6; f++) cm_fmt_double(cells[k++], v[f]);
+        }
+        for (size_t j = 0; j < ncol; j++) hdr[j] = cells[j];
+        st = cm_table_append(t, hdr, err);
+    }
+    if (!st) st = cm_table_write_file(t, path, err);
+    cm_table_free(t);
+    return st;
+}
+
+static void summarise(const vrun *r, cm_validate_summary *s)
+{
+    const cm_validate_model *m = r->cfg->model;
+    memset(s, 0, sizeof *s);
+    s->points = r->n;
+    size_t held = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        s->calibration_points += r->pts[i].cal;
+        held += !r->pts[i].cal;
+    }
+    for (size_t q = 0; q < m->nqty; q++) {
+        size_t nrel = 0;
+        for (size_t i = 0; i < r->n; i++) {
+            const vpoint *pt = &r->pts[i];
+            if (pt->cal) continue;
+            double ea = fabs(pt->model[q] - pt->sim[q]);
+            double er = fabs(rel_error(pt->model[q], pt->sim[q]));
+            s->mean_abs[q] += ea / (double)held;
+            s->max_abs[q] = fmax(s->max_abs[q], ea);
+            if (isfinite(er)) {
+                s->mare[q] += er;
+                s->max_rel[q] = fmax(s->max_rel[q], er);
+                nrel++;
+            }
+        }
+        s->mare[q] = nrel ? s->mare[q] / (double)nrel : NAN;
+        if (!held) s->mean_abs[q] = s->max_abs[q] = s->max_rel[q] = NAN;
+        double got = m->qty[q].target == CM_VT_MARE ? s->mare[q]
+                                                    : s->mean_abs[q];
+        s->met[q] = got <= m->qty[q].target_value;
+    }
+}
+
+static cm_status write_summary(const vrun *r, const cm_validate_summary *s,
+                               const char *path, cm_err *err)
+{
+    static const char *const hdr[] = {
+        "quantity",      "points",        "calibration_points",
+        "heldout_points", "mare",         "max_rel_error",
+        "mean_abs_error", "max_abs_error", "target",
+        "target_value",  "target_met"};
+    const cm_validate_model *m = r->cfg->model;
+    cm_table *t = cm_table_new(11, hdr);
+    if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_status st = CM_OK;
+    for (size_t q = 0; q < m->nqty && !st; q++) {
+        char c[11][32];
+        snprintf(c[0], 32, "%s", m->qty[q].name);
+        snprintf(c[1], 32, "%zu", s->points);
+        snprintf(c[2], 32, "%zu", s->calibration_points);
+        snprintf(c[3], 32, "%zu", s->points - s->calibration_points);
+        cm_fmt_double(c[4], s->mare[q]);
+        cm_fmt_double(c[5], s->max_rel[q]);
+        cm_fmt_double(c[6], s->mean_abs[q]);
+        cm_fmt_double(c[7], s->max_abs[q]);
+        snprintf(c[8], 32, "%s", m->qty[q].target == CM_VT_MARE
+                                     ? "mare" : "mean_abs_error");
+        cm_fmt_double(c[9], m->qty[q].target_value);
+        snprintf(c[10], 32, "%s", s->met[q] ? "yes" : "no");
+        const char *cells[11];
+        for (int j = 0; j < 11; j++) cells[j] = c[j];
+        st = cm_table_append(t, cells, err);
+    }
+    if (!st) st = cm_table_write_file(t, path, err);
+    cm_table_free(t);
+    return st;
+}
+
+/* Figures share one buffer layout: per series, x, y, lo, hi of n points. */
+typedef struct fig_buf {
+    double *x, *y, *lo, *hi;
+} fig_buf;
+
+static cm_status parity_plot(const vrun *r, size_t q, const char *path,
+                             cm_err *err)
+{
+    const cm_validate_qty *qt = &r->cfg->model->qty[q];
+    double *buf = malloc(8 * r->n * sizeof *buf + 4 * sizeof *buf);
+    if (!buf) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    fig_buf f[2];
+    size_t cnt[2] = {0, 0};
+    double lim[2] = {INFINITY, -INFINITY};
+    for (int s = 0; s < 2; s++)
+        f[s] = (fig_buf){buf + (4 * s) * r->n, buf + (4 * s + 1) * r->n,
+                         buf + (4 * s + 2) * r->n, buf + (4 * s + 3) * r->n};
+    for (size_t i = 0; i < r->n; i++) {
+        const vpoint *pt = &r->pts[i];
+        int s = pt->cal;
+        f[s].x[cnt[s]] = pt->model[q];
+        f[s].y[cnt[s]] = pt->sim[q];
+        f[s].lo[cnt[s]] = pt->lo[q];
+        f[s].hi[cnt[s]++] = pt->hi[q];
+        double v[2] = {pt->model[q], pt->sim[q]};
+        for (int k = 0; k < 2; k++)
+            if (isfinite(v[k])) {
+                lim[0] = fmin(lim[0], v[k]);
+                lim[1] = fmax(lim[1], v[k]);
+            }
+    }
+    double *diag = buf + 8 * r->n;
+    diag[0] = diag[2] = lim[0];
+    diag[1] = diag[3] = lim[1];
+    cm_plot_series ser[3] = {
+        {"held out", f[0].x, f[0].y, f[0].lo, f[0].hi, cnt[0], 0},
+        {"calibration", f[1].x, f[1].y, f[1].lo, f[1].hi, cnt[1], 0},
+        {"model = simulation", diag, diag + 2, NULL, NULL, 2, 1}};
+    char title[160], xl[160], yl[160];
+    snprintf(title, sizeof title, "%s model against simulation: %s",
+             r->cfg->model->name, qt->name);
+    snprintf(xl, sizeof xl, "model: %s", qt->label);
+    snprintf(yl, sizeof yl, "simulation: %s", qt->label);
+    cm_plot_spec spec = {title, xl, yl, 0, 0, CM_PLOT_POINTS, ser, 3};
+    cm_status st = cm_plot_render(&spec, path, err);
+    free(buf);
+    return st;
+}
+
+/* Quantity q along the last axis for one workload: per combination of the
+ * other axes, the simulation (points, interval) and the model (line). */
+static cm_status axis_plot(const vrun *r, size_t q, size_t w,
+                           const char *path, cm_err *err)
+{
+    const cm_validate_config *c = r->cfg;
+    size_t last = c->naxes - 1, len = c->axes[last].n;
+    size_t per_wl = r->n / c->nworkloads, groups = per_wl / len;
+    if (2 * groups > 64) groups = 32; /* the plotting layer's limit */
+    double *buf = malloc(5 * groups * len * sizeof *buf);
+    cm_plot_series *ser = calloc(2 * groups, sizeof *ser);
+    char (*labels)[2][LABEL_MAX] = calloc(groups, sizeof *labels);
+    cm_status st = CM_OK;
+    if (!buf || !ser || !labels)
+        st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+    for (size_t g = 0; g < groups && !st; g++) {
+        double *x = buf + 5 * g * len, *ys = x + len, *lo = ys + len,
+               *hi = lo + len, *ym = hi + len;
+        const vpoint *first = &r->pts[w * per_wl + g * len];
+        char key[LABEL_MAX - 16] = ""; /* room for "model " */
+        int k = 0;
+        for (size_t a = 0; a < last; a++) {
+            char v[32];
+            cm_param_format(c->axes[a].param, first->coord[a], v, sizeof v);
+            k += snprintf(key + k, sizeof key - (size_t)k, "%s%s=%s",
+                          a ? " " : "", c->axes[a].param->name, v);
+        }
+        for (size_t j = 0; j < len; j++) {
+            const vpoint *pt = first + j;
+            x[j] = pt->coord[last];
+            ys[j] = pt->sim[q];
+            lo[j] = pt->lo[q];
+            hi[j] = pt->hi[q];
+            ym[j] = pt->model[q];
+        }
+        snprintf(labels[g][0], LABEL_MAX, "sim %s", key);
+        snprintf(labels[g][1], LABEL_MAX, "model %s", key);
+        ser[2 * g] = (cm_plot_series){labels[g][0], x, ys, lo, hi, len, 0};
+        ser[2 * g + 1] =
+            (cm_plot_series){labels[g][1], x, ym, NULL, NULL, len, 1};
+    }
+    if (!st) {
+        char title[160], xl[160];
+        snprintf(title, sizeof title, "%s: %s, model (lines) and simulation",
+                 r->wl[w]->name, c->model->qty[q].name);
+        cm_plot_axis_label(c->axes[last].param->name, xl, sizeof xl);
+        cm_plot_spec spec = {title, xl, c->model->qty[q].label, 0, 0,
+                             CM_PLOT_POINTS, ser, 2 * groups};
+        st = cm_plot_render(&spec, path, err);
+    }
+    free(buf);
+    free(ser);
+    free(labels);
+    return st;
+}
+
+static cm_status out_path(const char *dir, const char *name, char *buf,
+                          size_t len, cm_err *err)
+{
+    if ((size_t)snprintf(buf, len, "%s/%s", dir, name) >= len)
+        return cm_err_set(err, CM_EINPUT, "%s: output path too long", dir);
+    return CM_OK;
+}
+
+static cm_status write_all(const vrun *r, const cm_table *calib,
+                           cm_validate_summary *sum, cm_err *err)
+{
+    const cm_validate_config *c = r->cfg;
+    char path[4096], name[256];
+    cm_status st = out_path(c->outdir, "points.csv", path, sizeof path, err);
+    if (!st) st = write_points(r, path, err);
+    summarise(r, sum);
+    if (!st) st = out_path(c->outdir, "summary.csv", path, sizeof path, err);
+    if (!st) st = write_summary(r, sum, path, err);
+    if (!st) st = out_path(c->outdir, "calib.csv", path, sizeof path, err);
+    if (!st) st = cm_table_write_file(calib, path, err);
+    if (!st) st = out_path(c->outdir, "params.csv", path, sizeof path, err);
+    if (!st) st = cm_params_write_dump(c->base, path, err);
+    for (size_t q = 0; q < c->model->nqty && !st; q++) {
+        snprintf(name, sizeof name, "parity_%s.png", c->model->qty[q].name);
+        st = out_path(c->outdir, name, path, sizeof path, err);
+        if (!st) st = parity_plot(r, q, path, err);
+        for (size_t w = 0; w < c->nworkloads && c->naxes > 0 && !st; w++) {
+            snprintf(name, sizeof name, "%s_vs_%s_%s.png",
+                     c->model->qty[q].name,
+                     c->axes[c->naxes - 1].param->name, r->wl[w]->name);
+            st = out_path(c->outdir, name, path, sizeof path, err);
+            if (!st) st = axis_plot(r, q, w, path, err);
+        }
+    }
+    return st;
+}
+
+cm_status cm_validate_run(const cm_validate_config *cfg,
+                          cm_validate_summary *sum, cm_err *err)
+{
+    const cm_validate_model *m = cfg->model;
+    memset(sum, 0, sizeof *sum);
+    if (cfg->naxes > MAX_AXES)
+        return cm_err_set(err, CM_EINPUT, "validate: at most %d grid axes",
+                          MAX_AXES);
+    if (cfg->nworkloads == 0)
+        return cm_err_set(err, CM_EINPUT, "validate: no workload");
+    if (m->nqty > CM_VALIDATE_MAXQ)
+        return cm_err_set(err, CM_EINTERNAL, "validate: too many quantities");
+    vrun r = {cfg, NULL, NULL, NULL, cfg->nworkloads};
+    for (size_t a = 0; a < cfg->naxes; a++) r.n *= cfg->axes[a].n;
+    if (cm_validate_calibration_count(r.n) == 0)
+        return cm_err_set(err, CM_EINPUT,
+                          "validate: %zu points leave none to calibrate on "
+                          "(a fifth at most; give at least 5)", r.n);
+    r.wl = calloc(cfg->nworkloads, sizeof *r.wl);
+    r.pts = calloc(r.n, sizeof *r.pts);
+    r.obs = calloc(r.n, m->obs_size);
+    cm_table *calib = NULL;
+    cm_status st = r.wl && r.pts && r.obs
+                       ? CM_OK
+                       : cm_err_set(err, CM_EINTERNAL, "out of memory");
+    for (size_t w = 0; w < cfg->nworkloads && !st; w++)
+        if (!(r.wl[w] = cm_workload_builtin(cfg->workloads[w])))
+            st = cm_err_set(err, CM_EINPUT,
+                            "validate: no built-in workload '%s' (see cohmod "
+                            "sim --list-workloads)", cfg->workloads[w]);
+    if (!st) st = cm_mkdir_p(cfg->outdir, err);
+    if (!st) st = simulate_all(&r, err);
+    if (!st) st = model_all(&r, &calib, err);
+    if (!st) st = write_all(&r, calib, sum, err);
+    cm_table_free(calib);
+    free(r.wl);
+    free(r.pts);
+    free(r.obs);
+    return st;
+}

@@ -1,0 +1,97 @@
+/* validate.h - a model against the simulator over a design grid.
+ *
+ * One driver for every validated model: it runs the simulator (in whatever
+ * detail the sim.* parameters ask) at every point of grid axes x workloads,
+ * hands each run's statistics to the model's observe callback, calibrates
+ * the model on at most a fifth of the points (deterministic, spread over
+ * the grid), predicts every point, and writes into outdir:
+ *  - points.csv: workload, the axes, role (calibration|heldout), and per
+ *    quantity q: model_q, sim_q, sim_q_ci95_lo, sim_q_ci95_hi, q_rel_error
+ *    ((model - sim) / sim), q_abs_error (model - sim);
+ *  - summary.csv: per quantity, errors over the held-out points:
+ *    quantity,points,calibration_points,heldout_points,mare,max_rel_error,
+ *    mean_abs_error,max_abs_error,target,target_value,target_met;
+ *  - calib.csv: the calibrated parameters (parameter,value,stderr), a
+ *    configuration for --config; params.csv: the base parameters;
+ *  - parity_<q>.png: simulation (with its 95% interval) against the model,
+ *    and <q>_vs_<last axis>_<workload>.png: both along the last axis, one
+ *    pair of series per combination of the other axes.
+ * A model is a table of callbacks (cm_validate_model), so validating a new
+ * model adds a table, not a driver. */
+#ifndef CM_VALIDATE_H
+#define CM_VALIDATE_H
+
+#include <stddef.h>
+
+#include "data/err.h"
+#include "data/params.h"
+#include "data/progress.h"
+#include "data/sweep.h"
+#include "data/table.h"
+#include "sim/protocol.h"
+#include "sim/stats.h"
+
+typedef enum cm_validate_target {
+    CM_VT_MARE = 0,     /* mean |relative error| <= target */
+    CM_VT_MEAN_ABS = 1  /* mean |absolute error| <= target */
+} cm_validate_target;
+
+typedef struct cm_validate_qty {
+    const char *name;  /* column stem, e.g. "occupancy" */
+    const char *label; /* axis label with unit */
+    cm_validate_target target;
+    double target_value;
+} cm_validate_qty;
+
+#define CM_VALIDATE_MAXQ 4
+
+typedef struct cm_validate_model {
+    const char *name;
+    const cm_validate_qty *qty;
+    size_t nqty; /* at most CM_VALIDATE_MAXQ */
+    size_t obs_size;
+    /* One run's statistics -> the model's observation (obs_size bytes).
+     * point: the parameters it ran on; label names it in messages. */
+    cm_status (*observe)(const cm_params *point, const cm_stat_row *rows,
+                         size_t n, const char *label, void *obs, cm_err *err);
+    /* Calibrates on n contiguous observations; *state (freed with
+     * free_state) carries what predict needs, *calib the fitted
+     * parameters as parameter,value,stderr rows. */
+    cm_status (*calibrate)(const void *obs, size_t n, void **state,
+                           cm_table **calib, cm_err *err);
+    /* model[k], sim[k], lo[k], hi[k] for every quantity k. */
+    cm_status (*predict)(const void *state, const void *obs, double *model,
+                         double *sim, double *lo, double *hi, cm_err *err);
+    void (*free_state)(void *state);
+} cm_validate_model;
+
+extern const cm_validate_model cm_validate_mshr;
+
+typedef struct cm_validate_config {
+    const cm_params *base;
+    const cm_validate_model *model;
+    cm_sweep *axes; /* registry parameters; the last varies fastest */
+    size_t naxes;
+    const char *const *workloads; /* built-in profile names */
+    size_t nworkloads;
+    const cm_protocol *protocol;
+    const char *outdir;
+    cm_progress_fn progress; /* points done of all; may be NULL */
+    void *progress_arg;
+} cm_validate_config;
+
+typedef struct cm_validate_summary {
+    size_t points, calibration_points;
+    double mare[CM_VALIDATE_MAXQ], max_rel[CM_VALIDATE_MAXQ];
+    double mean_abs[CM_VALIDATE_MAXQ], max_abs[CM_VALIDATE_MAXQ];
+    int met[CM_VALIDATE_MAXQ];
+} cm_validate_summary;
+
+/* The points calibrated on: floor(n / 5) of n, at (i + 1/2) n / ncal. */
+size_t cm_validate_calibration_count(size_t n);
+int cm_validate_is_calibration(size_t index, size_t n);
+
+cm_status cm_validate_run(const cm_validate_config *cfg,
+                          cm_validate_summary *sum, cm_err *err);
+
+#endif

@@ -1,0 +1,65 @@
+/* validate_mshr.c - the MSHR model's entry in the validation driver: a
+ * run's statistics become an observation (models/mshr_fit.h), the fit of
+ * the calibrated inputs (model.extra_latency by default, or
+ * CM_VALIDATE_MSHR_PARAMS) runs on the calibration points, and the model
+ * predicts mean occupancy and P(all MSHRs busy) everywhere.  Targets (issue
+ * 4): MARE <= 10% on occupancy, mean |error| <= 0.05 on P(full). */
+#include <stdlib.h>
+
+#include "models/mshr_fit.h"
+#include "plots/validate.h"
+
+static const char *const fit_params[] = {"model.extra_latency"};
+
+static const cm_validate_qty mshr_qty[] = {
+    {"occupancy", "mean busy L1 MSHRs (entries)", CM_VT_MARE, 0.10},
+    {"p_full", "P(all L1 MSHRs busy)", CM_VT_MEAN_ABS, 0.05}};
+
+static cm_status mshr_observe(const cm_params *point, const cm_stat_row *rows,
+                              size_t n, const char *label, void *obs,
+                              cm_err *err)
+{
+    return cm_mshr_obs_from_rows(point, point, rows, n, label, obs, err);
+}
+
+static cm_status mshr_calibrate(const void *obs, size_t n, void **state,
+                                cm_table **calib, cm_err *err)
+{
+    const size_t np = sizeof fit_params / sizeof *fit_params;
+    const cm_param_info *params[sizeof fit_params / sizeof *fit_params];
+    for (size_t k = 0; k < np; k++) params[k] = cm_param_find(fit_params[k]);
+    cm_mshr_fit *fit = malloc(sizeof *fit);
+    if (!fit) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_status st = cm_mshr_fit_run(obs, n, params, np, fit, err);
+    if (!st) st = cm_mshr_fit_table(fit, calib, err);
+    if (st) {
+        free(fit);
+        return st;
+    }
+    *state = fit;
+    return CM_OK;
+}
+
+static cm_status mshr_predict(const void *state, const void *obs,
+                              double *model, double *sim, double *lo,
+                              double *hi, cm_err *err)
+{
+    const cm_mshr_obs *o = obs;
+    cm_mshr_ws *ws = cm_mshr_ws_new();
+    if (!ws) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    double m[CM_MQ_COUNT];
+    cm_status st = cm_mshr_obs_predict(o, state, ws, m, err);
+    cm_mshr_ws_free(ws);
+    const cm_mshr_qty map[2] = {CM_MQ_OCCUPANCY, CM_MQ_P_FULL};
+    for (int k = 0; k < 2 && !st; k++) {
+        model[k] = m[map[k]];
+        sim[k] = o->sim[map[k]];
+        lo[k] = o->lo[map[k]];
+        hi[k] = o->hi[map[k]];
+    }
+    return st;
+}
+
+const cm_validate_model cm_validate_mshr = {
+    "mshr",       mshr_qty,       2,           sizeof(cm_mshr_obs),
+    mshr_observe, mshr_calibrate, mshr_predict, free};

@@ -1,0 +1,260 @@
+/* check_cli_fit.c - `cohmod fit mshr` and `cohmod validate mshr` end to end
+ * on tiny machines: the files and columns promised, calib.csv usable as a
+ * config, at most a fifth of the points calibrated, byte-identical reruns,
+ * and one-line exit-2 errors for bad input with nothing half-written. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/table.h"
+#include "plots/validate.h"
+#include "tests/testutil.h"
+
+#define TINY "--set gpu.sms=1 --set gpu.warps_per_sm=8 " \
+             "--set sched.active_warps=8 --set sim.max_cycles=5000"
+
+static int one_line(const char *s)
+{
+    return tu_count_lines(s) == 1;
+}
+
+/* Two tiny runs in dir: a.csv (8 MSHRs) and b.csv (4), with their dumps. */
+static void two_runs(const char *dir)
+{
+    const char *m[2] = {"8", "4"}, *f[2] = {"a.csv", "b.csv"};
+    for (int i = 0; i < 2; i++) {
+        char *out = tu_path_in(dir, f[i]), args[1024];
+        snprintf(args, sizeof args,
+                 "sim --workload kmn " TINY " --set l1.mshrs=%s --quiet "
+                 "--out %s", m[i], out);
+        tu_run r = tu_cohmod(args);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        tu_run_free(&r);
+        free(out);
+    }
+}
+
+START_TEST(test_fit_writes_a_config)
+{
+    char *dir = tu_tmpdir(), args[2048];
+    two_runs(dir);
+    snprintf(args, sizeof args,
+             "fit mshr --samples %s/a.csv --samples %s/b.csv "
+             "--param model.extra_latency --quiet --out %s/calib.csv",
+             dir, dir, dir);
+    tu_run r = tu_cohmod(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.err, "");
+    tu_run_free(&r);
+    char *calib = tu_path_in(dir, "calib.csv");
+    char *text = tu_read_file(calib, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert(!strncmp(text, "parameter,value,stderr\nmodel.extra_latency,",
+                       43));
+    ck_assert_uint_eq(tu_count_lines(text), 2);
+    free(text);
+    char *res = tu_path_in(dir, "calib.residuals.csv");
+    text = tu_read_file(res, NULL);
+    ck_assert_ptr_nonnull(strstr(text, "sample,quantity,sim,ci95_lo,"
+                                       "ci95_hi,model,sigma,residual\n"));
+    ck_assert_uint_eq(tu_count_lines(text), 7); /* 2 runs x 3 + header */
+    free(text);
+    free(res);
+    /* the model reads it as a config, after a preset */
+    snprintf(args, sizeof args, "model mshr --config li2014 --config %s",
+             calib);
+    r = tu_cohmod(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    tu_run_free(&r);
+    free(calib);
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_fit_bad_input)
+{
+    char *dir = tu_tmpdir(), args[2048];
+    two_runs(dir);
+    struct {
+        const char *what;
+        const char *args;
+        const char *needle;
+    } cases[] = {
+        {"no file", "--samples %s/none.csv", "none"},
+        {"no dump", "--samples %s/nodump.csv", "machine it ran on"},
+        {"no metric", "--samples %s/short.csv", "l1.mshr.occupancy_mean"},
+        {"bad param", "--samples %s/a.csv --param no.such", "no.such"},
+    };
+    /* a run without its dump, and one without a metric */
+    char *a = tu_path_in(dir, "a.csv");
+    char *text = tu_read_file(a, NULL);
+    free(tu_write_file(dir, "nodump.csv", text));
+    char *cut = strstr(text, "l1.mshr.occupancy_mean,all");
+    ck_assert_ptr_nonnull(cut);
+    cut[21] = 'X'; /* the machine-wide row renamed: ..._meaX */
+    free(tu_write_file(dir, "short.csv", text));
+    char *dump = tu_path_in(dir, "a.params.csv");
+    char *dtext = tu_read_file(dump, NULL);
+    free(tu_write_file(dir, "short.params.csv", dtext));
+    free(dtext);
+    free(dump);
+    free(text);
+    free(a);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char opts[1024];
+        snprintf(opts, sizeof opts, cases[i].args, dir);
+        snprintf(args, sizeof args, "fit mshr %s --out %s/c%zu.csv", opts,
+                 dir, i);
+        tu_run r = tu_cohmod(args);
+        ck_assert_msg(r.status == 2, "%s: status %d", cases[i].what,
+                      r.status);
+        ck_assert_msg(one_line(r.err) && strstr(r.err, cases[i].needle),
+                      "%s: %s", cases[i].what, r.err);
+        char *out = malloc(strlen(dir) + 32);
+        sprintf(out, "%s/c%zu.csv", dir, i);
+        ck_assert_ptr_null(tu_read_file(out, NULL)); /* nothing written */
+        free(out);
+        tu_run_free(&r);
+    }
+    tu_run r = tu_cohmod("fit mshr --out x.csv");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert(one_line(r.err));
+    tu_run_free(&r);
+    r = tu_cohmod("fit --help");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "Usage: cohmod fit mshr"));
+    tu_run_free(&r);
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
+#define VGRID "validate mshr --grid mshrs=4,8 --grid warps=2,4,8 " \
+              "--workloads kmn " TINY " --quiet --out "
+
+START_TEST(test_validate_tiny_grid)
+{
+    char *dir = tu_tmpdir(), args[2048];
+    char *d1 = tu_path_in(dir, "a"), *d2 = tu_path_in(dir, "b");
+    snprintf(args, sizeof args, VGRID "%s", d1);
+    tu_run r = tu_cohmod(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    tu_run_free(&r);
+    snprintf(args, sizeof args, VGRID "%s", d2);
+    r = tu_cohmod(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    tu_run_free(&r);
+    const char *files[] = {"points.csv", "summary.csv", "calib.csv",
+                           "params.csv", "parity_occupancy.png",
+                           "parity_p_full.png",
+                           "occupancy_vs_sched.active_warps_kmn.png"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char *p1 = tu_path_in(d1, files[i]), *p2 = tu_path_in(d2, files[i]);
+        size_t n1 = 0, n2 = 0;
+        char *t1 = tu_read_file(p1, &n1), *t2 = tu_read_file(p2, &n2);
+        ck_assert_msg(t1 && n1 > 0, "%s missing", files[i]);
+        if (strstr(files[i], ".csv")) /* figures carry a timestamp */
+            ck_assert_msg(n1 == n2 && !memcmp(t1, t2, n1),
+                          "%s differs on rerun", files[i]);
+        free(t1);
+        free(t2);
+        free(p1);
+        free(p2);
+    }
+    cm_table *t = NULL;
+    cm_err err = {0};
+    char *pp = tu_path_in(d1, "points.csv");
+    ck_assert_int_eq(cm_table_read_file(pp, &t, &err), CM_OK);
+    const char *cols[] = {"workload", "l1.mshrs", "sched.active_warps",
+                          "role", "model_occupancy", "sim_occupancy",
+                          "sim_occupancy_ci95_lo", "sim_occupancy_ci95_hi",
+                          "occupancy_rel_error", "model_p_full",
+                          "sim_p_full", "p_full_abs_error"};
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
+        ck_assert_msg(cm_table_col_find(t, cols[i]) >= 0, "no %s", cols[i]);
+    ck_assert_uint_eq(cm_table_nrows(t), 6);
+    size_t role = (size_t)cm_table_col_find(t, "role"), cal = 0;
+    for (size_t i = 0; i < 6; i++)
+        cal += !strcmp(cm_table_cell(t, i, role), "calibration");
+    ck_assert_uint_eq(cal, 1); /* floor(6 / 5): at most 20% */
+    cm_table_free(t);
+    free(pp);
+    pp = tu_path_in(d1, "summary.csv");
+    ck_assert_int_eq(cm_table_read_file(pp, &t, &err), CM_OK);
+    const char *scols[] = {"quantity", "points", "calibration_points",
+                           "mare", "max_rel_error", "mean_abs_error",
+                           "max_abs_error"};
+    for (size_t i = 0; i < sizeof scols / sizeof *scols; i++)
+        ck_assert_msg(cm_table_col_find(t, scols[i]) >= 0, "no %s",
+                      scols[i]);
+    ck_assert_uint_eq(cm_table_nrows(t), 2);
+    ck_assert_str_eq(cm_table_cell(t, 0, 0), "occupancy");
+    ck_assert_str_eq(cm_table_cell(t, 0, 2), "1");
+    cm_table_free(t);
+    free(pp);
+    free(d1);
+    free(d2);
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_validate_bad_input)
+{
+    char *dir = tu_tmpdir(), args[2048];
+    const char *bad[] = {
+        "--grid mshrs=4,8 --workloads kmn",            /* 2 points: none */
+        "--grid nosuch=1,2,3 --workloads kmn",
+        "--grid mshrs=4,8,16 --grid warps=2,4 --workloads nosuch",
+        "--grid mshrs=4,8,16 --grid warps=2,4 --protocol mesi"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(args, sizeof args, "validate mshr %s " TINY " --quiet "
+                 "--out %s/v%zu", bad[i], dir, i);
+        tu_run r = tu_cohmod(args);
+        ck_assert_msg(r.status == 2 && one_line(r.err), "%s: %d %s", bad[i],
+                      r.status, r.err);
+        tu_run_free(&r);
+    }
+    ck_assert_uint_eq(tu_dir_entries(dir), 0); /* nothing half-written */
+    tu_run r = tu_cohmod("validate --help");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "sim.max_cycles"));
+    tu_run_free(&r);
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_calibration_points_spread)
+{
+    /* floor(n/5) distinct indices for every n; never more than 20%. */
+    for (size_t n = 1; n <= 200; n++) {
+        size_t cnt = 0;
+        for (size_t i = 0; i < n; i++) cnt += cm_validate_is_calibration(i, n);
+        ck_assert_uint_eq(cnt, n / 5);
+        ck_assert(5 * cnt <= n);
+    }
+    /* 27 = 3 workloads x 3 x 3: every workload gets a calibration point */
+    for (size_t w = 0; w < 3; w++) {
+        size_t cnt = 0;
+        for (size_t i = 9 * w; i < 9 * w + 9; i++)
+            cnt += cm_validate_is_calibration(i, 27);
+        ck_assert(cnt >= 1);
+    }
+}
+END_TEST
+
+Suite *suite_cli_fit(void)
+{
+    Suite *s = suite_create("cli_fit");
+    TCase *tc = tcase_create("e2e");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_fit_writes_a_config);
+    tcase_add_test(tc, test_fit_bad_input);
+    tcase_add_test(tc, test_validate_tiny_grid);
+    tcase_add_test(tc, test_validate_bad_input);
+    tcase_add_test(tc, test_calibration_points_spread);
+    suite_add_tcase(s, tc);
+    return s;
+}
