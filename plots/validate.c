@@ -71,7 +71,9 @@ static cm_status simulate_point(const vrun *r, const cm_params *p,
     cm_status st = cm_params_validate(p, err);
     cm_stats *stats = st ? NULL : cm_stats_new();
     if (!st && !stats) st = cm_err_set(err, CM_EINTERNAL, "out of memory");
-    cm_gpu_run_config gc = {p, r->wl[pt->wl], r->cfg->protocol, NULL, NULL};
+    cm_gpu_run_config gc = {.params = p,
+                            .workload = r->wl[pt->wl],
+                            .protocol = r->cfg->protocol};
     cm_gpu_result res;
     if (!st) st = cm_gpu_run(&gc, stats, &res, err);
     cm_stat_row *rows = NULL;
