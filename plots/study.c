@@ -87,6 +87,7 @@ cm_status cm_study_run(const cm_params *p, const char *outdir,
                           p->gpu_sms, p->gpu_warps_per_sm, p->l1_mshrs);
     if (!st) st = cm_study_section_mshr(&s, err);
     if (!st) st = cm_study_section_reuse(&s, err);
+    if (!st) st = cm_study_section_sim(&s, err);
     if (!st) st = out_path(&s, "summary", ".txt", path, sizeof path, err);
     if (!st) st = cm_atomic_write(path, s.summary, s.len, err);
     free(s.summary);

@@ -44,5 +44,6 @@ cm_status cm_study_say(cm_study *s, cm_err *err, const char *fmt, ...)
 /* The sections. */
 cm_status cm_study_section_mshr(cm_study *s, cm_err *err);
 cm_status cm_study_section_reuse(cm_study *s, cm_err *err);
+cm_status cm_study_section_sim(cm_study *s, cm_err *err);
 
 #endif

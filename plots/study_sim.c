@@ -1,0 +1,77 @@
+/* study_sim.c - the model-against-simulation section of `cohmod study`.
+ *
+ * Runs the validate driver (plots/validate.h) for each validated model on
+ * the study's machine shrunk to 2 SMs with runs cut at 300k cycles (the
+ * validated quantities are steady-state ones, and the whole grid then
+ * takes seconds), over a grid of L1 MSHRs x active warps and three
+ * built-in workloads of different character (kmn: memory-bound with
+ * reuse; bfs: irregular; cfd: compute-heavy).  Each model's points,
+ * summary, calibration and figures go to a subdirectory
+ * (validate_<model>/), and the summary reports the held-out errors against
+ * the issue's targets. */
+#include <stdio.h>
+#include <string.h>
+
+#include "data/sweep.h"
+#include "plots/study.h"
+#include "plots/validate.h"
+
+static const char *const study_axes[] = {"l1.mshrs=8,16,32",
+                                         "sched.active_warps=8,24,48"};
+static const char *const study_workloads[] = {"kmn", "bfs", "cfd"};
+#define NAXES (sizeof study_axes / sizeof *study_axes)
+
+static cm_status validate_one(cm_study *s, const cm_validate_model *m,
+                              cm_err *err)
+{
+    cm_params p = *s->params;
+    p.gpu_sms = 2;
+    p.sim_max_cycles = 300000;
+    if (p.sched_active_warps > p.gpu_warps_per_sm)
+        p.sched_active_warps = p.gpu_warps_per_sm;
+    cm_sweep axes[NAXES];
+    memset(axes, 0, sizeof axes);
+    cm_status st = CM_OK;
+    for (size_t i = 0; !st && i < NAXES; i++)
+        st = cm_sweep_parse(study_axes[i], &axes[i], err);
+    char dir[4096];
+    if (!st && (size_t)snprintf(dir, sizeof dir, "%s/validate_%s", s->outdir,
+                                m->name) >= sizeof dir)
+        st = cm_err_set(err, CM_EINPUT, "output directory name too long");
+    cm_validate_config c = {.base = &p,
+                            .model = m,
+                            .axes = axes,
+                            .naxes = NAXES,
+                            .workloads = study_workloads,
+                            .nworkloads = sizeof study_workloads /
+                                          sizeof *study_workloads,
+                            .protocol = cm_protocol_find("no-coh"),
+                            .outdir = dir};
+    cm_validate_summary sum;
+    if (!st) st = cm_validate_run(&c, &sum, err);
+    for (size_t i = 0; i < NAXES; i++) cm_sweep_free(&axes[i]);
+    if (st) return st;
+    st = cm_study_say(s, err,
+                      "\n%s model against the simulator (validate_%s/): "
+                      "%zu points (2 SMs, kmn bfs cfd, l1.mshrs x "
+                      "sched.active_warps), calibrated on %zu:",
+                      m->name, m->name, sum.points, sum.calibration_points);
+    for (size_t q = 0; !st && q < m->nqty; q++)
+        st = cm_study_say(s, err,
+                          "  %s: held-out mean |relative error| %.1f%% "
+                          "(worst %.1f%%), mean |error| %.3g (worst %.3g); "
+                          "target %s <= %g %s",
+                          m->qty[q].name, 100 * sum.mare[q],
+                          100 * sum.max_rel[q], sum.mean_abs[q],
+                          sum.max_abs[q],
+                          m->qty[q].target == CM_VT_MARE ? "MARE"
+                                                         : "mean |error|",
+                          m->qty[q].target_value,
+                          sum.met[q] ? "met" : "NOT met");
+    return st;
+}
+
+cm_status cm_study_section_sim(cm_study *s, cm_err *err)
+{
+    return validate_one(s, &cm_validate_mshr, err);
+}
