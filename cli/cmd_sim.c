@@ -26,7 +26,7 @@ static void usage(FILE *f)
           "       cohmod sim --list-workloads\n\n"
           "Simulates the machine (gpu.*, sched.*, l1.*, l2.*, dram.*, noc.* "
           "parameters)\nrunning a workload profile until every warp retires "
-          "(or sim.max_cycles), in\nfull detail, and writes the statistics "
+          "(or sim.max_cycles), in\nfull detail or sampled (--sample), and writes the statistics "
           "as metric,component,value,ci95_lo,\nci95_hi (component sm<i>, "
           "bank<i>, ch<i>, or all for the whole machine).\n\n"
           "  --workload W      a built-in profile (see --list-workloads) or "
@@ -52,12 +52,12 @@ static void usage(FILE *f)
           "(sim.sample_sms\n"
           "                    detailed SMs, the rest inject their "
           "traffic), or both.\n"
-          "                    Sampled values come with 95%% intervals "
+          "                    Sampled values come with 95% intervals "
           "across windows;\n"
           "                    counters are sums over the measured "
           "windows\n"
           "  --sample-check    run full detail and sampled (--sample, "
-          "default both)\n"
+          "default temporal)\n"
           "                    and write metric,full,sampled,rel_error,"
           "ci95_halfwidth\n"
           "                    for the machine's ipc, miss ratios, MSHR "
@@ -306,7 +306,7 @@ static int sample_check(cli_ctx *ctx, const sim_job *job)
 {
     cm_params full = ctx->params, smp = ctx->params;
     full.sim_sample = 0;
-    if (smp.sim_sample == 0) smp.sim_sample = 3; /* both */
+    if (smp.sim_sample == 0) smp.sim_sample = 1; /* temporal */
     cm_err err = {0};
     sim_run a, b;
     memset(&b, 0, sizeof b);
