@@ -71,6 +71,7 @@ typedef struct cm_validate_model {
 } cm_validate_model;
 
 extern const cm_validate_model cm_validate_mshr;
+extern const cm_validate_model cm_validate_reuse;
 
 typedef struct cm_validate_config {
     const cm_params *base;
