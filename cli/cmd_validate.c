@@ -15,22 +15,40 @@
  * default grid (27 runs) takes about a minute on one core. */
 static const char *const small_machine[] = {
     "gpu.sms=2", "gpu.warps_per_sm=48", "sim.max_cycles=300000"};
-static const char *const default_grid[] = {"mshrs=8,16,32",
-                                           "warps=8,24,48"};
-static const char default_workloads[] = "kmn,bfs,cfd";
+static const char *const mshr_grid[] = {"mshrs=8,16,32", "warps=8,24,48"};
+static const char *const reuse_grid[] = {"l1size=16K,32K,64K",
+                                         "warps=8,24,48"};
+
+/* Each model's default grid and workloads: MSHR occupancy needs
+ * miss-heavy workloads, the L1 reuse model ones whose L1 hits. */
+static const struct val_model {
+    const cm_validate_model *model;
+    const char *const *grid;
+    size_t ngrid;
+    const char *workloads;
+} val_models[] = {
+    {&cm_validate_mshr, mshr_grid, sizeof mshr_grid / sizeof *mshr_grid,
+     "kmn,bfs,cfd"},
+    {&cm_validate_reuse, reuse_grid, sizeof reuse_grid / sizeof *reuse_grid,
+     "kmn,bfs,hsp,cfd"}};
 
 static const struct {
     const char *alias, *param;
-} grid_aliases[] = {{"mshrs", "l1.mshrs"}, {"warps", "sched.active_warps"}};
+} grid_aliases[] = {{"mshrs", "l1.mshrs"},
+                    {"warps", "sched.active_warps"},
+                    {"l1size", "l1.size"}};
 
 static void usage(FILE *f)
 {
-    fputs("Usage: cohmod validate mshr [--grid NAME=V1,V2,...|NAME=LO:HI:STEP]"
-          "...\n"
+    fputs("Usage: cohmod validate mshr|reuse [--grid NAME=V1,V2,...|"
+          "NAME=LO:HI:STEP]...\n"
           "                            [--workloads W1,W2,...] [--protocol "
           "P] [--quiet]\n"
           "                            [--config ...] [--set ...] [--out "
           "DIR]\n\n"
+          "Models: mshr (MSHR occupancy and P(all busy), models/mshr.h) and "
+          "reuse (the\nL1 miss ratio from per-warp reuse distances, "
+          "models/l1_predict.h).\n\n"
           "Runs the simulator at every point of the grid x workloads, "
           "calibrates the\nmodel on at most a fifth of the points (spread "
           "over the grid, the same ones\nevery time), predicts all of them "
@@ -39,16 +57,26 @@ static void usage(FILE *f)
           "\nmodel and simulated values, the simulation's 95% interval, "
           "relative and\nabsolute errors), summary.csv (held-out errors per "
           "quantity against the\ntargets: occupancy MARE <= 10%, P(full) "
-          "mean |error| <= 0.05), calib.csv\n(usable with --config), "
-          "params.csv, and figures: parity_<q>.png and\n<q>_vs_<last axis>_"
-          "<workload>.png.\n\n"
+          "mean |error| <= 0.05, L1 miss ratio\nmean |error| <= 0.05), "
+          "calib.csv (usable with --config; mshr fits\nmodel.extra_latency, "
+          "reuse model.l1_interleave_fraction: the share of the\nactive "
+          "warps whose accesses interleave in the L1), params.csv, and "
+          "figures:\nparity_<q>.png and <q>_vs_<last axis>_<workload>.png."
+          "\n\n"
           "  --grid SPEC       a grid axis over any parameter; mshrs is "
-          "l1.mshrs and warps\n"
-          "                    is sched.active_warps (at most "
-          "gpu.warps_per_sm).  Default:\n"
-          "                    --grid mshrs=8,16,32 --grid warps=8,24,48\n"
-          "  --workloads LIST  built-in profiles (default kmn,bfs,cfd)\n"
-          "  --protocol P      L1 protocol (default no-coh)\n"
+          "l1.mshrs, l1size\n"
+          "                    is l1.size (bytes, 16K ...) and warps is "
+          "sched.active_warps\n"
+          "                    (at most gpu.warps_per_sm).  Default:\n"
+          "                    mshr:  --grid mshrs=8,16,32 --grid "
+          "warps=8,24,48\n"
+          "                    reuse: --grid l1size=16K,32K,64K --grid "
+          "warps=8,24,48\n"
+          "  --workloads LIST  built-in profiles (default mshr: kmn,bfs,cfd;"
+          " reuse:\n"
+          "                    kmn,bfs,hsp,cfd)\n"
+          "  --protocol P      L1 protocol (default no-coh; the reuse model "
+          "assumes it)\n"
           "  --quiet           no progress bar or summary on stderr\n\n"
           "Without --config the machine is tc2013 with gpu.sms=2, "
           "gpu.warps_per_sm=48 and\nsim.max_cycles=300000 (each run is cut "
@@ -171,11 +199,15 @@ static int run(int argc, char **argv)
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;
     const char *name;
-    if ((rc = cli_one_positional(&ctx, argc, argv, "model (mshr)", &name)))
+    if ((rc = cli_one_positional(&ctx, argc, argv, "model (mshr|reuse)",
+                                 &name)))
         return rc;
-    const cm_validate_model *model = NULL;
-    if (!strcmp(name, "mshr")) model = &cm_validate_mshr;
-    if (!model) return cli_usage_error(&ctx, "unknown model '%s' (mshr)", name);
+    const struct val_model *vm = NULL;
+    for (size_t i = 0; i < sizeof val_models / sizeof *val_models; i++)
+        if (!strcmp(name, val_models[i].model->name)) vm = &val_models[i];
+    if (!vm)
+        return cli_usage_error(&ctx, "unknown model '%s' (mshr|reuse)", name);
+    const cm_validate_model *model = vm->model;
     const char *pname = o.protocol ? o.protocol : "no-coh";
     const cm_protocol *proto = cm_protocol_find(pname);
     if (!proto)
@@ -184,12 +216,12 @@ static int run(int argc, char **argv)
     if ((rc = add_default_machine(&ctx)) || (rc = cli_ctx_resolve(&ctx)))
         return rc;
     if (o.ngrid == 0) {
-        o.ngrid = sizeof default_grid / sizeof *default_grid;
-        memcpy(o.grid, default_grid, sizeof default_grid);
+        o.ngrid = vm->ngrid;
+        memcpy(o.grid, vm->grid, vm->ngrid * sizeof *vm->grid);
     }
     char wl_buf[1024];
     snprintf(wl_buf, sizeof wl_buf, "%s",
-             o.workloads ? o.workloads : default_workloads);
+             o.workloads ? o.workloads : vm->workloads);
     const char *workloads[MAX_WORKLOADS];
     size_t nwl;
     if ((rc = split_workloads(&ctx, wl_buf, workloads, &nwl))) return rc;

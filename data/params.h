@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "data/err.h"
+#include "data/table.h"
 
 typedef enum cm_param_type {
     CM_PT_INT,
@@ -78,6 +79,13 @@ void cm_param_format(const cm_param_info *pi, double v, char *buf,
 /* Writes `parameter,value,unit` rows for every parameter, atomically. */
 cm_status cm_params_write_dump(const cm_params *p, const char *path,
                                cm_err *err);
+
+/* n fitted parameters as a table of parameter,value,stderr rows: a
+ * configuration file (--config) of the calibrated values.  *out is NULL on
+ * error. */
+cm_status cm_params_fit_table(const cm_param_info *const *param,
+                              const double *value, const double *stderr_,
+                              size_t n, cm_table **out, cm_err *err);
 
 /* Embedded presets (the CSV files of data/configs, compiled in). */
 size_t cm_preset_count(void);

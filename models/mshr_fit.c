@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/ci.h"
+
 static const char *const qty_names[CM_MQ_COUNT] = {"occupancy", "p_full",
                                                    "latency"};
 
@@ -59,19 +61,13 @@ static double clampd(double x, double lo, double hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
-static double ci_se(const cm_stat_row *r)
-{
-    double w = r->ci95_hi - r->ci95_lo;
-    return isfinite(w) && w > 0 ? w / (2 * 1.96) : 0;
-}
-
 static void set_quantity(cm_mshr_obs *obs, cm_mshr_qty q,
                          const cm_stat_row *r, double floor)
 {
     obs->sim[q] = r ? r->value : NAN;
     obs->lo[q] = r ? r->ci95_lo : NAN;
     obs->hi[q] = r ? r->ci95_hi : NAN;
-    double se = r ? ci_se(r) : 0;
+    double se = r ? cm_ci95_se(r->ci95_lo, r->ci95_hi) : 0;
     obs->sigma[q] = sqrt(se * se + floor * floor);
 }
 
@@ -129,23 +125,8 @@ static void put_clamped(const cm_param_info *pi, cm_params *p, double v)
 cm_status cm_mshr_fit_table(const cm_mshr_fit *fit, cm_table **out,
                             cm_err *err)
 {
-    static const char *const header[] = {"parameter", "value", "stderr"};
-    cm_table *t = cm_table_new(3, header);
-    *out = NULL;
-    if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
-    for (size_t k = 0; k < fit->np; k++) {
-        char v[32], se[32];
-        cm_param_format(fit->param[k], fit->value[k], v, sizeof v);
-        cm_fmt_double(se, fit->stderr_[k]);
-        const char *cells[] = {fit->param[k]->name, v, se};
-        cm_status st = cm_table_append(t, cells, err);
-        if (st) {
-            cm_table_free(t);
-            return st;
-        }
-    }
-    *out = t;
-    return CM_OK;
+    return cm_params_fit_table(fit->param, fit->value, fit->stderr_, fit->np,
+                               out, err);
 }
 
 void cm_mshr_fit_apply(const cm_mshr_fit *fit, cm_params *p)

@@ -79,7 +79,8 @@ static cm_status simulate_point(const vrun *r, const cm_params *p,
     cm_stat_row *rows = NULL;
     size_t nrows = 0;
     if (!st) st = cm_stats_rows(stats, &rows, &nrows, err);
-    if (!st) st = r->cfg->model->observe(p, rows, nrows, label, obs, err);
+    if (!st) st = r->cfg->model->observe(p, r->wl[pt->wl], rows, nrows,
+                                           label, obs, err);
     free(rows);
     cm_stats_free(stats);
     if (st) cm_err_prefix(err, label);

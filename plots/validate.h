@@ -30,6 +30,7 @@
 #include "data/table.h"
 #include "sim/protocol.h"
 #include "sim/stats.h"
+#include "sim/workload.h"
 
 typedef enum cm_validate_target {
     CM_VT_MARE = 0,     /* mean |relative error| <= target */
@@ -51,9 +52,13 @@ typedef struct cm_validate_model {
     size_t nqty; /* at most CM_VALIDATE_MAXQ */
     size_t obs_size;
     /* One run's statistics -> the model's observation (obs_size bytes).
-     * point: the parameters it ran on; label names it in messages. */
-    cm_status (*observe)(const cm_params *point, const cm_stat_row *rows,
-                         size_t n, const char *label, void *obs, cm_err *err);
+     * point: the parameters it ran on; workload: the profile it ran (a
+     * built-in, so it outlives the run and an observation may keep the
+     * pointer); label names it in messages. */
+    cm_status (*observe)(const cm_params *point,
+                         const cm_workload_profile *workload,
+                         const cm_stat_row *rows, size_t n, const char *label,
+                         void *obs, cm_err *err);
     /* Calibrates on n contiguous observations; *state (freed with
      * free_state) carries what predict needs, *calib the fitted
      * parameters as parameter,value,stderr rows. */
@@ -66,6 +71,7 @@ typedef struct cm_validate_model {
 } cm_validate_model;
 
 extern const cm_validate_model cm_validate_mshr;
+extern const cm_validate_model cm_validate_reuse;
 
 typedef struct cm_validate_config {
     const cm_params *base;

@@ -15,10 +15,12 @@ static const cm_validate_qty mshr_qty[] = {
     {"occupancy", "mean busy L1 MSHRs (entries)", CM_VT_MARE, 0.10},
     {"p_full", "P(all L1 MSHRs busy)", CM_VT_MEAN_ABS, 0.05}};
 
-static cm_status mshr_observe(const cm_params *point, const cm_stat_row *rows,
-                              size_t n, const char *label, void *obs,
-                              cm_err *err)
+static cm_status mshr_observe(const cm_params *point,
+                              const cm_workload_profile *workload,
+                              const cm_stat_row *rows, size_t n,
+                              const char *label, void *obs, cm_err *err)
 {
+    (void)workload; /* the run measures the workload inputs it needs */
     return cm_mshr_obs_from_rows(point, point, rows, n, label, obs, err);
 }
 

@@ -64,6 +64,12 @@ double cm_ci_halfwidth(const cm_ci *ci)
     return 0.5 * (ci->hi - ci->lo);
 }
 
+double cm_ci95_se(double lo, double hi)
+{
+    double w = hi - lo;
+    return isfinite(w) && w > 0 ? w / (2 * 1.96) : 0;
+}
+
 double cm_rel_error(double estimate, double reference)
 {
     if (reference == 0) return estimate == 0 ? 0 : copysign(INFINITY, estimate);

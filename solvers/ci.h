@@ -44,6 +44,11 @@ void cm_ci_ratio(const double *num, const double *den, size_t stride, size_t n,
 /* (hi - lo) / 2: the figure tables print as "ci95_halfwidth". */
 double cm_ci_halfwidth(const cm_ci *ci);
 
+/* The standard error a 95% interval [lo, hi] stands for, (hi - lo) /
+ * (2 x 1.96) (normal); 0 when there is no interval (NaN or empty bounds),
+ * so a fit's weight falls back to its floor. */
+double cm_ci95_se(double lo, double hi);
+
 /* (estimate - reference) / |reference|; 0 when both are 0, +-inf when only
  * the reference is. */
 double cm_rel_error(double estimate, double reference);

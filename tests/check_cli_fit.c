@@ -1,5 +1,5 @@
-/* check_cli_fit.c - `cohmod fit mshr` and `cohmod validate mshr` end to end
- * on tiny machines: the files and columns promised, calib.csv usable as a
+/* check_cli_fit.c - `cohmod fit mshr` and `cohmod validate mshr|reuse` end
+ * to end on tiny machines: the files and columns promised, calib.csv usable as a
  * config, at most a fifth of the points calibrated, byte-identical reruns,
  * and one-line exit-2 errors for bad input with nothing half-written. */
 #include <stdio.h>
@@ -130,6 +130,26 @@ START_TEST(test_fit_bad_input)
 }
 END_TEST
 
+/* Every file exists in d1; the CSVs are byte-identical in d2 (figures
+ * carry a timestamp). */
+static void assert_rerun_identical(const char *d1, const char *d2,
+                                   const char *const *files, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *p1 = tu_path_in(d1, files[i]), *p2 = tu_path_in(d2, files[i]);
+        size_t n1 = 0, n2 = 0;
+        char *t1 = tu_read_file(p1, &n1), *t2 = tu_read_file(p2, &n2);
+        ck_assert_msg(t1 && n1 > 0, "%s missing", files[i]);
+        if (strstr(files[i], ".csv"))
+            ck_assert_msg(n1 == n2 && !memcmp(t1, t2, n1),
+                          "%s differs on rerun", files[i]);
+        free(t1);
+        free(t2);
+        free(p1);
+        free(p2);
+    }
+}
+
 #define VGRID "validate mshr --grid mshrs=4,8 --grid warps=2,4,8 " \
               "--workloads kmn " TINY " --quiet --out "
 
@@ -149,19 +169,7 @@ START_TEST(test_validate_tiny_grid)
                            "params.csv", "parity_occupancy.png",
                            "parity_p_full.png",
                            "occupancy_vs_sched.active_warps_kmn.png"};
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        char *p1 = tu_path_in(d1, files[i]), *p2 = tu_path_in(d2, files[i]);
-        size_t n1 = 0, n2 = 0;
-        char *t1 = tu_read_file(p1, &n1), *t2 = tu_read_file(p2, &n2);
-        ck_assert_msg(t1 && n1 > 0, "%s missing", files[i]);
-        if (strstr(files[i], ".csv")) /* figures carry a timestamp */
-            ck_assert_msg(n1 == n2 && !memcmp(t1, t2, n1),
-                          "%s differs on rerun", files[i]);
-        free(t1);
-        free(t2);
-        free(p1);
-        free(p2);
-    }
+    assert_rerun_identical(d1, d2, files, sizeof files / sizeof *files);
     cm_table *t = NULL;
     cm_err err = {0};
     char *pp = tu_path_in(d1, "points.csv");
@@ -226,6 +234,85 @@ START_TEST(test_validate_bad_input)
 }
 END_TEST
 
+/* 12 points (2 calibration); runs long enough for the L1 to warm up. */
+#define RGRID "validate reuse --grid l1size=16K,32K --grid warps=2,4,8 " \
+              "--workloads kmn,hsp " TINY " --set sim.max_cycles=30000 " \
+              "--quiet --out "
+
+/* The cell of a one-row-per-key table at column `col`, by the key in
+ * column 0. */
+static const char *cell_of(const cm_table *t, const char *key,
+                           const char *col)
+{
+    long c = cm_table_col_find(t, col);
+    ck_assert_msg(c >= 0, "no %s", col);
+    for (size_t i = 0; i < cm_table_nrows(t); i++)
+        if (!strcmp(cm_table_cell(t, i, 0), key))
+            return cm_table_cell(t, i, (size_t)c);
+    ck_abort_msg("no row %s", key);
+    return NULL;
+}
+
+START_TEST(test_validate_reuse_tiny_grid)
+{
+    char *dir = tu_tmpdir(), args[2048];
+    char *d[2] = {tu_path_in(dir, "a"), tu_path_in(dir, "b")};
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, RGRID "%s", d[k]);
+        tu_run r = tu_cohmod(args);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        tu_run_free(&r);
+    }
+    const char *files[] = {"points.csv", "summary.csv", "calib.csv"};
+    assert_rerun_identical(d[0], d[1], files, sizeof files / sizeof *files);
+    cm_table *t = NULL;
+    cm_err err = {0};
+    char *pp = tu_path_in(d[0], "points.csv");
+    ck_assert_int_eq(cm_table_read_file(pp, &t, &err), CM_OK);
+    const char *cols[] = {"workload", "l1.size", "sched.active_warps", "role",
+                          "model_l1_miss_ratio", "sim_l1_miss_ratio",
+                          "sim_l1_miss_ratio_ci95_lo",
+                          "sim_l1_miss_ratio_ci95_hi",
+                          "l1_miss_ratio_rel_error",
+                          "l1_miss_ratio_abs_error"};
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
+        ck_assert_msg(cm_table_col_find(t, cols[i]) >= 0, "no %s", cols[i]);
+    ck_assert_uint_eq(cm_table_nrows(t), 12);
+    cm_table_free(t);
+    free(pp);
+    pp = tu_path_in(d[0], "summary.csv");
+    ck_assert_int_eq(cm_table_read_file(pp, &t, &err), CM_OK);
+    ck_assert_uint_eq(cm_table_nrows(t), 1);
+    const char *q = "l1_miss_ratio";
+    ck_assert_str_eq(cell_of(t, q, "points"), "12");
+    ck_assert_str_eq(cell_of(t, q, "calibration_points"), "2"); /* <= 20% */
+    const char *num[] = {"mare", "max_rel_error", "mean_abs_error"};
+    for (size_t i = 0; i < 3; i++) {
+        double v = strtod(cell_of(t, q, num[i]), NULL);
+        ck_assert_msg(v >= 0 && v < 1, "%s %g", num[i], v);
+    }
+    cm_table_free(t);
+    free(pp);
+    pp = tu_path_in(d[0], "calib.csv");
+    ck_assert_int_eq(cm_table_read_file(pp, &t, &err), CM_OK);
+    double f = strtod(cell_of(t, "model.l1_interleave_fraction", "value"),
+                      NULL);
+    ck_assert_msg(f > 0 && f <= 1, "fraction %g", f);
+    cm_table_free(t);
+    free(pp);
+    /* calib.csv is a configuration */
+    snprintf(args, sizeof args, "params --config %s/calib.csv", d[0]);
+    tu_run r = tu_cohmod(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "model.l1_interleave_fraction"));
+    tu_run_free(&r);
+    free(d[0]);
+    free(d[1]);
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_calibration_points_spread)
 {
     /* floor(n/5) distinct indices for every n; never more than 20%. */
@@ -254,6 +341,7 @@ Suite *suite_cli_fit(void)
     tcase_add_test(tc, test_fit_bad_input);
     tcase_add_test(tc, test_validate_tiny_grid);
     tcase_add_test(tc, test_validate_bad_input);
+    tcase_add_test(tc, test_validate_reuse_tiny_grid);
     tcase_add_test(tc, test_calibration_points_spread);
     suite_add_tcase(s, tc);
     return s;
