@@ -1,9 +1,11 @@
 /* study_sim.c - the model-against-simulation section of `cohmod study`.
  *
- * Runs the validate driver (plots/validate.h) for each validated model on
+ * Runs the validate driver (plots/validate.h) for each validated model (the
+ * MSHR occupancy model; the L1 miss ratio from reuse distances) on
  * the study's machine shrunk to 2 SMs with runs cut at 300k cycles (the
  * validated quantities are steady-state ones, and the whole grid then
- * takes seconds), over a grid of L1 MSHRs x active warps and three
+ * takes seconds), over a grid of L1 MSHRs (L1 size for the reuse model)
+ * x active warps and three
  * built-in workloads of different character (kmn: memory-bound with
  * reuse; bfs: irregular; cfd: compute-heavy).  Each model's points,
  * summary, calibration and figures go to a subdirectory
@@ -16,13 +18,16 @@
 #include "plots/study.h"
 #include "plots/validate.h"
 
-static const char *const study_axes[] = {"l1.mshrs=8,16,32",
-                                         "sched.active_warps=8,24,48"};
+static const char *const mshr_axes[] = {"l1.mshrs=8,16,32",
+                                        "sched.active_warps=8,24,48"};
+/* Fewer points: each prediction profiles every warp's stream. */
+static const char *const reuse_axes[] = {"l1.size=16K,64K",
+                                         "sched.active_warps=8,48"};
 static const char *const study_workloads[] = {"kmn", "bfs", "cfd"};
-#define NAXES (sizeof study_axes / sizeof *study_axes)
+#define NAXES 2
 
 static cm_status validate_one(cm_study *s, const cm_validate_model *m,
-                              cm_err *err)
+                              const char *const *study_axes, cm_err *err)
 {
     cm_params p = *s->params;
     p.gpu_sms = 2;
@@ -49,13 +54,16 @@ static cm_status validate_one(cm_study *s, const cm_validate_model *m,
                             .outdir = dir};
     cm_validate_summary sum;
     if (!st) st = cm_validate_run(&c, &sum, err);
-    for (size_t i = 0; i < NAXES; i++) cm_sweep_free(&axes[i]);
-    if (st) return st;
+    if (st) {
+        for (size_t i = 0; i < NAXES; i++) cm_sweep_free(&axes[i]);
+        return st;
+    }
     st = cm_study_say(s, err,
                       "\n%s model against the simulator (validate_%s/): "
-                      "%zu points (2 SMs, kmn bfs cfd, l1.mshrs x "
-                      "sched.active_warps), calibrated on %zu:",
-                      m->name, m->name, sum.points, sum.calibration_points);
+                      "%zu points (2 SMs, kmn bfs cfd, %s x %s), calibrated "
+                      "on %zu:",
+                      m->name, m->name, sum.points, axes[0].param->name,
+                      axes[1].param->name, sum.calibration_points);
     for (size_t q = 0; !st && q < m->nqty; q++)
         st = cm_study_say(s, err,
                           "  %s: held-out mean |relative error| %.1f%% "
@@ -68,10 +76,12 @@ static cm_status validate_one(cm_study *s, const cm_validate_model *m,
                                                          : "mean |error|",
                           m->qty[q].target_value,
                           sum.met[q] ? "met" : "NOT met");
+    for (size_t i = 0; i < NAXES; i++) cm_sweep_free(&axes[i]);
     return st;
 }
 
 cm_status cm_study_section_sim(cm_study *s, cm_err *err)
 {
-    return validate_one(s, &cm_validate_mshr, err);
+    cm_status st = validate_one(s, &cm_validate_mshr, mshr_axes, err);
+    return st ? st : validate_one(s, &cm_validate_reuse, reuse_axes, err);
 }

@@ -58,12 +58,13 @@ START_TEST(test_study_writes_everything)
     char *dir = tu_tmpdir();
     tu_run r = study(dir, "");
     ck_assert_msg(r.status == 0, "%s", r.err);
-    /* The files above and the model-against-simulation subdirectory. */
-    ck_assert_uint_eq(tu_dir_entries(dir), NPROMISED + 1);
+    /* The files above and the model-against-simulation subdirectories. */
+    ck_assert_uint_eq(tu_dir_entries(dir), NPROMISED + 2);
     static const char *const validated[] = {
         "validate_mshr/points.csv", "validate_mshr/summary.csv",
-        "validate_mshr/parity_occupancy.png"};
-    for (size_t i = 0; i < 3; i++) {
+        "validate_mshr/parity_occupancy.png", "validate_reuse/summary.csv",
+        "validate_reuse/parity_l1_miss_ratio.png"};
+    for (size_t i = 0; i < 5; i++) {
         size_t len = 0;
         char *p = tu_path_in(dir, validated[i]);
         char *bytes = tu_read_file(p, &len);
@@ -86,6 +87,7 @@ START_TEST(test_study_writes_everything)
     char *summary = read_in(dir, "summary.txt");
     ck_assert_ptr_nonnull(strstr(summary, "MSHRs saturate"));
     ck_assert_ptr_nonnull(strstr(summary, "mshr model against the simulator"));
+    ck_assert_ptr_nonnull(strstr(summary, "reuse model against the simulator"));
     ck_assert_ptr_nonnull(strstr(summary, "16 SMs x 48 warps"));
     ck_assert_ptr_nonnull(strstr(summary, "Reuse distances of a real trace"));
     ck_assert_ptr_nonnull(strstr(summary, "mean absolute MRC error"));
