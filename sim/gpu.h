@@ -7,7 +7,10 @@
  * pooled request returned) and leaves the statistics in the caller's
  * registry, whose `all` rows it fills: `ipc` for component `all` is the
  * machine's warp instructions per cycle (the sum over SMs), the per-SM
- * rows carry each SM's own. */
+ * rows carry each SM's own.  With sim.sample set the run is sampled (see
+ * gpu.c): values are estimated from the measured windows with 95%
+ * intervals, per-SM rows exist for the detailed SMs only, and
+ * cm_gpu_result's cycles include the fast-forwarded ones. */
 #ifndef CM_GPU_H
 #define CM_GPU_H
 
