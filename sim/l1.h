@@ -96,7 +96,7 @@ cm_l1_result cm_l1_access(cm_l1 *l1, uint64_t line, uint8_t op, uint32_t warp,
 /* Functional warming (sampling, between detailed windows): applies the
  * protocol row of the access to the tags at once, as if it had finished:
  * a hit touches, an allocating miss fills, an invalidating row
- * invalidates.  Counts nothing.  Returns the message the row sends to the
+ * invalidates.  Counts no statistic.  Returns the message the row sends to the
  * memory side (a cm_msg: CM_MSG_NONE when it sends none), for the caller
  * to warm the L2 with.  A line whose fill is in flight is left alone (the
  * fill installs it), so timed requests may be outstanding meanwhile. */

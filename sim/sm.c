@@ -491,6 +491,14 @@ static int any_issuable(const cm_sm *sm)
            (sm->ln == 0 && sm->nclass[W_CLASS_READY_MEM] > 0);
 }
 
+/* Every warp retired and every request answered: an SM is done only then,
+ * as a kernel ends when its writes are visible. */
+static int all_answered(const cm_sm *sm)
+{
+    return sm->ndone == sm->nwarps && sm->ln == 0 && sm->stores_total == 0 &&
+           sm->orphans_total == 0;
+}
+
 /* Charges gap cycles slept through to the reason the SM fell asleep with
  * (and, if it slept on a reservation failure, as that many failed
  * offers), so statistics need no event per idle cycle. */
@@ -567,9 +575,7 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
     }
     if (sm->err.code != CM_OK) return;
 
-    /* Done once its last stores are acknowledged, as a kernel ends. */
-    if (sm->ndone == sm->nwarps && sm->ln == 0 && sm->stores_total == 0 &&
-        sm->orphans_total == 0) {
+    if (all_answered(sm)) {
         sm->done = 1;
         sm->finish = now;
         return;
@@ -706,8 +712,7 @@ uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj)
         }
     }
     sm->insts += total;
-    if (sm->ndone == sm->nwarps && sm->ln == 0 && sm->stores_total == 0 &&
-        sm->orphans_total == 0 && !sm->done) {
+    if (all_answered(sm) && !sm->done) {
         sm->done = 1;
         sm->finish = cm_engine_now(sm->eng);
     }
