@@ -147,6 +147,10 @@ int cli_trace_setup(cli_ctx *ctx, int argc, char **argv,
                     const cli_trace_opts *t, const char *sample,
                     cm_reuse_request *req);
 
+/* `cohmod model <name>` for models with options of their own
+ * (cli/cmd_model_<name>.c); argv[0] is the model name. */
+int cli_model_recall(int argc, char **argv);
+
 /* Help text of the trace options. */
 void cli_print_trace_help(FILE *f);
 

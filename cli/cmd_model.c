@@ -17,6 +17,8 @@ static void usage(FILE *f)
           "                         [--config PRESET|FILE] [--set "
           "NAME=VALUE]... [--out F.csv]\n\n"
           "Models:\n"
+          "  recall recall rate of a finite coherence directory "
+          "(cohmod model recall --help)\n"
           "  mshr   L1 MSHR occupancy of an SM: warps as customers of a "
           "closed network\n"
           "         (compute, MSHRs, NoC, L2 banks, DRAM), latency and load "
@@ -65,6 +67,9 @@ static int own_option(int opt, const char *arg, void *u)
 
 static int run(int argc, char **argv)
 {
+    /* models with options of their own take the whole command line */
+    if (argc > 1 && strcmp(argv[1], "recall") == 0)
+        return cli_model_recall(argc - 1, argv + 1);
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
         {"sweep", required_argument, NULL, OPT_SWEEP},
@@ -79,10 +84,11 @@ static int run(int argc, char **argv)
     size_t nspecs = mo.nspecs;
     int pmf = mo.pmf;
     if (optind >= argc)
-        return cli_usage_error(&ctx, "which model? (mshr)");
+        return cli_usage_error(&ctx, "which model? (mshr, recall)");
     const char *name = argv[optind];
     if (strcmp(name, "mshr") != 0)
-        return cli_usage_error(&ctx, "unknown model '%s' (mshr)", name);
+        return cli_usage_error(&ctx, "unknown model '%s' (mshr, recall)",
+                               name);
     if (optind + 1 < argc)
         return cli_usage_error(&ctx, "unexpected argument '%s'",
                                argv[optind + 1]);
@@ -108,5 +114,6 @@ static int run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_model = {
-    "model", "evaluate an analytical model (mshr) over a parameter grid",
+    "model",
+    "evaluate an analytical model (mshr, recall) over a parameter grid",
     run};
