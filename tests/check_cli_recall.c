@@ -3,7 +3,6 @@
  * dump, byte-identical reruns, the L2 geometry of GPU-VI, help, and bad
  * input as one line and exit 2 with no file written. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,30 +33,6 @@ static const char profile_csv[] =
     "dir.sharers,2,3,20\n"
     "dir.sharers,4,5,10\n";
 
-static tu_run run_fmt(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-static tu_run run_fmt(const char *fmt, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    return tu_cohmod(args);
-}
-
-static double num(const cm_table *t, size_t row, const char *col)
-{
-    size_t c;
-    double v;
-    cm_err err = {0};
-    ck_assert_msg(cm_table_col_require(t, col, &c, &err) == CM_OK, "%s",
-                  err.msg);
-    ck_assert_msg(cm_table_get_double(t, row, c, &v, &err) == CM_OK, "%s",
-                  err.msg);
-    return v;
-}
-
 static int file_exists(const char *path)
 {
     struct stat st;
@@ -70,7 +45,7 @@ START_TEST(recall_sweep_to_file)
     char *prof = tu_write_file(dir, "prof.csv", profile_csv);
     char *out = tu_path_in(dir, "r.csv"), *dump = tu_path_in(dir,
                                                              "r.params.csv");
-    tu_run r = run_fmt("model recall --profile %s --protocol gpu-vini "
+    tu_run r = tu_cohmodf("model recall --profile %s --protocol gpu-vini "
                        "--sweep dir.ratio=1,2,4,16 --sweep dir.ways=8,16,32 "
                        "--out %s", prof, out);
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
@@ -91,28 +66,28 @@ START_TEST(recall_sweep_to_file)
     ck_assert_str_eq(cm_table_cell(t, 0, 2), "gpu-vini");
     /* rows: ratio slowest, ways fastest; recalls fall along both */
     for (size_t i = 0; i < 12; i++) {
-        double ratio = num(t, i, "dir.ratio"), ways = num(t, i, "dir.ways");
+        double ratio = tu_num(t, i, "dir.ratio"), ways = tu_num(t, i, "dir.ways");
         /* tc2013: 16 SMs x 256 L1 lines */
-        ck_assert_double_eq(num(t, i, "dir_entries"), ratio * 4096);
-        ck_assert_double_eq(num(t, i, "dir_ways"), ways);
-        double p = num(t, i, "p_live");
+        ck_assert_double_eq(tu_num(t, i, "dir_entries"), ratio * 4096);
+        ck_assert_double_eq(tu_num(t, i, "dir_ways"), ways);
+        double p = tu_num(t, i, "p_live");
         ck_assert(p >= 0 && p <= 1);
-        ck_assert(num(t, i, "recalls_per_access") > 0);
+        ck_assert(tu_num(t, i, "recalls_per_access") > 0);
         if (i % 3)
-            ck_assert(num(t, i, "recalls_per_access") <
-                      num(t, i - 1, "recalls_per_access"));
+            ck_assert(tu_num(t, i, "recalls_per_access") <
+                      tu_num(t, i - 1, "recalls_per_access"));
         if (i >= 3)
-            ck_assert(num(t, i, "recalls_per_access") <
-                      num(t, i - 3, "recalls_per_access"));
-        ck_assert_double_eq_tol(num(t, i, "recalls_per_cycle"),
-                                0.5 * num(t, i, "recalls_per_access"),
+            ck_assert(tu_num(t, i, "recalls_per_access") <
+                      tu_num(t, i - 3, "recalls_per_access"));
+        ck_assert_double_eq_tol(tu_num(t, i, "recalls_per_cycle"),
+                                0.5 * tu_num(t, i, "recalls_per_access"),
                                 1e-12);
     }
     cm_table_free(t);
 
     /* deterministic: the same inputs give the same bytes */
     char *first = tu_read_file(out, &len);
-    r = run_fmt("model recall --protocol gpu-vini --sweep dir.ratio=1,2,4,16 "
+    r = tu_cohmodf("model recall --protocol gpu-vini --sweep dir.ratio=1,2,4,16 "
                 "--sweep dir.ways=8,16,32 --profile %s --out %s", prof, out);
     ck_assert_int_eq(r.status, 0);
     tu_run_free(&r);
@@ -134,7 +109,7 @@ START_TEST(recall_gpu_vi_stdout)
 {
     char *dir = tu_tmpdir();
     char *prof = tu_write_file(dir, "prof.csv", profile_csv);
-    tu_run r = run_fmt("model recall --profile %s --protocol gpu-vi "
+    tu_run r = tu_cohmodf("model recall --profile %s --protocol gpu-vi "
                        "--set dir.ratio=16", prof);
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     cm_table *t;
@@ -142,12 +117,12 @@ START_TEST(recall_gpu_vi_stdout)
     ck_assert_int_eq(cm_table_read_buffer("stdout", r.out, strlen(r.out), &t,
                                           &err), CM_OK);
     ck_assert_uint_eq(cm_table_nrows(t), 1);
-    ck_assert_double_eq(num(t, 0, "dir_entries"), 8192);
-    ck_assert_double_eq(num(t, 0, "dir_sets"), 1024);
-    ck_assert_double_eq(num(t, 0, "l2_evict_per_access"),
-                        num(t, 0, "p_dir_evict"));
+    ck_assert_double_eq(tu_num(t, 0, "dir_entries"), 8192);
+    ck_assert_double_eq(tu_num(t, 0, "dir_sets"), 1024);
+    ck_assert_double_eq(tu_num(t, 0, "l2_evict_per_access"),
+                        tu_num(t, 0, "p_dir_evict"));
     /* sharers 1, 2, 4 with weights 70, 20, 10 */
-    ck_assert_double_eq_tol(num(t, 0, "mean_sharers"), 1.5, 1e-12);
+    ck_assert_double_eq_tol(tu_num(t, 0, "mean_sharers"), 1.5, 1e-12);
     cm_table_free(t);
     tu_run_free(&r);
     tu_rm_tree(dir);
