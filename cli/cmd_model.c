@@ -12,7 +12,8 @@
 
 static void usage(FILE *f)
 {
-    fputs("Usage: cohmod model mshr [--sweep NAME=LO:HI:STEP | "
+    fputs("Usage: cohmod model lifetime --help   (its own options)\n"
+          "       cohmod model mshr [--sweep NAME=LO:HI:STEP | "
           "NAME=V1,V2,...]... [--pmf]\n"
           "                         [--config PRESET|FILE] [--set "
           "NAME=VALUE]... [--out F.csv]\n\n"
@@ -65,6 +66,9 @@ static int own_option(int opt, const char *arg, void *u)
 
 static int run(int argc, char **argv)
 {
+    /* Models with options of their own take the arguments after the name. */
+    if (argc > 1 && strcmp(argv[1], "lifetime") == 0)
+        return cli_model_lifetime(argc - 1, argv + 1);
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
         {"sweep", required_argument, NULL, OPT_SWEEP},
@@ -79,10 +83,10 @@ static int run(int argc, char **argv)
     size_t nspecs = mo.nspecs;
     int pmf = mo.pmf;
     if (optind >= argc)
-        return cli_usage_error(&ctx, "which model? (mshr)");
+        return cli_usage_error(&ctx, "which model? (mshr, lifetime)");
     const char *name = argv[optind];
     if (strcmp(name, "mshr") != 0)
-        return cli_usage_error(&ctx, "unknown model '%s' (mshr)", name);
+        return cli_usage_error(&ctx, "unknown model '%s' (mshr, lifetime)", name);
     if (optind + 1 < argc)
         return cli_usage_error(&ctx, "unexpected argument '%s'",
                                argv[optind + 1]);
@@ -108,5 +112,5 @@ static int run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_model = {
-    "model", "evaluate an analytical model (mshr) over a parameter grid",
+    "model", "evaluate an analytical model (mshr, lifetime)",
     run};
