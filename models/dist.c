@@ -204,22 +204,25 @@ double cm_dist_mean_finite(const cm_dist *d)
     return wsum > 0 ? s / wsum : NAN;
 }
 
-double cm_dist_mean_excess_below(const cm_dist *d, double L)
+/* E[f(L, X)] over the finite bins, for an f that is 0 on bins above L. */
+static double below_sum(const cm_dist *d, double L,
+                        double (*f)(double lo, double hi, double x))
 {
     if (!(d->w_total > 0)) return NAN;
     double s = 0;
     for (size_t i = 0; i < d->n && d->lo[i] < L; i++)
-        s += d->w[i] * bin_excess(d->lo[i], d->hi[i], L);
+        s += d->w[i] * f(d->lo[i], d->hi[i], L);
     return s / d->w_total;
+}
+
+double cm_dist_mean_excess_below(const cm_dist *d, double L)
+{
+    return below_sum(d, L, bin_excess);
 }
 
 double cm_dist_mean_excess2_below(const cm_dist *d, double L)
 {
-    if (!(d->w_total > 0)) return NAN;
-    double s = 0;
-    for (size_t i = 0; i < d->n && d->lo[i] < L; i++)
-        s += d->w[i] * bin_excess2(d->lo[i], d->hi[i], L);
-    return s / d->w_total;
+    return below_sum(d, L, bin_excess2);
 }
 
 double cm_dist_integral_cdf(const cm_dist *d, double a, double b)

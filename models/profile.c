@@ -80,16 +80,26 @@ static named_rate *find_rate(const cm_profile *p, const char *name)
     return NULL;
 }
 
-/* Grows an array of elem-sized items to hold one more. */
-static int grow(void **arr, size_t n, size_t *cap, size_t elem)
+/* Appends a zeroed element whose first field is its name (a strdup of
+ * name) to an array of elem-sized items; NULL when out of memory.  A zeroed
+ * cm_dist is an initialised one. */
+static void *append_named(void **arr, size_t *n, size_t *cap, size_t elem,
+                          const char *name)
 {
-    if (n < *cap) return 0;
-    size_t c = *cap ? 2 * *cap : 8;
-    void *a = realloc(*arr, c * elem);
-    if (!a) return -1;
-    *arr = a;
-    *cap = c;
-    return 0;
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 8;
+        void *a = realloc(*arr, c * elem);
+        if (!a) return NULL;
+        *arr = a;
+        *cap = c;
+    }
+    char *copy = strdup(name);
+    if (!copy) return NULL;
+    char *slot = (char *)*arr + *n * elem;
+    memset(slot, 0, elem);
+    memcpy(slot, &copy, sizeof copy);
+    (*n)++;
+    return slot;
 }
 
 static cm_status check_name(const char *name, cm_err *err)
@@ -107,17 +117,9 @@ cm_status cm_profile_add_bin(cm_profile *p, const char *name, double lo,
         return cm_err_set(err, CM_EINPUT,
                           "'%s' is a rate, not a distribution", name);
     named_dist *nd = find_dist(p, name);
-    if (!nd) {
-        if (grow((void **)&p->dists, p->ndists, &p->cap_dists,
-                 sizeof *p->dists))
-            return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
-        nd = &p->dists[p->ndists];
-        nd->name = strdup(name);
-        if (!nd->name)
-            return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
-        cm_dist_init(&nd->d);
-        p->ndists++;
-    }
+    if (!nd && !(nd = append_named((void **)&p->dists, &p->ndists,
+                                   &p->cap_dists, sizeof *nd, name)))
+        return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
     cm_status st = cm_dist_add_bin(&nd->d, lo, hi, w, err);
     if (st) {
         char ctx[160];
@@ -139,16 +141,9 @@ cm_status cm_profile_set_rate(cm_profile *p, const char *name, double v,
         return cm_err_set(err, CM_EINPUT,
                           "%s must be a finite number >= 0, got %g", name, v);
     named_rate *r = find_rate(p, name);
-    if (!r) {
-        if (grow((void **)&p->rates, p->nrates, &p->cap_rates,
-                 sizeof *p->rates))
-            return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
-        r = &p->rates[p->nrates];
-        r->name = strdup(name);
-        if (!r->name)
-            return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
-        p->nrates++;
-    }
+    if (!r && !(r = append_named((void **)&p->rates, &p->nrates,
+                                 &p->cap_rates, sizeof *r, name)))
+        return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
     r->v = v;
     return CM_OK;
 }
