@@ -28,11 +28,17 @@
  *                      at the L2; inf if never loaded
  *   warp.store_to_fence per fence: cycles since the warp's latest store was
  *                      issued; inf if none since the previous fence
+ *   dir.stack_distance per directory (GPU-VIni) or L2 (GPU-VI, MESI)
+ *                      access: LRU stack distance in distinct lines of the
+ *                      L1-miss stream (a count, not cycles); inf if first
+ *   dir.sharers        per directory-entry eviction: the L1s on its sharer
+ *                      list, bins [k, k+1)
  * Rates, per core cycle for the whole machine:
  *   rate.l1_fills, rate.l1_loads, rate.l2_loads, rate.l2_stores,
- *   rate.l2_evictions, rate.fences;
+ *   rate.l2_evictions, rate.fences, rate.dir_accesses;
  * and scalars in the same rows: rate.l2_banks (the number of L2 banks) and
- * rate.store_ack_latency (mean cycles from store issue to its ack). */
+ * rate.store_ack_latency (mean cycles from store issue to its ack), and,
+ * optional, rate.dir_footprint (distinct lines the run touched). */
 #ifndef CM_PROFILE_H
 #define CM_PROFILE_H
 

@@ -11,8 +11,10 @@
  *                            access of the L1-miss stream: its line-granular
  *                            LRU stack distance, in distinct lines; inf =
  *                            first access to the line (cold)
- *   dist l1.residency        per L1 fill: cycles from the fill to the line
- *                            leaving that L1; inf if never
+ *   dist l1.residency        per L1 fill: cycles from the fill to its
+ *                            capacity eviction; inf if none.  The right
+ *                            clock: a copy invalidated by a store leaves the
+ *                            sharer list, one recalled would still be there
  *   dist dir.sharers         per directory-entry eviction: the number of
  *                            distinct L1s on its sharer list (those that
  *                            fetched the line during the entry's lifetime;
