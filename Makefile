@@ -32,7 +32,8 @@ LDFLAGS += $(SANFLAGS)
 
 LIB_SRC   := $(wildcard data/*.c solvers/*.c models/*.c sim/*.c plots/*.c)
 CLI_SRC   := $(wildcard cli/*.c)
-CMD_SRC   := $(wildcard cli/cmd_*.c)
+# cmd_model_<name>.c are models of `cohmod model`, not commands.
+CMD_SRC   := $(filter-out cli/cmd_model_%.c,$(wildcard cli/cmd_*.c))
 SUITE_SRC := $(wildcard tests/check_*.c)
 BENCH_SRC := $(wildcard tests/bench_*.c)
 PRESETS   := $(wildcard data/configs/*.csv)

@@ -12,7 +12,9 @@
 
 static void usage(FILE *f)
 {
-    fputs("Usage: cohmod model mshr [--sweep NAME=LO:HI:STEP | "
+    fputs("Usage: cohmod model lifetime --help   (its own options)\n"
+          "       cohmod model recall --help     (its own options)\n"
+          "       cohmod model mshr [--sweep NAME=LO:HI:STEP | "
           "NAME=V1,V2,...]... [--pmf]\n"
           "                         [--config PRESET|FILE] [--set "
           "NAME=VALUE]... [--out F.csv]\n\n"
@@ -37,6 +39,15 @@ static void usage(FILE *f)
           f);
     cli_print_common_help(f);
 }
+
+/* Models with options of their own (cli/cmd_model_<name>.c) take the
+ * arguments after the name. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} own_models[] = {{"lifetime", cli_model_lifetime},
+                  {"recall", cli_model_recall}};
+#define MODEL_NAMES "mshr, lifetime, recall"
 
 enum { OPT_SWEEP = CLI_OPT_FIRST_FREE, OPT_PMF };
 
@@ -65,6 +76,9 @@ static int own_option(int opt, const char *arg, void *u)
 
 static int run(int argc, char **argv)
 {
+    for (size_t i = 0; i < sizeof own_models / sizeof own_models[0]; i++)
+        if (argc > 1 && strcmp(argv[1], own_models[i].name) == 0)
+            return own_models[i].run(argc - 1, argv + 1);
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
         {"sweep", required_argument, NULL, OPT_SWEEP},
@@ -79,10 +93,11 @@ static int run(int argc, char **argv)
     size_t nspecs = mo.nspecs;
     int pmf = mo.pmf;
     if (optind >= argc)
-        return cli_usage_error(&ctx, "which model? (mshr)");
+        return cli_usage_error(&ctx, "which model? (" MODEL_NAMES ")");
     const char *name = argv[optind];
     if (strcmp(name, "mshr") != 0)
-        return cli_usage_error(&ctx, "unknown model '%s' (mshr)", name);
+        return cli_usage_error(&ctx, "unknown model '%s' (" MODEL_NAMES ")",
+                               name);
     if (optind + 1 < argc)
         return cli_usage_error(&ctx, "unexpected argument '%s'",
                                argv[optind + 1]);
@@ -108,5 +123,5 @@ static int run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_model = {
-    "model", "evaluate an analytical model (mshr) over a parameter grid",
+    "model", "evaluate an analytical model (" MODEL_NAMES ")",
     run};

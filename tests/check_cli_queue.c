@@ -1,7 +1,6 @@
 /* check_cli_queue.c - `cohmod queue` end to end: the CSV it prints carries
  * the solvers' figures, help works, and bad input is one line and exit 2. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,19 +9,6 @@
 #include "data/table.h"
 #include "solvers/queue.h"
 #include "tests/testutil.h"
-
-/* Runs cohmod with printf-style arguments. */
-static tu_run run_fmt(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-static tu_run run_fmt(const char *fmt, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    return tu_cohmod(args);
-}
 
 /* A run that must have succeeded quietly: its stdout as a table. */
 static cm_table *table_of(tu_run r)
@@ -37,19 +23,7 @@ static cm_table *table_of(tu_run r)
     tu_run_free(&r);
     return t;
 }
-#define csv_of(...) table_of(run_fmt(__VA_ARGS__))
-
-static double num(const cm_table *t, size_t row, const char *col)
-{
-    size_t c;
-    double v;
-    cm_err err = {0};
-    ck_assert_msg(cm_table_col_require(t, col, &c, &err) == CM_OK, "%s",
-                  err.msg);
-    ck_assert_msg(cm_table_get_double(t, row, c, &v, &err) == CM_OK, "%s",
-                  err.msg);
-    return v;
-}
+#define csv_of(...) table_of(tu_cohmodf(__VA_ARGS__))
 
 /* The one-line failure contract: exit 2, nothing on stdout, one line on
  * stderr containing `want`. */
@@ -62,7 +36,7 @@ static void assert_fails(tu_run r, const char *want)
                   want);
     tu_run_free(&r);
 }
-#define fails(want, ...) assert_fails(run_fmt(__VA_ARGS__), want)
+#define fails(want, ...) assert_fails(tu_cohmodf(__VA_ARGS__), want)
 
 #define TOL 1e-14
 
@@ -75,7 +49,7 @@ START_TEST(queue_help)
     ck_assert_int_eq(r.status, 0);
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
         ck_assert_msg(strstr(r.out, models[i]) != NULL, "%s", models[i]);
-        tu_run h = run_fmt("queue %s --help", models[i]);
+        tu_run h = tu_cohmodf("queue %s --help", models[i]);
         ck_assert_msg(h.status == 0, "%s --help exit %d", models[i],
                       h.status);
         char usage[64];
@@ -100,18 +74,18 @@ START_TEST(queue_erlang_b)
     cm_err err;
     ck_assert_int_eq(cm_erlang_b(10, 5.0, &b, &err), CM_OK);
     ck_assert_uint_eq(cm_table_nrows(t), 1);
-    ck_assert_close(num(t, 0, "blocking"), b, TOL);
-    ck_assert_close(num(t, 0, "carried_load"), 5.0 * (1 - b), TOL);
-    ck_assert_close(num(t, 0, "lost_load"), 5.0 * b, TOL);
+    ck_assert_close(tu_num(t, 0, "blocking"), b, TOL);
+    ck_assert_close(tu_num(t, 0, "carried_load"), 5.0 * (1 - b), TOL);
+    ck_assert_close(tu_num(t, 0, "lost_load"), 5.0 * b, TOL);
     cm_table_free(t);
 
     t = csv_of("queue erlang-b --servers 2 --load 1");
-    ck_assert_close(num(t, 0, "blocking"), 0.2, TOL);
+    ck_assert_close(tu_num(t, 0, "blocking"), 0.2, TOL);
     cm_table_free(t);
 
     t = csv_of("queue erlang-b --servers 7.5 --load 6");
     ck_assert_int_eq(cm_erlang_b_real(7.5, 6.0, &b, &err), CM_OK);
-    ck_assert_close(num(t, 0, "blocking"), b, TOL);
+    ck_assert_close(tu_num(t, 0, "blocking"), b, TOL);
     cm_table_free(t);
 }
 END_TEST
@@ -119,11 +93,11 @@ END_TEST
 START_TEST(queue_erlang_c)
 {
     cm_table *t = csv_of("queue erlang-c --servers 2 --arrival 3 --service 3");
-    ck_assert_close(num(t, 0, "p_wait"), 1.0 / 3, TOL);
-    ck_assert_close(num(t, 0, "load"), 1.0, TOL);
+    ck_assert_close(tu_num(t, 0, "p_wait"), 1.0 / 3, TOL);
+    ck_assert_close(tu_num(t, 0, "load"), 1.0, TOL);
     /* Wq = C / (c mu - lambda) = (1/3) / 3. */
-    ck_assert_close(num(t, 0, "mean_wait"), 1.0 / 9, TOL);
-    ck_assert_close(num(t, 0, "mean_resp"), 1.0 / 9 + 1.0 / 3, TOL);
+    ck_assert_close(tu_num(t, 0, "mean_wait"), 1.0 / 9, TOL);
+    ck_assert_close(tu_num(t, 0, "mean_resp"), 1.0 / 9 + 1.0 / 3, TOL);
     cm_table_free(t);
 }
 END_TEST
@@ -136,20 +110,20 @@ START_TEST(queue_mmck_and_pmf)
     ck_assert_int_eq(cm_mmck_solve(2, 6, 2.5, 1.0, pmf, &m, &err), CM_OK);
     cm_table *t = csv_of(
         "queue mmck --servers 2 --capacity 6 --arrival 2.5 --service 1");
-    ck_assert_close(num(t, 0, "p_block"), m.p_block, TOL);
-    ck_assert_close(num(t, 0, "throughput"), m.throughput, TOL);
-    ck_assert_close(num(t, 0, "mean_n"), m.mean_n, TOL);
-    ck_assert_close(num(t, 0, "mean_wait"), m.mean_wait, TOL);
+    ck_assert_close(tu_num(t, 0, "p_block"), m.p_block, TOL);
+    ck_assert_close(tu_num(t, 0, "throughput"), m.throughput, TOL);
+    ck_assert_close(tu_num(t, 0, "mean_n"), m.mean_n, TOL);
+    ck_assert_close(tu_num(t, 0, "mean_wait"), m.mean_wait, TOL);
     cm_table_free(t);
 
     t = csv_of(
         "queue mmck --pmf --servers 2 --capacity 6 --arrival 2.5 --service 1");
     ck_assert_uint_eq(cm_table_nrows(t), 7);
     for (size_t n = 0; n < 7; n++) {
-        ck_assert_close(num(t, n, "n"), (double)n, 0);
-        ck_assert_close(num(t, n, "p"), pmf[n], TOL);
+        ck_assert_close(tu_num(t, n, "n"), (double)n, 0);
+        ck_assert_close(tu_num(t, n, "p"), pmf[n], TOL);
     }
-    ck_assert_close(num(t, 6, "cdf"), 1.0, 1e-15);
+    ck_assert_close(tu_num(t, 6, "cdf"), 1.0, 1e-15);
     cm_table_free(t);
 }
 END_TEST
@@ -161,8 +135,8 @@ START_TEST(queue_engset_and_mmckn)
     ck_assert_int_eq(cm_engset(3, 10, 0.5, &tc, &cc, &err), CM_OK);
     cm_table *t = csv_of(
         "queue engset --servers 3 --sources 10 --load-per-source 0.5");
-    ck_assert_close(num(t, 0, "time_congestion"), tc, TOL);
-    ck_assert_close(num(t, 0, "call_congestion"), cc, TOL);
+    ck_assert_close(tu_num(t, 0, "time_congestion"), tc, TOL);
+    ck_assert_close(tu_num(t, 0, "call_congestion"), cc, TOL);
     cm_table_free(t);
 
     cm_queue_metrics m;
@@ -170,10 +144,10 @@ START_TEST(queue_engset_and_mmckn)
                      CM_OK);
     t = csv_of("queue mmckn --servers 4 --capacity 12 --sources 30 "
                   "--arrival 0.2 --service 1.5");
-    ck_assert_close(num(t, 0, "p_block"), m.p_block, TOL);
-    ck_assert_close(num(t, 0, "throughput"), m.throughput, TOL);
-    ck_assert_close(num(t, 0, "mean_resp"), m.mean_resp, TOL);
-    ck_assert_close(num(t, 0, "sources"), 30, 0);
+    ck_assert_close(tu_num(t, 0, "p_block"), m.p_block, TOL);
+    ck_assert_close(tu_num(t, 0, "throughput"), m.throughput, TOL);
+    ck_assert_close(tu_num(t, 0, "mean_resp"), m.mean_resp, TOL);
+    ck_assert_close(tu_num(t, 0, "sources"), 30, 0);
     cm_table_free(t);
 
     t = csv_of("queue mmckn --pmf --servers 4 --capacity 12 --sources 30 "
@@ -187,13 +161,13 @@ START_TEST(queue_mg1)
 {
     /* M/D/1 at rho = 0.8, s = 1: Wq = 0.8 / (2 x 0.2) = 2. */
     cm_table *t = csv_of("queue md1 --arrival 0.8 --service 1");
-    ck_assert_close(num(t, 0, "mean_wait"), 2.0, TOL);
-    ck_assert_close(num(t, 0, "mean_q"), 1.6, TOL);
-    ck_assert_close(num(t, 0, "util"), 0.8, TOL);
+    ck_assert_close(tu_num(t, 0, "mean_wait"), 2.0, TOL);
+    ck_assert_close(tu_num(t, 0, "mean_q"), 1.6, TOL);
+    ck_assert_close(tu_num(t, 0, "util"), 0.8, TOL);
     cm_table_free(t);
     t = csv_of("queue mg1 --arrival 0.8 --service 1 --scv 1");
-    ck_assert_close(num(t, 0, "mean_wait"), 4.0, TOL);
-    ck_assert_close(num(t, 0, "mean_resp"), 5.0, TOL);
+    ck_assert_close(tu_num(t, 0, "mean_wait"), 4.0, TOL);
+    ck_assert_close(tu_num(t, 0, "mean_resp"), 5.0, TOL);
     cm_table_free(t);
 }
 END_TEST
@@ -209,17 +183,17 @@ START_TEST(queue_mva)
     cm_table *t = csv_of("queue mva --stations %s --population 2", path);
     ck_assert_uint_eq(cm_table_nrows(t), 4);
     ck_assert_str_eq(cm_table_cell(t, 1, 0), "b, the slow one");
-    ck_assert_close(num(t, 0, "throughput"), 3.0 / 7, TOL);
-    ck_assert_close(num(t, 0, "queue_len"), 4.0 / 7, TOL);
-    ck_assert_close(num(t, 1, "queue_len"), 10.0 / 7, TOL);
-    ck_assert_close(num(t, 1, "util"), 6.0 / 7, TOL);
+    ck_assert_close(tu_num(t, 0, "throughput"), 3.0 / 7, TOL);
+    ck_assert_close(tu_num(t, 0, "queue_len"), 4.0 / 7, TOL);
+    ck_assert_close(tu_num(t, 1, "queue_len"), 10.0 / 7, TOL);
+    ck_assert_close(tu_num(t, 1, "util"), 6.0 / 7, TOL);
     ck_assert_str_eq(cm_table_cell(t, 3, 0), "total");
-    ck_assert_close(num(t, 3, "queue_len"), 2.0, TOL);
-    ck_assert_close(num(t, 3, "residence"), 14.0 / 3, TOL);
+    ck_assert_close(tu_num(t, 3, "queue_len"), 2.0, TOL);
+    ck_assert_close(tu_num(t, 3, "residence"), 14.0 / 3, TOL);
     cm_table_free(t);
 
     /* --out: the file and the parameter dump beside it, nothing on stdout */
-    tu_run r = run_fmt("queue mva --stations %s --population 2 --out %s/res.csv",
+    tu_run r = tu_cohmodf("queue mva --stations %s --population 2 --out %s/res.csv",
                 path, dir);
     ck_assert_int_eq(r.status, 0);
     ck_assert_str_eq(r.out, "");

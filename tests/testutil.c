@@ -2,12 +2,15 @@
 #include "tests/testutil.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "data/table.h"
 
 char *tu_read_file(const char *path, size_t *len)
 {
@@ -83,6 +86,28 @@ tu_run tu_cohmod(const char *args)
     if (!r.out) r.out = strdup("");
     if (!r.err) r.err = strdup("");
     return r;
+}
+
+tu_run tu_cohmodf(const char *fmt, ...)
+{
+    char args[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    return tu_cohmod(args);
+}
+
+double tu_num(const cm_table *t, size_t row, const char *col)
+{
+    size_t c;
+    double v;
+    cm_err err = {0};
+    ck_assert_msg(cm_table_col_require(t, col, &c, &err) == CM_OK, "%s",
+                  err.msg);
+    ck_assert_msg(cm_table_get_double(t, row, c, &v, &err) == CM_OK, "%s",
+                  err.msg);
+    return v;
 }
 
 void tu_run_free(tu_run *r)

@@ -19,6 +19,13 @@ typedef struct tu_run {
 /* Runs `$COHMOD_BIN <args>` through /bin/sh (args are shell words). */
 tu_run tu_cohmod(const char *args);
 void tu_run_free(tu_run *r);
+/* The same with printf-style arguments. */
+tu_run tu_cohmodf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The number in row `row` of column `col` of a table; fails the test if the
+ * column is missing or the cell is not a number. */
+struct cm_table;
+double tu_num(const struct cm_table *t, size_t row, const char *col);
 
 /* A fresh empty directory under $TMPDIR; caller frees the string. */
 char *tu_tmpdir(void);

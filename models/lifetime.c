@@ -1,0 +1,454 @@
+/* lifetime.c - lifetime-prediction outcomes of Temporal Coherence against
+ * the lifetime L, from a workload timing profile.
+ *
+ * Follows spec/models.md section 5 and seed 000 (Singh, Temporal
+ * Coherence, ch. 3-4: TC-Strong, TC-Weak, and the lifetime predictor of
+ * section 4.4; constants of Table 5.1).  Notation: the profile's
+ * distributions (models/profile.h) R = l1.reuse_time, E = l1.residency,
+ * S = l2.read_to_write, G = l2.load_gap, A = l2.evict_age,
+ * D = warp.store_to_fence, each possibly infinite ("never"); F is a cdf and
+ * m(y) = E[(y - X)+] = integral of F over [0, y].  All integrals below are
+ * exact piecewise formulas of models/dist.c.
+ *
+ * L1 fill outcomes.  A copy filled at time 0 is reused at R, expires at L
+ * and is evicted by capacity at E, R and E independent.  What ends its
+ * useful life first names the outcome:
+ *     evicted  E < min(R, L):  P = F_E(L) - int_0^L F_R dF_E
+ *     hit      R <= L, R <= E: P = F_R(L) - int_0^L F_E dF_R
+ *     expired  L < R < inf, E >= L: P = P(L < R < inf) (1 - F_E(L))
+ *     unused   R = inf, E >= L:     P = P(R = inf) (1 - F_E(L))
+ * Each is computed on its own, so that they sum to 1 is a check.
+ *
+ * TC-Strong store stall.  A load at time 0 sets GT = L; a store reaching
+ * the L2 S cycles later stalls until GT expires: max(0, L - S), mean
+ * m_S(L) per store, rate.l2_stores x m_S(L) stall cycles per cycle.  The
+ * in-order bank serves every request for one L2 cycle s0 (the stalled
+ * store holds the bank for s0 + its stall), so with requests arriving as
+ * Poisson at lambda = (loads + stores) / banks and a fraction q of stores,
+ *     E[T] = s0 + q m_S(L),  E[T^2] = s0^2 + q (2 s0 m_S(L) + E[(L-S)+^2])
+ * and the head-of-line delay is the M/G/1 (Pollaczek-Khinchine) mean wait
+ * of every request, solvers/queue.h; INFINITY once lambda E[T] >= 1.
+ * Optimisation 1 (private writes complete at once) is not modelled: the
+ * stall is an upper bound for TCS, exact for TCSUO.
+ *
+ * Parked timestamps (TC-Strong eviction optimisation 2).  An L2 line
+ * evicted A cycles after its latest load has an unexpired GT iff A < L:
+ * rate.l2_evictions x F_A(L) parkings per cycle, each holding an MSHR for
+ * L - A, so by Little's law each bank holds rate.l2_evictions m_A(L) /
+ * banks MSHRs on average.
+ *
+ * TC-Weak fence wait.  The GWCT of a store is when its line's lease ends:
+ * store time + X, X = max(0, L - S) (the cycles the store takes to reach
+ * the L2 are neglected; they are below one ack latency).  A fence comes D
+ * after the warp's latest store and waits max(0, X - D).  Approximation:
+ * the latest store only (earlier stores of the warp are older and rarely
+ * carry a later GWCT; the result is a lower bound).  With D and S
+ * independent, E[max(0, L - S - D)] = int_0^L m_S(L - d) dF_D(d), and since
+ * int m_S = E[(y - S)+^2] / 2 =: Psi_S(y), each bin of D contributes its
+ * density times Psi_S(L - lo) - Psi_S(L - hi): exact.
+ *
+ * The predictor (TC-Weak "TCW", section 4.4).  Events at one L2 bank move
+ * its lifetime: +t_hit when a load finds its L1 copy expired, +t_hit when a
+ * load reaches a valid L2 line whose GT expired, -t_evict at an unexpired
+ * L2 eviction, -t_write at a store to an unexpired line (tc.write_update:
+ * only when the workload has fences, always, or never).  Their rates at a
+ * fixed L, machine-wide, are
+ *     l1_expired  = rate.l1_fills P(L < R <= E, R < inf)
+ *                 = rate.l1_fills (P(L < R < inf) - int_L^inf F_E dF_R)
+ *                   (the copy expired first and its tag is still there)
+ *     l2_expired  = rate.l2_loads P(L < G < inf)
+ *     evictions   = rate.l2_evictions F_A(L)
+ *     stores      = rate.l2_stores F_S(L),
+ * spread evenly over the banks, so the drift of one bank's lifetime is
+ *     drift(L) = (t_hit (l1 + l2) - t_evict ev - t_write st) / banks
+ * cycles per cycle.  The first two fall with L and the last two rise, so
+ * the drift never increases: it has at most one sign change, found by
+ * GSL's Brent solver in [tc.predictor_min, tc.predictor_max].  A drift <= 0
+ * at the lower bound clamps the equilibrium there, one >= 0 at the upper
+ * bound clamps it there (a zero drift everywhere leaves it at its start).
+ * Assumption: the profile was measured at a lifetime near L (its
+ * distributions do not themselves depend on L), and GT = latest load + L.
+ *
+ * The predictor as a Markov chain.  Between events L is constant, so it is
+ * a continuous-time chain on the lattice L_k = min + k g, g = t_hit (or
+ * (max - min) / (model.lifetime_states - 1) when that is coarser), with up
+ * jumps of one point and down jumps of t_evict / g and t_write / g points,
+ * clamped at the bounds.  A jump of non-integral size d goes to floor(d) or
+ * floor(d) + 1 with the probabilities that keep its mean d (exact when
+ * t_hit divides t_evict and t_write, as in the seed's 4/8/8), and a coarse
+ * up step of t_hit / g < 1 points is one point at a rate scaled by t_hit /
+ * g, so the drift is the same.  The chain is skip-free upwards, so the
+ * flux balance across the cut between k and k+1,
+ *     pi_k up_k = sum_{j > k} pi_j (rate of down jumps from j to <= k),
+ * gives every pi_k from the ones above it, from the top down, in O(n x
+ * jump); no linear system.  A level with no up events makes every level
+ * above it transient (their mass drains below and never returns). */
+#include "models/lifetime.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/queue.h"
+
+static cm_status need_dist(const cm_profile *prof, const char *name,
+                           const cm_dist **d, cm_err *err)
+{
+    return cm_profile_dist(prof, name, d, err);
+}
+
+cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
+                                         const cm_params *p,
+                                         cm_lifetime_input *in, cm_err *err)
+{
+    memset(in, 0, sizeof *in);
+    double l1_loads;
+    if (need_dist(prof, "l1.reuse_time", &in->reuse, err) ||
+        need_dist(prof, "l1.residency", &in->residency, err) ||
+        need_dist(prof, "l2.read_to_write", &in->read_to_write, err) ||
+        need_dist(prof, "l2.load_gap", &in->load_gap, err) ||
+        need_dist(prof, "l2.evict_age", &in->evict_age, err) ||
+        need_dist(prof, "warp.store_to_fence", &in->store_to_fence, err) ||
+        cm_profile_rate(prof, "rate.l1_fills", &in->l1_fills, err) ||
+        cm_profile_rate(prof, "rate.l1_loads", &l1_loads, err) ||
+        cm_profile_rate(prof, "rate.l2_loads", &in->l2_loads, err) ||
+        cm_profile_rate(prof, "rate.l2_stores", &in->l2_stores, err) ||
+        cm_profile_rate(prof, "rate.l2_evictions", &in->l2_evictions, err) ||
+        cm_profile_rate(prof, "rate.fences", &in->fences, err) ||
+        cm_profile_rate(prof, "rate.l2_banks", &in->banks, err))
+        return CM_EINPUT;
+    if (!(in->banks >= 1))
+        return cm_err_set(err, CM_EINPUT,
+                          "rate.l2_banks must be >= 1, got %g", in->banks);
+    in->l2_service = p->gpu_core_clock / p->l2_clock;
+    in->t_hit = p->tc_t_hit;
+    in->t_evict = p->tc_t_evict;
+    in->t_write = p->tc_t_write;
+    /* tc.write_update: 0 fences, 1 always, 2 never */
+    in->write_update = p->tc_write_update == 1 ||
+                       (p->tc_write_update == 0 && in->fences > 0);
+    in->pred_min = p->tc_predictor_min;
+    in->pred_max = p->tc_predictor_max;
+    in->pred_init = p->tc_predictor_init;
+    in->chain_states = p->model_lifetime_states;
+    if (!(in->pred_min <= in->pred_max))
+        return cm_err_set(err, CM_EINPUT,
+                          "tc.predictor_min (%g) exceeds tc.predictor_max "
+                          "(%g)", in->pred_min, in->pred_max);
+    return CM_OK;
+}
+
+/* P(a < X < inf). */
+static double finite_above(const cm_dist *d, double a)
+{
+    return fmax(0, cm_dist_survival(d, a) - cm_dist_mass_inf(d));
+}
+
+void cm_lifetime_outcomes(const cm_dist *reuse, const cm_dist *residency,
+                          double L, double *p_hit, double *p_expired,
+                          double *p_evicted, double *p_unused)
+{
+    double keep = 1 - cm_dist_cdf(residency, L); /* P(E >= L) */
+    *p_evicted = cm_dist_cdf(residency, L) -
+                 cm_dist_integral_cdf_density(reuse, residency, 0, L);
+    *p_hit = cm_dist_cdf(reuse, L) -
+             cm_dist_integral_cdf_density(residency, reuse, 0, L);
+    *p_expired = finite_above(reuse, L) * keep;
+    *p_unused = cm_dist_mass_inf(reuse) * keep;
+}
+
+void cm_lifetime_event_rates(const cm_lifetime_input *in, double L,
+                             cm_lifetime_rates *r)
+{
+    double l1 = finite_above(in->reuse, L) -
+                cm_dist_integral_cdf_density(in->residency, in->reuse, L,
+                                             INFINITY);
+    r->l1_expired = in->l1_fills * fmax(0, l1);
+    r->l2_expired = in->l2_loads * finite_above(in->load_gap, L);
+    r->unexpired_evictions = in->l2_evictions * cm_dist_cdf(in->evict_age, L);
+    r->unexpired_stores = in->write_update
+                              ? in->l2_stores *
+                                    cm_dist_cdf(in->read_to_write, L)
+                              : 0;
+}
+
+static double drift_of(const cm_lifetime_input *in,
+                       const cm_lifetime_rates *r)
+{
+    return (in->t_hit * (r->l1_expired + r->l2_expired) -
+            in->t_evict * r->unexpired_evictions -
+            in->t_write * r->unexpired_stores) /
+           in->banks;
+}
+
+double cm_lifetime_drift(const cm_lifetime_input *in, double L)
+{
+    cm_lifetime_rates r;
+    cm_lifetime_event_rates(in, L, &r);
+    return drift_of(in, &r);
+}
+
+/* E[max(0, L - S - D)] over independent S and D (D = inf gives 0). */
+static double fence_wait(const cm_dist *s, const cm_dist *d, double L)
+{
+    double sum = 0;
+    for (size_t j = 0; j < d->n && d->lo[j] < L; j++) {
+        if (d->w[j] == 0) continue;
+        double hi = fmin(d->hi[j], L);
+        double psi_lo = 0.5 * cm_dist_mean_excess2_below(s, L - d->lo[j]);
+        double psi_hi = 0.5 * cm_dist_mean_excess2_below(s, L - hi);
+        sum += d->w[j] / (d->hi[j] - d->lo[j]) * (psi_lo - psi_hi);
+    }
+    return sum / cm_dist_total(d);
+}
+
+cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
+                           cm_lifetime_result *r, cm_err *err)
+{
+    if (!(L >= 0) || !isfinite(L))
+        return cm_err_set(err, CM_EINPUT,
+                          "lifetime must be a finite number >= 0, got %g", L);
+    memset(r, 0, sizeof *r);
+    r->lifetime = L;
+    cm_lifetime_outcomes(in->reuse, in->residency, L, &r->p_hit,
+                         &r->p_expired, &r->p_evicted, &r->p_unused);
+
+    double stall = cm_dist_mean_excess_below(in->read_to_write, L);
+    double stall2 = cm_dist_mean_excess2_below(in->read_to_write, L);
+    r->store_stall = stall;
+    r->store_stall_rate = in->l2_stores * stall;
+
+    double req = in->l2_loads + in->l2_stores;
+    double lambda = req / in->banks, s0 = in->l2_service;
+    double q = req > 0 ? in->l2_stores / req : 0;
+    double es = s0 + q * stall, es2 = s0 * s0 + q * (2 * s0 * stall + stall2);
+    r->bank_util = lambda * es;
+    if (lambda == 0) {
+        r->hol_delay = 0;
+    } else if (r->bank_util >= 1) {
+        r->hol_delay = INFINITY;
+    } else {
+        double scv = fmax(0, es2 / (es * es) - 1);
+        cm_status st = cm_mg1_wait(lambda, es, scv, &r->hol_delay, err);
+        if (st) return st;
+    }
+
+    r->parked_rate = in->l2_evictions * cm_dist_cdf(in->evict_age, L);
+    r->parked_mshrs = in->l2_evictions *
+                      cm_dist_mean_excess_below(in->evict_age, L) / in->banks;
+    r->fence_wait = fence_wait(in->read_to_write, in->store_to_fence, L);
+    cm_lifetime_event_rates(in, L, &r->rates);
+    r->drift = drift_of(in, &r->rates);
+    return CM_OK;
+}
+
+/* ---- equilibrium -------------------------------------------------------- */
+
+const char *cm_lifetime_bound_name(cm_lifetime_bound b)
+{
+    switch (b) {
+    case CM_LIFETIME_ROOT: return "root";
+    case CM_LIFETIME_AT_MIN: return "min";
+    case CM_LIFETIME_AT_MAX: return "max";
+    case CM_LIFETIME_NO_DRIFT: return "no_drift";
+    }
+    return "?";
+}
+
+static double drift_fn(double L, void *p) { return cm_lifetime_drift(p, L); }
+
+cm_status cm_lifetime_equilibrium(const cm_lifetime_input *in, double *L,
+                                  cm_lifetime_bound *bound, cm_err *err)
+{
+    double lo = in->pred_min, hi = in->pred_max;
+    double flo = cm_lifetime_drift(in, lo), fhi = cm_lifetime_drift(in, hi);
+    if (!isfinite(flo) || !isfinite(fhi))
+        return cm_err_set(err, CM_EINTERNAL, "lifetime drift is not finite");
+    if (flo == 0 && fhi == 0) {
+        *bound = CM_LIFETIME_NO_DRIFT;
+        *L = fmin(fmax(in->pred_init, lo), hi);
+        return CM_OK;
+    }
+    if (flo <= 0) {
+        *bound = CM_LIFETIME_AT_MIN;
+        *L = lo;
+        return CM_OK;
+    }
+    if (fhi >= 0) {
+        *bound = CM_LIFETIME_AT_MAX;
+        *L = hi;
+        return CM_OK;
+    }
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (!s) return cm_err_set(err, CM_EINTERNAL, "lifetime: out of memory");
+    gsl_function f = {drift_fn, (void *)in};
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int rc = gsl_root_fsolver_set(s, &f, lo, hi), status = GSL_CONTINUE;
+    for (int it = 0; !rc && status == GSL_CONTINUE && it < 200; it++) {
+        rc = gsl_root_fsolver_iterate(s);
+        lo = gsl_root_fsolver_x_lower(s);
+        hi = gsl_root_fsolver_x_upper(s);
+        status = gsl_root_test_interval(lo, hi, 1e-6, 1e-12);
+    }
+    double root = gsl_root_fsolver_root(s);
+    gsl_set_error_handler(old);
+    gsl_root_fsolver_free(s);
+    if (rc || status != GSL_SUCCESS)
+        return cm_err_set(err, CM_EINTERNAL,
+                          "lifetime equilibrium: Brent did not converge (%s)",
+                          gsl_strerror(rc ? rc : status));
+    *bound = CM_LIFETIME_ROOT;
+    *L = root;
+    return CM_OK;
+}
+
+/* ---- stationary distribution ------------------------------------------- */
+
+/* P(a jump of mean size d lattice points moves at least m >= 1 points). */
+static double jump_at_least(double d, size_t m)
+{
+    double f = floor(d);
+    if ((double)m <= f) return 1;
+    if ((double)m == f + 1) return d - f;
+    return 0;
+}
+
+void cm_lifetime_chain_free(cm_lifetime_chain *c)
+{
+    if (!c) return;
+    free(c->lifetime);
+    free(c->prob);
+    memset(c, 0, sizeof *c);
+}
+
+cm_status cm_lifetime_stationary(const cm_lifetime_input *in,
+                                 cm_lifetime_chain *out, cm_err *err)
+{
+    memset(out, 0, sizeof *out);
+    double range = in->pred_max - in->pred_min;
+    double cap = in->chain_states >= 2 ? in->chain_states : 2;
+    double g = in->t_hit > 0 ? in->t_hit : range;
+    if (range > 0 && range / g + 1 > cap) g = range / (cap - 1);
+    size_t n = range > 0 ? (size_t)floor(range / g + 1e-9) + 1 : 1;
+    double *up = malloc(n * sizeof *up), *dn_e = malloc(n * sizeof *dn_e),
+           *dn_w = malloc(n * sizeof *dn_w);
+    out->lifetime = malloc(n * sizeof *out->lifetime);
+    out->prob = malloc(n * sizeof *out->prob);
+    if (!up || !dn_e || !dn_w || !out->lifetime || !out->prob) {
+        free(up), free(dn_e), free(dn_w);
+        cm_lifetime_chain_free(out);
+        return cm_err_set(err, CM_EINTERNAL, "lifetime chain: out of memory");
+    }
+    out->n = n;
+    out->step = range > 0 ? g : 0;
+    double up_scale = range > 0 ? in->t_hit / g : 0;
+    double je = range > 0 ? in->t_evict / g : 0;
+    double jw = range > 0 ? in->t_write / g : 0;
+    int any = 0;
+    for (size_t k = 0; k < n; k++) {
+        cm_lifetime_rates r;
+        double L = in->pred_min + (double)k * g;
+        out->lifetime[k] = L;
+        cm_lifetime_event_rates(in, L, &r);
+        up[k] = (r.l1_expired + r.l2_expired) / in->banks * up_scale;
+        dn_e[k] = je > 0 ? r.unexpired_evictions / in->banks : 0;
+        dn_w[k] = jw > 0 ? r.unexpired_stores / in->banks : 0;
+        any |= up[k] > 0 || dn_e[k] > 0 || dn_w[k] > 0;
+    }
+    double *pi = out->prob;
+    memset(pi, 0, n * sizeof *pi);
+    if (!any) { /* nothing ever moves it: it stays where it starts */
+        double k = round((in->pred_init - in->pred_min) / (g > 0 ? g : 1));
+        pi[(size_t)fmin(fmax(k, 0), (double)(n - 1))] = 1;
+    } else {
+        size_t reach = (size_t)fmax(floor(je), floor(jw)) + 1;
+        pi[n - 1] = 1;
+        for (size_t k = n - 1; k-- > 0;) {
+            double flux = 0;
+            for (size_t j = k + 1; j < n && j - k <= reach; j++)
+                flux += pi[j] * (dn_e[j] * jump_at_least(je, j - k) +
+                                 dn_w[j] * jump_at_least(jw, j - k));
+            if (up[k] > 0) {
+                pi[k] = flux / up[k];
+            } else { /* the levels above are transient */
+                memset(pi + k + 1, 0, (n - k - 1) * sizeof *pi);
+                pi[k] = 1;
+            }
+            if (pi[k] > 1e250) /* keep the unnormalised weights finite */
+                for (size_t j = k; j < n; j++) pi[j] *= 1e-250;
+        }
+    }
+    double tot = 0, m = 0, m2 = 0;
+    for (size_t k = 0; k < n; k++) tot += pi[k];
+    for (size_t k = 0; k < n; k++) {
+        pi[k] /= tot;
+        m += pi[k] * out->lifetime[k];
+    }
+    for (size_t k = 0; k < n; k++)
+        m2 += pi[k] * (out->lifetime[k] - m) * (out->lifetime[k] - m);
+    out->mean = m;
+    out->sd = sqrt(m2);
+    free(up), free(dn_e), free(dn_w);
+    if (!(tot > 0) || !isfinite(m)) {
+        cm_lifetime_chain_free(out);
+        return cm_err_set(err, CM_EINTERNAL,
+                          "lifetime chain: the stationary weights vanished");
+    }
+    return CM_OK;
+}
+
+/* ---- the sweep table ---------------------------------------------------- */
+
+cm_status cm_lifetime_table(const cm_lifetime_input *in,
+                            const double *lifetimes, size_t n,
+                            int equilibrium, cm_table **out, cm_err *err)
+{
+    static const char *const cols[] = {
+        "lifetime",     "p_hit",       "p_expired",        "p_evicted",
+        "p_unused",     "store_stall", "hol_delay",        "fence_wait",
+        "parked_mshrs", "drift",       "store_stall_rate", "parked_rate",
+        "equilibrium",  "equilibrium_bound", "stationary_mean"};
+    enum { NBASE = 12, NALL = 15 };
+    *out = NULL;
+    double eq = NAN, smean = NAN;
+    cm_lifetime_bound bound = CM_LIFETIME_ROOT;
+    if (equilibrium) {
+        cm_lifetime_chain ch;
+        cm_status st = cm_lifetime_equilibrium(in, &eq, &bound, err);
+        if (!st) st = cm_lifetime_stationary(in, &ch, err);
+        if (st) return st;
+        smean = ch.mean;
+        cm_lifetime_chain_free(&ch);
+    }
+    size_t nc = equilibrium ? NALL : NBASE;
+    cm_table *t = cm_table_new(nc, cols);
+    if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        cm_lifetime_result r;
+        cm_status st = cm_lifetime_eval(in, lifetimes[i], &r, err);
+        if (st) {
+            cm_table_free(t);
+            return st;
+        }
+        double v[NALL] = {r.lifetime,     r.p_hit,       r.p_expired,
+                          r.p_evicted,    r.p_unused,    r.store_stall,
+                          r.hol_delay,    r.fence_wait,  r.parked_mshrs,
+                          r.drift,        r.store_stall_rate, r.parked_rate,
+                          eq,             0,             smean};
+        char buf[NALL][32];
+        const char *cells[NALL];
+        for (size_t c = 0; c < nc; c++) {
+            cm_fmt_double(buf[c], v[c]);
+            cells[c] = buf[c];
+        }
+        if (equilibrium) cells[13] = cm_lifetime_bound_name(bound);
+        if ((st = cm_table_append(t, cells, err))) {
+            cm_table_free(t);
+            return st;
+        }
+    }
+    *out = t;
+    return CM_OK;
+}

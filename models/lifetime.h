@@ -1,0 +1,125 @@
+/* lifetime.h - lifetime-prediction outcomes of Temporal Coherence (seed 000)
+ * against the lifetime L, from a workload timing profile.
+ *
+ * The mathematics and assumptions are in the header comment of lifetime.c.
+ * Usage: cm_lifetime_input_from_profile fills the input from a profile
+ * (models/profile.h) and the tc.* parameters; cm_lifetime_eval gives every
+ * figure at one L; cm_lifetime_equilibrium finds the root of the TC-Weak
+ * predictor's drift; cm_lifetime_stationary solves the predictor as a
+ * Markov chain.  cm_lifetime_table does a whole sweep for the CLI.  The
+ * input points into the profile, which must outlive it. */
+#ifndef CM_LIFETIME_H
+#define CM_LIFETIME_H
+
+#include <stddef.h>
+
+#include "data/err.h"
+#include "data/params.h"
+#include "data/table.h"
+#include "models/dist.h"
+#include "models/profile.h"
+
+typedef struct cm_lifetime_input {
+    /* profile distributions (profile.h says what each measures) */
+    const cm_dist *reuse;          /* R  l1.reuse_time */
+    const cm_dist *residency;      /* E  l1.residency */
+    const cm_dist *read_to_write;  /* S  l2.read_to_write */
+    const cm_dist *load_gap;       /* G  l2.load_gap */
+    const cm_dist *evict_age;      /* A  l2.evict_age */
+    const cm_dist *store_to_fence; /* D  warp.store_to_fence */
+    /* machine-wide rates per core cycle */
+    double l1_fills, l2_loads, l2_stores, l2_evictions, fences;
+    double banks;      /* L2 banks sharing those rates evenly */
+    double l2_service; /* core cycles a bank takes per request (one L2 cycle) */
+    /* predictor (tc.*) */
+    double t_hit, t_evict, t_write;
+    int write_update;  /* the t_write decrement applies */
+    double pred_min, pred_max, pred_init;
+    double chain_states; /* most lattice points of the predictor chain */
+} cm_lifetime_input;
+
+/* Reads the distributions and rates above from the profile (every one is
+ * required) and the constants from the parameters: tc.t_hit, tc.t_evict,
+ * tc.t_write, tc.write_update (fences: applies iff rate.fences > 0),
+ * tc.predictor_min/max/init, model.lifetime_states, and l2_service =
+ * gpu.core_clock / l2.clock. */
+cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
+                                         const cm_params *p,
+                                         cm_lifetime_input *in, cm_err *err);
+
+/* Rates of the predictor's events at lifetime L, machine-wide per cycle. */
+typedef struct cm_lifetime_rates {
+    double l1_expired;          /* L1 loads finding their copy expired */
+    double l2_expired;          /* L2 loads to a valid line, GT expired */
+    double unexpired_evictions; /* L2 evictions with GT unexpired */
+    double unexpired_stores;    /* stores to an L2 line with GT unexpired */
+} cm_lifetime_rates;
+
+typedef struct cm_lifetime_result {
+    double lifetime;
+    /* per L1 fill; the four sum to 1 */
+    double p_hit, p_expired, p_evicted, p_unused;
+    /* TC-Strong */
+    double store_stall;      /* E[max(0, L - S)] per store, cycles */
+    double store_stall_rate; /* stall cycles per cycle, machine-wide */
+    double bank_util;        /* utilisation of one L2 bank */
+    double hol_delay;        /* mean queueing delay per request at a bank,
+                                cycles; INFINITY when bank_util >= 1 */
+    double parked_rate;      /* unexpired L2 evictions per cycle, machine */
+    double parked_mshrs;     /* mean L2 MSHRs holding parked timestamps,
+                                per bank */
+    /* TC-Weak */
+    double fence_wait;       /* mean wait of a fence for its GWCT, cycles */
+    cm_lifetime_rates rates;
+    double drift;            /* predictor drift, cycles per cycle per bank */
+} cm_lifetime_result;
+
+/* The four outcomes of an L1 fill for reuse time R and residency E. */
+void cm_lifetime_outcomes(const cm_dist *reuse, const cm_dist *residency,
+                          double L, double *p_hit, double *p_expired,
+                          double *p_evicted, double *p_unused);
+
+void cm_lifetime_event_rates(const cm_lifetime_input *in, double L,
+                             cm_lifetime_rates *r);
+/* t_hit (l1 + l2 expired) - t_evict evictions - t_write stores, per bank. */
+double cm_lifetime_drift(const cm_lifetime_input *in, double L);
+
+/* Every figure at lifetime L >= 0. */
+cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
+                           cm_lifetime_result *r, cm_err *err);
+
+typedef enum cm_lifetime_bound {
+    CM_LIFETIME_ROOT = 0, /* the drift changes sign inside the bounds */
+    CM_LIFETIME_AT_MIN,   /* drift <= 0 everywhere: the predictor sinks */
+    CM_LIFETIME_AT_MAX,   /* drift >= 0 everywhere: the predictor rises */
+    CM_LIFETIME_NO_DRIFT  /* no events at all: it stays at its start */
+} cm_lifetime_bound;
+
+const char *cm_lifetime_bound_name(cm_lifetime_bound b);
+
+/* Root of the drift in [pred_min, pred_max] by GSL's Brent solver. */
+cm_status cm_lifetime_equilibrium(const cm_lifetime_input *in, double *L,
+                                  cm_lifetime_bound *bound, cm_err *err);
+
+/* Stationary distribution of the predictor on its lattice. */
+typedef struct cm_lifetime_chain {
+    size_t n;          /* lattice points */
+    double *lifetime;  /* n values, pred_min + k step */
+    double *prob;      /* n probabilities summing to 1 */
+    double step;       /* lattice spacing, cycles */
+    double mean, sd;
+} cm_lifetime_chain;
+
+cm_status cm_lifetime_stationary(const cm_lifetime_input *in,
+                                 cm_lifetime_chain *out, cm_err *err);
+void cm_lifetime_chain_free(cm_lifetime_chain *c);
+
+/* The sweep table: lifetime,p_hit,p_expired,p_evicted,p_unused,
+ * store_stall,hol_delay,fence_wait,parked_mshrs,drift,store_stall_rate,
+ * parked_rate; with equilibrium != 0 three more columns, the same on every
+ * row: equilibrium, equilibrium_bound, stationary_mean. */
+cm_status cm_lifetime_table(const cm_lifetime_input *in,
+                            const double *lifetimes, size_t n,
+                            int equilibrium, cm_table **out, cm_err *err);
+
+#endif

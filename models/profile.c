@@ -1,0 +1,360 @@
+/* profile.c - workload timing profiles: quantity,lo,hi,value CSV files of
+ * named time distributions and rates (format in profile.h).
+ *
+ * Reading goes through cm_table (libcsv), so every error has the file, line
+ * and column of the offending cell.  lo and hi accept "inf" (any case,
+ * also "infinity"), which cm_table's number reader rejects on purpose, so
+ * the two columns are parsed here with strtod after that check.  Profiles
+ * are small (tens of distributions of tens of bins): linear look-ups. */
+#include "models/profile.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "data/table.h"
+
+typedef struct named_dist {
+    char *name;
+    cm_dist d;
+} named_dist;
+
+typedef struct named_rate {
+    char *name;
+    double v;
+} named_rate;
+
+struct cm_profile {
+    char *source; /* file name, for messages; "profile" when built */
+    named_dist *dists;
+    size_t ndists, cap_dists;
+    named_rate *rates;
+    size_t nrates, cap_rates;
+};
+
+static const char rate_prefix[] = "rate.";
+
+static int is_rate(const char *name)
+{
+    return strncmp(name, rate_prefix, sizeof rate_prefix - 1) == 0;
+}
+
+cm_profile *cm_profile_new(void)
+{
+    cm_profile *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->source = strdup("profile");
+    if (!p->source) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void cm_profile_free(cm_profile *p)
+{
+    if (!p) return;
+    for (size_t i = 0; i < p->ndists; i++) {
+        free(p->dists[i].name);
+        cm_dist_free(&p->dists[i].d);
+    }
+    for (size_t i = 0; i < p->nrates; i++) free(p->rates[i].name);
+    free(p->dists);
+    free(p->rates);
+    free(p->source);
+    free(p);
+}
+
+static named_dist *find_dist(const cm_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->ndists; i++)
+        if (strcmp(p->dists[i].name, name) == 0) return &p->dists[i];
+    return NULL;
+}
+
+static named_rate *find_rate(const cm_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->nrates; i++)
+        if (strcmp(p->rates[i].name, name) == 0) return &p->rates[i];
+    return NULL;
+}
+
+/* Appends a zeroed element whose first field is its name (a strdup of
+ * name) to an array of elem-sized items; NULL when out of memory.  A zeroed
+ * cm_dist is an initialised one. */
+static void *append_named(void **arr, size_t *n, size_t *cap, size_t elem,
+                          const char *name)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 8;
+        void *a = realloc(*arr, c * elem);
+        if (!a) return NULL;
+        *arr = a;
+        *cap = c;
+    }
+    char *copy = strdup(name);
+    if (!copy) return NULL;
+    char *slot = (char *)*arr + *n * elem;
+    memset(slot, 0, elem);
+    memcpy(slot, &copy, sizeof copy);
+    (*n)++;
+    return slot;
+}
+
+static cm_status check_name(const char *name, cm_err *err)
+{
+    if (!name || !*name)
+        return cm_err_set(err, CM_EINPUT, "quantity name is empty");
+    return CM_OK;
+}
+
+cm_status cm_profile_add_bin(cm_profile *p, const char *name, double lo,
+                             double hi, double w, cm_err *err)
+{
+    if (check_name(name, err)) return CM_EINPUT;
+    if (is_rate(name))
+        return cm_err_set(err, CM_EINPUT,
+                          "'%s' is a rate, not a distribution", name);
+    named_dist *nd = find_dist(p, name);
+    if (!nd && !(nd = append_named((void **)&p->dists, &p->ndists,
+                                   &p->cap_dists, sizeof *nd, name)))
+        return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
+    cm_status st = cm_dist_add_bin(&nd->d, lo, hi, w, err);
+    if (st) {
+        char ctx[160];
+        snprintf(ctx, sizeof ctx, "distribution '%s'", name);
+        cm_err_prefix(err, ctx);
+    }
+    return st;
+}
+
+cm_status cm_profile_set_rate(cm_profile *p, const char *name, double v,
+                              cm_err *err)
+{
+    if (check_name(name, err)) return CM_EINPUT;
+    if (!is_rate(name))
+        return cm_err_set(err, CM_EINPUT,
+                          "rate name '%s' must start with '%s'", name,
+                          rate_prefix);
+    if (!isfinite(v) || v < 0)
+        return cm_err_set(err, CM_EINPUT,
+                          "%s must be a finite number >= 0, got %g", name, v);
+    named_rate *r = find_rate(p, name);
+    if (!r && !(r = append_named((void **)&p->rates, &p->nrates,
+                                 &p->cap_rates, sizeof *r, name)))
+        return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
+    r->v = v;
+    return CM_OK;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+static const char *skip_blanks(const char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    return s;
+}
+
+/* A bound cell: a number >= 0 or inf. */
+static cm_status get_bound(const cm_table *t, size_t row, size_t col,
+                           double *v, cm_err *err)
+{
+    const char *s = skip_blanks(cm_table_cell(t, row, col));
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+    if ((n == 3 && strncasecmp(s, "inf", 3) == 0) ||
+        (n == 4 && strncasecmp(s, "+inf", 4) == 0) ||
+        (n == 8 && strncasecmp(s, "infinity", 8) == 0)) {
+        *v = INFINITY;
+        return CM_OK;
+    }
+    cm_status st = cm_table_get_double(t, row, col, v, err);
+    if (st == CM_OK && *v < 0) {
+        unsigned long line, c;
+        cm_table_cell_pos(t, row, col, &line, &c);
+        return cm_err_at(err, CM_EINPUT, cm_table_name(t), line, c,
+                         "column '%s': times are >= 0, got %g",
+                         cm_table_colname(t, col), *v);
+    }
+    return st;
+}
+
+/* Reports err's message at a cell's position. */
+static cm_status at_cell(const cm_table *t, size_t row, size_t col,
+                         cm_err *err)
+{
+    unsigned long line, c;
+    cm_table_cell_pos(t, row, col, &line, &c);
+    char msg[CM_ERR_MSG_MAX];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return cm_err_at(err, err->code, cm_table_name(t), line, c, "%s", msg);
+}
+
+static cm_status profile_from_table(const cm_table *t, cm_profile **out,
+                                    cm_err *err)
+{
+    size_t cq, clo, chi, cv;
+    if (cm_table_col_require(t, "quantity", &cq, err) ||
+        cm_table_col_require(t, "lo", &clo, err) ||
+        cm_table_col_require(t, "hi", &chi, err) ||
+        cm_table_col_require(t, "value", &cv, err))
+        return CM_EINPUT;
+    cm_profile *p = cm_profile_new();
+    char *src = strdup(cm_table_name(t));
+    if (!p || !src) {
+        free(src);
+        cm_profile_free(p);
+        return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
+    }
+    free(p->source);
+    p->source = src;
+    cm_status st = CM_OK;
+    for (size_t r = 0; r < cm_table_nrows(t) && st == CM_OK; r++) {
+        const char *q = skip_blanks(cm_table_cell(t, r, cq));
+        double v;
+        if (!*q) {
+            cm_err_set(err, CM_EINPUT, "column 'quantity': empty name");
+            st = at_cell(t, r, cq, err);
+            break;
+        }
+        if ((st = cm_table_get_double(t, r, cv, &v, err))) break;
+        if (is_rate(q)) {
+            size_t bad = *skip_blanks(cm_table_cell(t, r, clo)) ? clo
+                         : *skip_blanks(cm_table_cell(t, r, chi)) ? chi
+                                                                  : cv;
+            if (bad != cv) {
+                cm_err_set(err, CM_EINPUT,
+                           "column '%s': a rate row leaves lo and hi empty",
+                           cm_table_colname(t, bad));
+                st = at_cell(t, r, bad, err);
+            } else if (find_rate(p, q)) {
+                cm_err_set(err, CM_EINPUT, "rate '%s' given twice", q);
+                st = at_cell(t, r, cq, err);
+            } else if ((st = cm_profile_set_rate(p, q, v, err))) {
+                st = at_cell(t, r, cv, err);
+            }
+            continue;
+        }
+        double lo, hi;
+        if ((st = get_bound(t, r, clo, &lo, err)) ||
+            (st = get_bound(t, r, chi, &hi, err)))
+            break;
+        if (hi != INFINITY && lo == INFINITY) {
+            cm_err_set(err, CM_EINPUT, "column 'lo': inf with a finite hi");
+            st = at_cell(t, r, clo, err);
+            break;
+        }
+        if ((st = cm_profile_add_bin(p, q, lo, hi, v, err)))
+            st = at_cell(t, r, v < 0 || hi == INFINITY ? cv : clo, err);
+    }
+    if (st) {
+        cm_profile_free(p);
+        return st;
+    }
+    *out = p;
+    return CM_OK;
+}
+
+cm_status cm_profile_read(const char *path, cm_profile **out, cm_err *err)
+{
+    cm_table *t;
+    cm_status st = cm_table_read_file(path, &t, err);
+    if (st) return st;
+    st = profile_from_table(t, out, err);
+    cm_table_free(t);
+    return st;
+}
+
+cm_status cm_profile_read_buffer(const char *name, const char *buf,
+                                 size_t len, cm_profile **out, cm_err *err)
+{
+    cm_table *t;
+    cm_status st = cm_table_read_buffer(name, buf, len, &t, err);
+    if (st) return st;
+    st = profile_from_table(t, out, err);
+    cm_table_free(t);
+    return st;
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+static cm_status write_row(cm_csv_writer *w, const char *q, double lo,
+                           double hi, double v, int rate, cm_err *err)
+{
+    char blo[32], bhi[32], bv[32];
+    cm_fmt_double(blo, lo);
+    cm_fmt_double(bhi, hi);
+    cm_fmt_double(bv, v);
+    const char *cells[4] = {q, rate ? "" : blo, rate ? "" : bhi, bv};
+    return cm_csv_writer_row(w, 4, cells, err);
+}
+
+cm_status cm_profile_write(const cm_profile *p, const char *path,
+                           cm_err *err)
+{
+    cm_csv_writer *w;
+    cm_status st = cm_csv_writer_open(path, &w, err);
+    if (st) return st;
+    static const char *const hdr[4] = {"quantity", "lo", "hi", "value"};
+    st = cm_csv_writer_row(w, 4, hdr, err);
+    for (size_t i = 0; i < p->nrates && !st; i++)
+        st = write_row(w, p->rates[i].name, 0, 0, p->rates[i].v, 1, err);
+    for (size_t i = 0; i < p->ndists && !st; i++) {
+        const named_dist *nd = &p->dists[i];
+        for (size_t b = 0; b < nd->d.n && !st; b++)
+            st = write_row(w, nd->name, nd->d.lo[b], nd->d.hi[b],
+                           nd->d.w[b], 0, err);
+        if (!st && nd->d.w_inf > 0)
+            st = write_row(w, nd->name, INFINITY, INFINITY, nd->d.w_inf, 0,
+                           err);
+    }
+    if (st) {
+        cm_csv_writer_abort(w);
+        return st;
+    }
+    return cm_csv_writer_commit(w, err);
+}
+
+/* ---- look-ups --------------------------------------------------------- */
+
+cm_status cm_profile_dist(const cm_profile *p, const char *name,
+                          const cm_dist **out, cm_err *err)
+{
+    const named_dist *nd = find_dist(p, name);
+    if (!nd)
+        return cm_err_set(err, CM_EINPUT,
+                          "%s: no distribution '%s' in the profile",
+                          p->source, name);
+    if (!(cm_dist_total(&nd->d) > 0))
+        return cm_err_set(err, CM_EINPUT,
+                          "%s: distribution '%s' has no weight", p->source,
+                          name);
+    *out = &nd->d;
+    return CM_OK;
+}
+
+cm_status cm_profile_rate(const cm_profile *p, const char *name, double *out,
+                          cm_err *err)
+{
+    const named_rate *r = find_rate(p, name);
+    if (!r)
+        return cm_err_set(err, CM_EINPUT, "%s: no rate '%s' in the profile",
+                          p->source, name);
+    *out = r->v;
+    return CM_OK;
+}
+
+size_t cm_profile_ndists(const cm_profile *p) { return p->ndists; }
+
+const char *cm_profile_dist_name(const cm_profile *p, size_t i)
+{
+    return i < p->ndists ? p->dists[i].name : NULL;
+}
+
+size_t cm_profile_nrates(const cm_profile *p) { return p->nrates; }
+
+const char *cm_profile_rate_name(const cm_profile *p, size_t i)
+{
+    return i < p->nrates ? p->rates[i].name : NULL;
+}

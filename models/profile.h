@@ -1,0 +1,88 @@
+/* profile.h - a workload timing profile: named time distributions and
+ * per-cycle rates, the simulator's measurements that the coherence models
+ * (lifetime, recall) read.
+ *
+ * File format: CSV (libcsv, through data/table.h) with the header
+ *     quantity,lo,hi,value
+ * A row whose quantity starts with "rate." is a scalar: lo and hi are
+ * empty, value is the number.  Every other row is one bin [lo, hi) of the
+ * distribution named by quantity, value its weight (a count or a
+ * probability; only ratios matter); hi = inf puts the weight at infinity
+ * ("never happened", lo is then ignored and written as inf).  A
+ * distribution's bins come in increasing order without overlap; rows of
+ * different quantities may interleave.  Times are core cycles.
+ *
+ * Distributions the simulator writes (models/dist.h for the semantics):
+ *   l1.reuse_time      per L1 fill: cycles from the fill to the first later
+ *                      load of the line at that L1 by any warp; inf if none
+ *                      before the line leaves
+ *   l1.residency       per L1 fill: cycles from fill to capacity eviction;
+ *                      inf if not evicted by capacity
+ *   l2.read_to_write   per store reaching the L2: cycles since the latest
+ *                      load that set the line's timestamp; inf if none
+ *   l2.load_gap        per load reaching the L2: cycles since the latest
+ *                      earlier load of the line at the L2 (the one that set
+ *                      its timestamp); inf if the line is not valid at the
+ *                      L2 (a miss)
+ *   l2.evict_age       per L2 eviction: cycles since the line's latest load
+ *                      at the L2; inf if never loaded
+ *   warp.store_to_fence per fence: cycles since the warp's latest store was
+ *                      issued; inf if none since the previous fence
+ *   dir.stack_distance per directory (GPU-VIni) or L2 (GPU-VI, MESI)
+ *                      access: LRU stack distance in distinct lines of the
+ *                      L1-miss stream (a count, not cycles); inf if first
+ *   dir.sharers        per directory-entry eviction: the L1s on its sharer
+ *                      list, bins [k, k+1)
+ * Rates, per core cycle for the whole machine:
+ *   rate.l1_fills, rate.l1_loads, rate.l2_loads, rate.l2_stores,
+ *   rate.l2_evictions, rate.fences, rate.dir_accesses;
+ * and scalars in the same rows: rate.l2_banks (the number of L2 banks) and
+ * rate.store_ack_latency (mean cycles from store issue to its ack), and,
+ * optional, rate.dir_footprint (distinct lines the run touched). */
+#ifndef CM_PROFILE_H
+#define CM_PROFILE_H
+
+#include <stddef.h>
+
+#include "data/err.h"
+#include "models/dist.h"
+
+typedef struct cm_profile cm_profile;
+
+/* An empty profile; NULL when out of memory. */
+cm_profile *cm_profile_new(void);
+void cm_profile_free(cm_profile *p);
+
+/* Reads a profile file.  Errors are "file:line:col: ..." (a bad number, a
+ * rate row with lo or hi, a bin out of order, a duplicate rate). */
+cm_status cm_profile_read(const char *path, cm_profile **out, cm_err *err);
+/* Same from memory; name is used in error locations. */
+cm_status cm_profile_read_buffer(const char *name, const char *buf,
+                                 size_t len, cm_profile **out, cm_err *err);
+
+/* Writes the profile atomically (rates first, then each distribution in
+ * the order it was first added); "-" or NULL is stdout. */
+cm_status cm_profile_write(const cm_profile *p, const char *path,
+                           cm_err *err);
+
+/* Building: a bin of the named distribution (created on first use; see
+ * cm_dist_add_bin), and a rate ("rate.x"; setting it again replaces it). */
+cm_status cm_profile_add_bin(cm_profile *p, const char *name, double lo,
+                             double hi, double w, cm_err *err);
+cm_status cm_profile_set_rate(cm_profile *p, const char *name, double v,
+                              cm_err *err);
+
+/* Look-ups.  A missing or empty (total weight 0) distribution and a
+ * missing rate are CM_EINPUT: "profile 'file' has no distribution 'x'". */
+cm_status cm_profile_dist(const cm_profile *p, const char *name,
+                          const cm_dist **out, cm_err *err);
+cm_status cm_profile_rate(const cm_profile *p, const char *name, double *out,
+                          cm_err *err);
+
+/* Enumeration, for tools that print a profile. */
+size_t cm_profile_ndists(const cm_profile *p);
+const char *cm_profile_dist_name(const cm_profile *p, size_t i);
+size_t cm_profile_nrates(const cm_profile *p);
+const char *cm_profile_rate_name(const cm_profile *p, size_t i);
+
+#endif

@@ -1,0 +1,608 @@
+/* recall.c - recall rate of a finite coherence directory against its size
+ * and associativity (spec/models.md section 3; seed 000, thesis on Temporal
+ * Coherence, sections 2.2.4, 3.1 and 6.7).
+ *
+ * The protocols (seed 000).  GPU-VI keeps its sharer lists in the tags of
+ * the inclusive L2: evicting an L2 line that has sharers sends a recall
+ * (RCL) to every sharer, each answered by an INVACK.  GPU-VIni keeps them in
+ * a separate directory of R x (total L1 lines) entries, W-way; evicting a
+ * directory entry recalls every sharer and also evicts the L2 line, while an
+ * L2 eviction recalls nothing.  MESI's inclusive L2 recalls the L1 copies
+ * (owner or sharers) of the line it evicts.  In all three the directory is,
+ * for this model, an LRU cache of line entries fed by the L1-miss stream
+ * (loads, write-through stores, atomics): the structure that recalls is the
+ * L2 for GPU-VI and MESI, the separate directory for GPU-VIni.
+ *
+ * The quantity.  Recalls per directory access
+ *     = P(the access evicts an entry) x P(a listed sharer is live)
+ *       x E[sharers on the evicted entry's list],
+ * which is the expected number of live L1 copies destroyed per access by
+ * linearity, provided the sharer count is independent of liveness.  L1s in
+ * GPU-VI(ni) evict silently, so the list can name L1s that no longer hold
+ * the line; the RCL messages sent are p_evict x E[sharers] whatever their
+ * liveness, and both counts are reported.
+ *
+ * Eviction (the set-associative LRU model of models/setassoc.c).  With S
+ * sets and W ways and lines spread uniformly over sets, an access of stack
+ * distance d misses iff at least W of the d distinct lines since the line's
+ * last use fall in its set: Q(d) = P(Bin(d, 1/S) >= W).  A miss with finite
+ * d finds its set full (W lines have entered it since), so it evicts.  A
+ * cold miss evicts iff its set is full: the k-th distinct line finds W
+ * earlier ones in its set with probability Q(k - 1), so over a run of U
+ * distinct lines the share of cold misses that evict is the mean of Q over
+ * 0 .. U-1 (rate.dir_footprint); without U the run is taken to be long
+ * (every cold miss evicts), which is the steady state of a directory that
+ * the footprint overflows.  So
+ *     p_evict = sum_d P(d) Q(d) + P(cold) c_full.
+ * Entries leave the directory only by replacement (an invalidation or an
+ * L2-only eviction does not free a GPU-VIni entry).
+ *
+ * Liveness.  Look at the interval between two accesses to a line x, with d
+ * distinct other lines in it (the stack distance of the second access).
+ * The entry is evicted when the W-th distinct line of x's set arrives; call
+ * G the number of distinct lines seen by then, so P(G <= g) = Q(g), and the
+ * entry is evicted in the interval iff G <= d.  The copy at the L1 that made
+ * the first access lives T cycles (l1.residency, independent of the
+ * stream); it is live at the eviction iff the eviction comes before T, i.e.
+ * iff G <= g(T), where g(T) is the number of distinct lines a window of
+ * T x lambda accesses holds (lambda = rate.dir_accesses).  Hence
+ *     P(evicted and live | d) = E_T[Q(min(d, g(T)))]
+ *         = Q(d) P(g(T) >= d) + E[Q(g(T)); g(T) < d],
+ * and for a line's last interval (no next access, one per cold access)
+ * E_T[Q(g(T))], scaled by c_full.  Conditioning on the eviction matters:
+ * lines reused soon are evicted only when G is small, so evicted entries
+ * are younger than an unconditioned G would say.
+ *     p_live = sum_d P(d) E_T[Q(min(d, g(T)))] / p_evict (+ the cold term).
+ *
+ * Footprint (accesses <-> distinct lines).  By the higher-order theory of
+ * locality (Xiang et al., ASPLOS 2013) a window's footprint f grows, per
+ * access, by the fully associative miss ratio at capacity f:
+ * df/dr = m(f), m(c) = P(SD >= c) (cold included).  So the accesses needed
+ * to see g distinct lines are r(g) = integral_0^g dc / m(c), and g(T) =
+ * r^-1(T lambda).  m is piecewise linear (density uniform within each
+ * stack-distance bin), so r and its inverse are closed forms per segment
+ * (a logarithm and an exponential).  Without cold misses the footprint
+ * saturates at the largest distance: r becomes infinite there.
+ *
+ * Numerics.  Q averaged over a range of distances is
+ * cm_mrc_setassoc_miss_prob (GSL binomial tails, exact per bin).  Each
+ * residency bin is cut into RES_PIECES pieces of equal mass whose g-ranges
+ * get the mean of Q over the range; each wide stack-distance bin into at
+ * most DIST_PIECES pieces evaluated at their mean distance.  Cost: two
+ * binomial tails per piece, well under a millisecond for hundreds of bins.
+ *
+ * Approximations, to be read before trusting a number:
+ *  - every listed sharer's copy is taken to be filled at the entry's last
+ *    access, which makes the earlier sharers of a multi-sharer entry look
+ *    younger (p_live is an upper bound for them: 9% too many live recalls
+ *    with four L1s sharing in the Monte Carlo);
+ *  - residency, stack distance and sharer count are independent; in a real
+ *    GPU an L1 fetches a line again only after its copy left, which ties
+ *    them together;
+ *  - the footprint relation holds for a stationary stream; phases (kernels)
+ *    make the conversion from cycles to distinct lines approximate;
+ *  - uniform set mapping (see setassoc.c: power-of-two strides conflict
+ *    more);
+ *  - per-cycle rates assume the directory sees rate.dir_accesses whatever
+ *    its size (recall-induced re-fetches do not feed back);
+ *  - MESI's recalled M copies write their data back; without the dirty
+ *    share in the profile those flits are not counted.
+ * The Monte Carlo in tests/check_recall.c simulates these assumptions and
+ * agrees within 2% on p_live (exactly, up to noise, on p_evict) from
+ * direct-mapped to fully associative. */
+#include "models/recall.h"
+
+#include <gsl/gsl_errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/mrc.h"
+
+/* Pieces per residency bin (equal mass in time) and at most per
+ * stack-distance bin: enough that Q, whose step is ~S sqrt(W) lines wide,
+ * is near linear across a piece of the bins a simulator writes. */
+#define RES_PIECES 8
+#define DIST_PIECES 8
+
+static const char *const protocol_names[] = {"gpu-vi", "gpu-vini", "mesi"};
+
+cm_status cm_recall_protocol_parse(const char *name, cm_recall_protocol *out,
+                                   cm_err *err)
+{
+    for (size_t i = 0; i < sizeof protocol_names / sizeof *protocol_names;
+         i++)
+        if (strcmp(name, protocol_names[i]) == 0) {
+            *out = (cm_recall_protocol)i;
+            return CM_OK;
+        }
+    return cm_err_set(err, CM_EINPUT,
+                      "unknown protocol '%s' (gpu-vi, gpu-vini, mesi)", name);
+}
+
+const char *cm_recall_protocol_name(cm_recall_protocol p)
+{
+    return (unsigned)p < sizeof protocol_names / sizeof *protocol_names
+               ? protocol_names[p]
+               : "?";
+}
+
+/* ---- geometry ------------------------------------------------------------ */
+
+static cm_status l2_geometry(const cm_params *p, uint64_t *sets,
+                             uint64_t *ways, cm_err *err)
+{
+    double lines = floor(p->l2_bank_size / p->l2_line);
+    if (lines < p->l2_ways)
+        return cm_err_set(err, CM_EINPUT,
+                          "an L2 bank of %g lines cannot hold %g ways "
+                          "(l2.bank_size / l2.line < l2.ways)",
+                          lines, p->l2_ways);
+    *ways = (uint64_t)p->l2_ways;
+    *sets = (uint64_t)p->l2_banks * (uint64_t)floor(lines / p->l2_ways);
+    return CM_OK;
+}
+
+cm_status cm_recall_geometry(const cm_params *p, cm_recall_protocol proto,
+                             uint64_t *sets, uint64_t *ways, cm_err *err)
+{
+    if (proto != CM_RECALL_GPU_VINI) return l2_geometry(p, sets, ways, err);
+    double l1_lines = p->gpu_sms * floor(p->l1_size / p->l1_line);
+    double s = round(p->dir_ratio * l1_lines / p->dir_ways);
+    *sets = s < 1 ? 1 : (uint64_t)s;
+    *ways = (uint64_t)p->dir_ways;
+    return CM_OK;
+}
+
+cm_status cm_recall_input_from_params(const cm_params *p,
+                                      cm_recall_protocol proto,
+                                      const cm_profile *prof,
+                                      cm_recall_input *in, cm_err *err)
+{
+    memset(in, 0, sizeof *in);
+    cm_status st;
+    if ((st = cm_profile_dist(prof, "dir.stack_distance", &in->stack_distance,
+                              err)) ||
+        (st = cm_profile_dist(prof, "l1.residency", &in->residency, err)) ||
+        (st = cm_profile_dist(prof, "dir.sharers", &in->sharers, err)) ||
+        (st = cm_profile_rate(prof, "rate.dir_accesses", &in->access_rate,
+                              err)))
+        return st;
+    /* Optional: without it the steady state (every cold miss evicts). */
+    cm_err ignored = {0};
+    if (cm_profile_rate(prof, "rate.dir_footprint", &in->footprint,
+                        &ignored))
+        in->footprint = 0;
+    if ((st = cm_recall_geometry(p, proto, &in->dir_sets, &in->dir_ways,
+                                 err)) ||
+        (st = l2_geometry(p, &in->l2_sets, &in->l2_ways, err)))
+        return st;
+    /* RCL and INVACK carry no data: one header each. */
+    double flits = ceil(p->noc_header / p->noc_flit);
+    in->ctrl_flits = flits < 1 ? 1 : flits;
+    return CM_OK;
+}
+
+/* ---- the footprint function ----------------------------------------------- */
+
+/* m(x) = P(SD >= x) is linear between consecutive edges x[k]; r[k] is the
+ * number of accesses a window needs to hold x[k] distinct lines (INFINITY
+ * once the footprint has saturated). */
+typedef struct footprint {
+    size_t n;
+    double *x, *m, *r;
+    double m_tail; /* m beyond the last edge: the cold share */
+} footprint;
+
+/* Below this m counts as zero: the footprint has stopped growing. */
+#define M_ZERO 1e-14
+
+/* Accesses to go from xa to xb with m linear from ma to mb. */
+static double seg_accesses(double xa, double xb, double ma, double mb)
+{
+    double len = xb - xa;
+    if (len <= 0) return 0;
+    if (mb < M_ZERO) return INFINITY;
+    if (ma - mb <= 1e-12 * ma) return len / ma;
+    return len * log(ma / mb) / (ma - mb);
+}
+
+static void footprint_free(footprint *f)
+{
+    free(f->x);
+    free(f->m);
+    free(f->r);
+}
+
+static cm_status footprint_build(const cm_dist *sd, footprint *f, cm_err *err)
+{
+    memset(f, 0, sizeof *f);
+    size_t cap = 2 * sd->n + 1;
+    f->x = malloc(cap * sizeof *f->x);
+    f->m = malloc(cap * sizeof *f->m);
+    f->r = malloc(cap * sizeof *f->r);
+    if (!f->x || !f->m || !f->r) {
+        footprint_free(f);
+        return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    }
+    double tot = sd->w_total, below = 0;
+    f->x[0] = 0;
+    f->m[0] = 1;
+    f->r[0] = 0;
+    f->n = 1;
+    for (size_t b = 0; b < sd->n; b++) {
+        double edges[2] = {sd->lo[b], sd->hi[b]};
+        for (int e = 0; e < 2; e++) {
+            if (e == 1) below += sd->w[b];
+            double x = edges[e], m = 1 - below / tot;
+            if (m < M_ZERO) m = 0;
+            size_t k = f->n - 1;
+            if (x <= f->x[k]) { /* a bin starting at 0, or adjacent bins */
+                f->m[k] = m;
+                continue;
+            }
+            f->x[f->n] = x;
+            f->m[f->n] = m;
+            f->r[f->n] = f->r[k] + seg_accesses(f->x[k], x, f->m[k], m);
+            f->n++;
+        }
+    }
+    f->m_tail = sd->w_inf / tot;
+    return CM_OK;
+}
+
+/* r(x): accesses for a window to hold x distinct lines. */
+static double fp_accesses(const footprint *f, double x)
+{
+    if (x <= 0) return 0;
+    size_t last = f->n - 1;
+    if (x >= f->x[last]) {
+        if (x == f->x[last]) return f->r[last];
+        return f->m_tail > 0 ? f->r[last] + (x - f->x[last]) / f->m_tail
+                             : INFINITY;
+    }
+    size_t lo = 0, hi = last; /* x[lo] <= x < x[hi] */
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (f->x[mid] <= x) lo = mid;
+        else hi = mid;
+    }
+    if (isinf(f->r[lo])) return INFINITY;
+    double mx = f->m[lo] + (f->m[hi] - f->m[lo]) * (x - f->x[lo]) /
+                               (f->x[hi] - f->x[lo]);
+    return f->r[lo] + seg_accesses(f->x[lo], x, f->m[lo], mx);
+}
+
+/* g(r) = r^-1: distinct lines in a window of r accesses. */
+static double fp_lines(const footprint *f, double r)
+{
+    if (r <= 0) return 0;
+    size_t last = f->n - 1;
+    if (r >= f->r[last]) /* only when r[last] is finite */
+        return f->m_tail > 0 ? f->x[last] + (r - f->r[last]) * f->m_tail
+                             : f->x[last];
+    size_t lo = 0, hi = last; /* r[lo] <= r < r[hi] */
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (f->r[mid] <= r) lo = mid;
+        else hi = mid;
+    }
+    double xa = f->x[lo], xb = f->x[hi], ma = f->m[lo], mb = f->m[hi];
+    double dr = r - f->r[lo];
+    if (ma - mb <= 1e-12 * ma) return xa + dr * ma;
+    /* invert dr = (xb - xa) ln(ma / m) / (ma - mb) for m, then x */
+    double m = ma * exp(-dr * (ma - mb) / (xb - xa));
+    double x = xa + (ma - m) * (xb - xa) / (ma - mb);
+    return x < xb ? x : xb;
+}
+
+/* ---- liveness against the residency distribution -------------------------- */
+
+/* Residency pieces: a slice of l1.residency with its probability, the
+ * distinct-line range [ga, gb) its times map to and the mean of Q there. */
+typedef struct piece {
+    double ga, gb, mass, q;
+} piece;
+
+typedef struct liveness {
+    piece *pc;
+    double *cum; /* cum[j] = sum over i < j of mass q */
+    size_t n;
+    double h_total; /* E[Q(g(T)); T < inf] */
+    double p_inf;   /* P(T = inf) */
+} liveness;
+
+/* Mean of Q over the integers nearest [a, b). */
+static double q_mean(uint64_t sets, uint64_t ways, double a, double b)
+{
+    double lo = floor(a + 0.5), hi = floor(b + 0.5);
+    if (hi <= lo) hi = lo + 1;
+    return cm_mrc_setassoc_miss_prob(sets, ways, lo, hi);
+}
+
+static cm_status liveness_build(const cm_dist *res, const footprint *f,
+                                double lambda, uint64_t sets, uint64_t ways,
+                                liveness *lv, cm_err *err)
+{
+    memset(lv, 0, sizeof *lv);
+    lv->pc = malloc((res->n * RES_PIECES + 1) * sizeof *lv->pc);
+    lv->cum = malloc((res->n * RES_PIECES + 1) * sizeof *lv->cum);
+    if (!lv->pc || !lv->cum) {
+        free(lv->pc);
+        free(lv->cum);
+        return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    }
+    double tot = res->w_total, h = 0;
+    for (size_t b = 0; b < res->n; b++) {
+        if (res->w[b] <= 0) continue;
+        double lo = res->lo[b], hi = res->hi[b];
+        int k = hi - lo > 1 ? RES_PIECES : 1;
+        for (int i = 0; i < k; i++) {
+            double ta = lo + (hi - lo) * i / k, tb = lo + (hi - lo) * (i + 1) / k;
+            piece *p = &lv->pc[lv->n];
+            p->ga = fp_lines(f, ta * lambda);
+            p->gb = fp_lines(f, tb * lambda);
+            p->mass = res->w[b] / tot / k;
+            p->q = q_mean(sets, ways, p->ga, p->gb);
+            lv->cum[lv->n++] = h;
+            h += p->mass * p->q;
+        }
+    }
+    lv->cum[lv->n] = h;
+    lv->h_total = h;
+    lv->p_inf = res->w_inf / tot;
+    return CM_OK;
+}
+
+static void liveness_free(liveness *lv)
+{
+    free(lv->pc);
+    free(lv->cum);
+}
+
+/* H(x) = E[Q(g(T)); g(T) < x]. */
+static double live_below(const liveness *lv, double x)
+{
+    if (lv->n == 0 || x <= lv->pc[0].ga) return 0;
+    size_t lo = 0, hi = lv->n; /* last piece with ga < x */
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (lv->pc[mid].ga < x) lo = mid;
+        else hi = mid;
+    }
+    const piece *p = &lv->pc[lo];
+    double frac = p->gb > p->ga ? (x - p->ga) / (p->gb - p->ga) : 1;
+    if (frac > 1) frac = 1;
+    return lv->cum[lo] + p->mass * p->q * frac;
+}
+
+/* P(g(T) >= x) = P(T >= r(x) / lambda). */
+static double live_at_least(const cm_dist *res, const footprint *f,
+                            double lambda, const liveness *lv, double x)
+{
+    double r = fp_accesses(f, x);
+    if (isinf(r)) return lv->p_inf;
+    return cm_dist_survival(res, r / lambda);
+}
+
+/* ---- the solve -------------------------------------------------------------- */
+
+/* P(evict) of an LRU cache of sets x ways fed by the stack distances sd. */
+static double evict_prob(const cm_dist *sd, uint64_t sets, uint64_t ways,
+                         double footprint, double *p_miss)
+{
+    double tot = sd->w_total, fin = 0;
+    for (size_t b = 0; b < sd->n; b++)
+        if (sd->w[b] > 0)
+            fin += sd->w[b] *
+                   cm_mrc_setassoc_miss_prob(sets, ways, sd->lo[b], sd->hi[b]);
+    fin /= tot;
+    double cold = sd->w_inf / tot;
+    double c_full = footprint > 0 ? cm_mrc_setassoc_miss_prob(
+                                        sets, ways, 0, ceil(footprint))
+                                  : 1;
+    if (p_miss) *p_miss = fin + cold;
+    return fin + cold * c_full;
+}
+
+static cm_status check_input(const cm_recall_input *in, cm_err *err)
+{
+    const struct {
+        const cm_dist *d;
+        const char *name;
+    } dists[] = {{in->stack_distance, "dir.stack_distance"},
+                 {in->residency, "l1.residency"},
+                 {in->sharers, "dir.sharers"}};
+    for (size_t i = 0; i < 3; i++)
+        if (!dists[i].d || !(cm_dist_total(dists[i].d) > 0))
+            return cm_err_set(err, CM_EINPUT,
+                              "recall model: distribution %s is missing or "
+                              "empty", dists[i].name);
+    if (in->sharers->w_inf > 0)
+        return cm_err_set(err, CM_EINPUT,
+                          "recall model: dir.sharers has weight at infinity "
+                          "(a sharer count is finite)");
+    if (!(in->access_rate > 0) || isinf(in->access_rate))
+        return cm_err_set(err, CM_EINPUT,
+                          "recall model: rate.dir_accesses must be positive "
+                          "and finite (got %g)", in->access_rate);
+    if (!(in->footprint >= 0) || isinf(in->footprint))
+        return cm_err_set(err, CM_EINPUT,
+                          "recall model: rate.dir_footprint must be >= 0 and "
+                          "finite (got %g)", in->footprint);
+    const uint64_t geo[][2] = {{in->dir_sets, in->dir_ways},
+                               {in->l2_sets, in->l2_ways}};
+    for (size_t i = 0; i < 2; i++)
+        if (geo[i][0] < 1 || geo[i][1] < 1 || geo[i][1] >= UINT_MAX)
+            return cm_err_set(err, CM_EINPUT,
+                              "recall model: %s needs sets >= 1 and 1 <= "
+                              "ways < %u (got %llu x %llu)",
+                              i ? "the L2" : "the directory", UINT_MAX,
+                              (unsigned long long)geo[i][0],
+                              (unsigned long long)geo[i][1]);
+    return CM_OK;
+}
+
+static double mean_count(const cm_dist *d)
+{
+    double s = 0, w = 0;
+    for (size_t b = 0; b < d->n; b++) {
+        s += d->w[b] * (d->lo[b] + d->hi[b] - 1) / 2;
+        w += d->w[b];
+    }
+    return w > 0 ? s / w : 0;
+}
+
+cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
+                          cm_err *err)
+{
+    memset(res, 0, sizeof *res);
+    cm_status st = check_input(in, err);
+    if (st) return st;
+    const cm_dist *sd = in->stack_distance;
+    uint64_t S = in->dir_sets, W = in->dir_ways;
+    double lambda = in->access_rate;
+    footprint fp;
+    liveness lv;
+    if ((st = footprint_build(sd, &fp, err))) return st;
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    if ((st = liveness_build(in->residency, &fp, lambda, S, W, &lv, err))) {
+        gsl_set_error_handler(old);
+        footprint_free(&fp);
+        return st;
+    }
+
+    double tot = sd->w_total, live = 0;
+    for (size_t b = 0; b < sd->n; b++) {
+        double lo = sd->lo[b], hi = sd->hi[b], w = sd->w[b] / tot;
+        /* Q(min(d, g)) <= Q(d): a bin that never misses never recalls. */
+        if (w <= 0 || cm_mrc_setassoc_miss_prob(S, W, lo, hi) <= 0) continue;
+        double width = hi - lo;
+        int k = width > DIST_PIECES ? DIST_PIECES : (int)ceil(width);
+        if (k < 1) k = 1;
+        for (int i = 0; i < k; i++) {
+            double a = lo + floor(width * i / k);
+            double c = i + 1 == k ? hi : lo + floor(width * (i + 1) / k);
+            if (c <= a) continue;
+            double d = (a + c - 1) / 2; /* mean integer distance */
+            double q = cm_mrc_setassoc_miss_prob(S, W, a, c);
+            live += w * (c - a) / width *
+                    (q * live_at_least(in->residency, &fp, lambda, &lv, d) +
+                     live_below(&lv, d));
+        }
+    }
+    double cold = sd->w_inf / tot;
+    double c_full = in->footprint > 0 ? cm_mrc_setassoc_miss_prob(
+                                            S, W, 0, ceil(in->footprint))
+                                      : 1;
+    live += cold * c_full * (lv.h_total + lv.p_inf);
+
+    res->p_dir_evict = evict_prob(sd, S, W, in->footprint, &res->p_dir_miss);
+    double l2 = in->l2_sets == S && in->l2_ways == W
+                    ? res->p_dir_evict
+                    : evict_prob(sd, in->l2_sets, in->l2_ways, in->footprint,
+                                 NULL);
+    gsl_set_error_handler(old);
+    liveness_free(&lv);
+    footprint_free(&fp);
+
+    double pe = res->p_dir_evict;
+    double pl = pe > 0 ? live / pe : 0;
+    res->p_live = pl < 0 ? 0 : pl > 1 ? 1 : pl;
+    res->dir_sets = (double)S;
+    res->dir_ways = (double)W;
+    res->dir_entries = (double)S * (double)W;
+    res->mean_sharers = mean_count(in->sharers);
+    res->recalls_per_access = pe * res->p_live * res->mean_sharers;
+    res->recall_msgs_per_access = pe * res->mean_sharers;
+    res->recalls_per_cycle = res->recalls_per_access * lambda;
+    res->recall_msgs_per_cycle = res->recall_msgs_per_access * lambda;
+    res->inv_msgs_per_access = 2 * res->recall_msgs_per_access;
+    res->inv_flits_per_cycle =
+        res->inv_msgs_per_access * in->ctrl_flits * lambda;
+    res->l2_evict_per_access = l2;
+    res->l2_evicts_per_cycle = l2 * lambda;
+    return CM_OK;
+}
+
+/* ---- over a grid -------------------------------------------------------------- */
+
+static const char *const result_columns[] = {
+    "protocol",           "dir_entries",        "dir_sets",
+    "dir_ways",           "p_dir_miss",         "p_dir_evict",
+    "p_live",             "mean_sharers",       "recalls_per_access",
+    "recall_msgs_per_access", "recalls_per_cycle", "recall_msgs_per_cycle",
+    "inv_msgs_per_access", "inv_flits_per_cycle", "l2_evict_per_access",
+    "l2_evicts_per_cycle"};
+#define NRESULT (sizeof result_columns / sizeof result_columns[0])
+
+static void result_cells(cm_recall_protocol proto, const cm_recall_result *r,
+                         char buf[][32])
+{
+    const double v[] = {r->dir_entries,         r->dir_sets,
+                        r->dir_ways,            r->p_dir_miss,
+                        r->p_dir_evict,         r->p_live,
+                        r->mean_sharers,        r->recalls_per_access,
+                        r->recall_msgs_per_access, r->recalls_per_cycle,
+                        r->recall_msgs_per_cycle, r->inv_msgs_per_access,
+                        r->inv_flits_per_cycle, r->l2_evict_per_access,
+                        r->l2_evicts_per_cycle};
+    snprintf(buf[0], 32, "%s", cm_recall_protocol_name(proto));
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        cm_fmt_double(buf[i + 1], v[i]);
+}
+
+cm_status cm_recall_grid_table(const cm_params *base,
+                               cm_recall_protocol proto,
+                               const cm_profile *prof, cm_sweep *sweeps,
+                               size_t nsweeps, cm_progress_fn progress,
+                               void *progress_arg, cm_table **out,
+                               cm_err *err)
+{
+    *out = NULL;
+    size_t ncols = nsweeps + NRESULT;
+    const char **header = calloc(ncols, sizeof *header);
+    char (*cells)[32] = calloc(ncols, sizeof *cells);
+    const char **row = calloc(ncols, sizeof *row);
+    cm_table *t = NULL;
+    cm_grid grid = {0};
+    cm_status st = CM_OK;
+    if (!header || !cells || !row) {
+        st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nsweeps; i++) header[i] = sweeps[i].param->name;
+    for (size_t i = 0; i < NRESULT; i++)
+        header[nsweeps + i] = result_columns[i];
+    for (size_t i = 0; i < ncols; i++) row[i] = cells[i];
+    if (!(t = cm_table_new(ncols, header))) {
+        st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+        goto done;
+    }
+    if ((st = cm_grid_init(&grid, sweeps, nsweeps, err))) goto done;
+    cm_params p = *base;
+    while (!st && cm_grid_next(&grid, &p)) {
+        cm_recall_input in;
+        cm_recall_result r;
+        if ((st = cm_params_validate(&p, err)) ||
+            (st = cm_recall_input_from_params(&p, proto, prof, &in, err)) ||
+            (st = cm_recall_solve(&in, &r, err)))
+            break;
+        for (size_t i = 0; i < nsweeps; i++)
+            cm_param_format(sweeps[i].param,
+                            cm_param_get(&p, sweeps[i].param), cells[i], 32);
+        result_cells(proto, &r, cells + nsweeps);
+        st = cm_table_append(t, row, err);
+        if (progress) progress(grid.done, grid.points, progress_arg);
+    }
+done:
+    cm_grid_free(&grid);
+    free(row);
+    free(cells);
+    free(header);
+    if (st) cm_table_free(t);
+    else *out = t;
+    return st;
+}

@@ -1,0 +1,116 @@
+/* recall.h - recall rate of a finite coherence directory against its size
+ * and associativity (spec/models.md section 3, seed 000).
+ *
+ * The mathematics, assumptions and approximations are in the header comment
+ * of recall.c.  Usage: read a workload profile (models/profile.h), fill a
+ * cm_recall_input with cm_recall_input_from_params, call cm_recall_solve;
+ * or evaluate a whole parameter grid with cm_recall_grid_table.
+ *
+ * Profile quantities read (exact names; the simulator writes them):
+ *   dist dir.stack_distance  per directory (GPU-VIni) or L2 (GPU-VI, MESI)
+ *                            access of the L1-miss stream: its line-granular
+ *                            LRU stack distance, in distinct lines; inf =
+ *                            first access to the line (cold)
+ *   dist l1.residency        per L1 fill: cycles from the fill to its
+ *                            capacity eviction; inf if none.  The right
+ *                            clock: a copy invalidated by a store leaves the
+ *                            sharer list, one recalled would still be there
+ *   dist dir.sharers         per directory-entry eviction: the number of
+ *                            distinct L1s on its sharer list (those that
+ *                            fetched the line during the entry's lifetime;
+ *                            0 allowed, no weight at inf)
+ *   rate.dir_accesses        directory accesses per core cycle, whole machine
+ *   rate.dir_footprint       optional: distinct lines the profiled run
+ *                            touched; without it every cold miss is taken
+ *                            to evict (a long run's steady state)
+ *   rate.l2_banks            listed by the profile; not needed here (the L2
+ *                            geometry is the l2.* parameters)
+ * Count-valued distributions (stack distance, sharers) read a bin [lo, hi)
+ * as the integers lo .. hi-1 with equal weight, as models/setassoc.c does. */
+#ifndef CM_RECALL_H
+#define CM_RECALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/err.h"
+#include "data/params.h"
+#include "data/progress.h"
+#include "data/sweep.h"
+#include "data/table.h"
+#include "models/dist.h"
+#include "models/profile.h"
+
+typedef enum cm_recall_protocol {
+    CM_RECALL_GPU_VI = 0, /* directory in the inclusive L2's tags */
+    CM_RECALL_GPU_VINI,   /* separate R x (L1 lines) W-way directory */
+    CM_RECALL_MESI        /* inclusive L2; recalls owner or sharers */
+} cm_recall_protocol;
+
+/* "gpu-vi", "gpu-vini", "mesi" (case-sensitive). */
+cm_status cm_recall_protocol_parse(const char *name, cm_recall_protocol *out,
+                                   cm_err *err);
+const char *cm_recall_protocol_name(cm_recall_protocol p);
+
+typedef struct cm_recall_input {
+    const cm_dist *stack_distance; /* dir.stack_distance (not owned) */
+    const cm_dist *residency;      /* l1.residency, cycles (not owned) */
+    const cm_dist *sharers;        /* dir.sharers (not owned) */
+    double access_rate;            /* rate.dir_accesses, per core cycle */
+    double footprint;              /* distinct lines; 0: unknown (steady) */
+    uint64_t dir_sets, dir_ways;   /* the directory as an LRU cache */
+    uint64_t l2_sets, l2_ways;     /* the L2 (== dir for GPU-VI and MESI) */
+    double ctrl_flits;             /* flits of one RCL or INVACK message */
+} cm_recall_input;
+
+typedef struct cm_recall_result {
+    double dir_entries;        /* sets x ways actually modelled */
+    double dir_sets, dir_ways;
+    double p_dir_miss;         /* P(an access misses in the directory) */
+    double p_dir_evict;        /* P(an access evicts a directory entry) */
+    double p_live;             /* P(a listed sharer of an evicted entry still
+                                  holds the line); 0 when nothing is evicted */
+    double mean_sharers;       /* E[listed sharers of an evicted entry] */
+    double recalls_per_access; /* live L1 copies recalled, per access:
+                                  p_dir_evict x p_live x mean_sharers */
+    double recall_msgs_per_access; /* RCL messages, one per listed sharer
+                                      (L1s evict silently, so some find no
+                                      copy): p_dir_evict x mean_sharers */
+    double recalls_per_cycle;      /* x rate.dir_accesses */
+    double recall_msgs_per_cycle;
+    double inv_msgs_per_access;    /* RCL + INVACK */
+    double inv_flits_per_cycle;    /* (RCL + INVACK) x ctrl_flits x rate */
+    double l2_evict_per_access;    /* L2 evictions: the directory's own for
+                                      GPU-VI and MESI, the L2's capacity
+                                      evictions for GPU-VIni */
+    double l2_evicts_per_cycle;
+} cm_recall_result;
+
+/* The directory geometry of a protocol on the machine p:
+ *  GPU-VI, MESI: the L2, sets = l2.banks x l2.bank_size / (l2.line x
+ *                l2.ways) (banks interleave lines, so with lines spread
+ *                uniformly a bank's sets are simply more sets), ways l2.ways;
+ *  GPU-VIni:     round(dir.ratio x gpu.sms x l1.size / l1.line / dir.ways)
+ *                sets (at least 1) of dir.ways ways. */
+cm_status cm_recall_geometry(const cm_params *p, cm_recall_protocol proto,
+                             uint64_t *sets, uint64_t *ways, cm_err *err);
+
+/* Fills in from the machine and the profile (which must outlive in). */
+cm_status cm_recall_input_from_params(const cm_params *p,
+                                      cm_recall_protocol proto,
+                                      const cm_profile *prof,
+                                      cm_recall_input *in, cm_err *err);
+
+cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
+                          cm_err *err);
+
+/* One row per grid point: the swept parameters, then protocol and every
+ * result column (units in data/columns.c). */
+cm_status cm_recall_grid_table(const cm_params *base,
+                               cm_recall_protocol proto,
+                               const cm_profile *prof, cm_sweep *sweeps,
+                               size_t nsweeps, cm_progress_fn progress,
+                               void *progress_arg, cm_table **out,
+                               cm_err *err);
+
+#endif

@@ -1,0 +1,549 @@
+/* check_recall.c - the directory recall model (models/recall.h) against an
+ * independent Monte Carlo, its limits and invariants, and the CLI.
+ *
+ * The Monte Carlo simulates the model's assumptions, not the model: a
+ * directory of S sets x W ways with true LRU replacement, each line placed
+ * in a set by a hash, fed by a stream from the LRU stack model (Spirn): at
+ * each access a stack distance d is drawn from a known law (or a new line,
+ * with probability p_cold) and the line at depth d of the LRU stack is
+ * accessed, so the stream's stack distances follow the law exactly.  Time
+ * advances 1/lambda cycles per access.  Each access fills a copy at the
+ * accessing L1 that lives an independent residency drawn from a known law;
+ * an eviction counts the L1s on the entry's list (recall messages) and
+ * those whose copy has not yet expired (live recalls).  The model is given
+ * the two laws as distributions and nothing measured, except the sharer
+ * counts per eviction in the multi-L1 test, which is how the simulator
+ * reports dir.sharers. */
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/dist.h"
+#include "models/profile.h"
+#include "models/recall.h"
+#include "tests/testutil.h"
+
+/* ---- laws ------------------------------------------------------------------ */
+
+/* A law of bins [lo, hi) with weights, uniform over the integers (counts)
+ * or the reals (times) inside, plus a weight at infinity. */
+typedef struct law {
+    size_t n;
+    double lo[8], hi[8], w[8];
+    double w_inf;
+} law;
+
+static double law_total(const law *l)
+{
+    double t = l->w_inf;
+    for (size_t i = 0; i < l->n; i++) t += l->w[i];
+    return t;
+}
+
+/* A draw; INFINITY for the mass at infinity.  integer: floor to an
+ * integer of the bin. */
+static double law_draw(const law *l, gsl_rng *r, int integer)
+{
+    double u = gsl_rng_uniform(r) * law_total(l);
+    for (size_t i = 0; i < l->n; i++) {
+        if (u < l->w[i]) {
+            double x = l->lo[i] + gsl_rng_uniform(r) * (l->hi[i] - l->lo[i]);
+            return integer ? floor(x) : x;
+        }
+        u -= l->w[i];
+    }
+    return INFINITY;
+}
+
+static void law_to_dist(const law *l, cm_dist *d)
+{
+    cm_err err = {0};
+    cm_dist_init(d);
+    for (size_t i = 0; i < l->n; i++)
+        ck_assert_int_eq(cm_dist_add_bin(d, l->lo[i], l->hi[i], l->w[i], &err),
+                         CM_OK);
+    if (l->w_inf > 0)
+        ck_assert_int_eq(cm_dist_add_bin(d, INFINITY, INFINITY, l->w_inf,
+                                         &err), CM_OK);
+}
+
+/* ---- the Monte Carlo --------------------------------------------------------- */
+
+#define MC_MAX_L1 8
+
+typedef struct mc_config {
+    uint64_t sets, ways;
+    law dist;       /* stack distances of the stream (integers) */
+    double p_cold;  /* probability of a new line */
+    law residency;  /* cycles */
+    double lambda;  /* accesses per cycle */
+    unsigned l1s;   /* L1s issuing accesses, chosen uniformly */
+    size_t accesses, warmup;
+    unsigned long seed;
+} mc_config;
+
+typedef struct mc_result {
+    double accesses, evictions, msgs, live;
+    double sharers_hist[MC_MAX_L1 + 1]; /* evictions by listed sharers */
+} mc_result;
+
+typedef struct entry {
+    uint64_t line, stamp;
+    unsigned listed; /* bit per L1 */
+    double expire[MC_MAX_L1];
+} entry;
+
+static uint64_t mix(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* One directory access by L1 l at time t (access number i). */
+static void mc_access(const mc_config *c, entry *dir, uint64_t line,
+                      unsigned l, double t, uint64_t i, gsl_rng *r,
+                      mc_result *res, int count)
+{
+    entry *set = dir + (mix(line) % c->sets) * c->ways;
+    double life = law_draw(&c->residency, r, 0);
+    entry *e = NULL, *victim = &set[0];
+    for (uint64_t w = 0; w < c->ways; w++) {
+        if (set[w].line == line) e = &set[w];
+        if (set[w].stamp < victim->stamp) victim = &set[w];
+    }
+    if (count) res->accesses++;
+    if (!e) {
+        e = victim;
+        if (e->line != UINT64_MAX && count) {
+            unsigned k = 0;
+            res->evictions++;
+            for (unsigned j = 0; j < c->l1s; j++)
+                if (e->listed >> j & 1) {
+                    k++;
+                    res->live += e->expire[j] > t;
+                }
+            res->msgs += k;
+            res->sharers_hist[k]++;
+        }
+        e->line = line;
+        e->listed = 0;
+    }
+    e->stamp = i;
+    e->listed |= 1u << l;
+    e->expire[l] = t + life;
+}
+
+static void mc_run(const mc_config *c, mc_result *res)
+{
+    memset(res, 0, sizeof *res);
+    ck_assert_uint_le(c->l1s, MC_MAX_L1);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, c->seed);
+    size_t depth = (size_t)c->dist.hi[c->dist.n - 1]; /* deepest + 1 */
+    uint64_t *stack = malloc(depth * sizeof *stack), next = 0;
+    entry *dir = malloc(c->sets * c->ways * sizeof *dir);
+    ck_assert(stack && dir);
+    for (size_t i = 0; i < c->sets * c->ways; i++)
+        dir[i] = (entry){.line = UINT64_MAX, .stamp = 0};
+    /* Start from a full stack whose history the directory has seen: replay
+     * it bottom to top, so distances drawn at once are true distances. */
+    uint64_t stamp = 1;
+    for (size_t p = depth; p-- > 0;) {
+        stack[p] = next++;
+        mc_access(c, dir, stack[p], (unsigned)gsl_rng_uniform_int(r, c->l1s),
+                  -(double)(p + 1) / c->lambda, stamp++, r, res, 0);
+    }
+    for (size_t i = 0; i < c->accesses; i++) {
+        size_t d = depth - 1;
+        uint64_t line;
+        if (gsl_rng_uniform(r) < c->p_cold) {
+            line = next++; /* the bottom line falls off: never used again */
+        } else {
+            d = (size_t)law_draw(&c->dist, r, 1);
+            line = stack[d];
+        }
+        memmove(stack + 1, stack, d * sizeof *stack);
+        stack[0] = line;
+        mc_access(c, dir, line, (unsigned)gsl_rng_uniform_int(r, c->l1s),
+                  (double)i / c->lambda, stamp++, r, res, i >= c->warmup);
+    }
+    free(dir);
+    free(stack);
+    gsl_rng_free(r);
+}
+
+/* The model on the Monte Carlo's laws; sharers from its eviction counts. */
+static void model_of(const mc_config *c, const mc_result *mc,
+                     cm_recall_result *out)
+{
+    law sd = c->dist;
+    double fin = law_total(&sd);
+    for (size_t i = 0; i < sd.n; i++) sd.w[i] *= (1 - c->p_cold) / fin;
+    sd.w_inf = c->p_cold;
+    cm_dist dsd, dres, dsh;
+    law_to_dist(&sd, &dsd);
+    law_to_dist(&c->residency, &dres);
+    cm_dist_init(&dsh);
+    cm_err err = {0};
+    for (unsigned k = 0; k <= c->l1s; k++)
+        ck_assert_int_eq(cm_dist_add_bin(&dsh, k, k + 1, mc->sharers_hist[k],
+                                         &err), CM_OK);
+    cm_recall_input in = {.stack_distance = &dsd, .residency = &dres,
+                          .sharers = &dsh, .access_rate = c->lambda,
+                          .dir_sets = c->sets, .dir_ways = c->ways,
+                          .l2_sets = c->sets, .l2_ways = c->ways,
+                          .ctrl_flits = 1};
+    ck_assert_int_eq(cm_recall_solve(&in, out, &err), CM_OK);
+    cm_dist_free(&dsd);
+    cm_dist_free(&dres);
+    cm_dist_free(&dsh);
+}
+
+static mc_config base_config(void)
+{
+    mc_config c = {
+        .sets = 32, .ways = 8,
+        .dist = {2, {0, 64}, {64, 1024}, {1, 1}, 0},
+        .p_cold = 0.02,
+        .residency = {2, {0, 200}, {200, 2000}, {0.3, 0.5}, 0.2},
+        .lambda = 0.25, .l1s = 1,
+        .accesses = 300000, .warmup = 30000, .seed = 12345};
+    return c;
+}
+
+/* The model against the Monte Carlo over five geometries of 256 entries
+ * (direct mapped to fully associative) and one of 512.  Tolerances: the
+ * eviction probability is exact under the binomial set model, so only the
+ * Monte Carlo's noise separates them (270k accesses: one standard error is
+ * ~0.25% of p_evict, ~0.5% of p_live; 2% leaves room for the correlation
+ * of successive accesses); liveness adds the model's one approximation,
+ * the footprint conversion from cycles to distinct lines, which costs up
+ * to 2% here, so 4%.  Dropping the conditioning on the eviction (using the
+ * unconditioned entry age) misses W = 1 by 18% and W = 4 by 6%. */
+START_TEST(test_model_matches_monte_carlo)
+{
+    const uint64_t geo[][2] = {{32, 8}, {256, 1}, {1, 256}, {8, 32}, {128, 4}};
+    for (size_t g = 0; g < sizeof geo / sizeof geo[0]; g++) {
+        mc_config c = base_config();
+        c.sets = geo[g][0];
+        c.ways = geo[g][1];
+        c.seed += g;
+        mc_result mc;
+        mc_run(&c, &mc);
+        cm_recall_result m;
+        model_of(&c, &mc, &m);
+        ck_assert_msg(mc.evictions > 50000, "too few evictions to compare");
+        ck_assert_close(m.p_dir_evict, mc.evictions / mc.accesses, 0.02);
+        ck_assert_close(m.p_live, mc.live / mc.msgs, 0.04);
+        ck_assert_close(m.recalls_per_access, mc.live / mc.accesses, 0.04);
+        ck_assert_close(m.mean_sharers, 1, 1e-12);
+        ck_assert_close(m.recall_msgs_per_access, m.p_dir_evict, 1e-12);
+        ck_assert_close(m.dir_entries, (double)(c.sets * c.ways), 1e-12);
+    }
+}
+END_TEST
+
+/* Four L1s share the lines.  Messages go to every listed L1, so they are
+ * p_evict x E[listed], with E[listed] read from the eviction counts the way
+ * the simulator writes dir.sharers; the model times every listed copy from
+ * the entry's last access, so its live recalls bound the true ones from
+ * above (the earlier sharers' copies are older), here by 9%. */
+START_TEST(test_many_sharers_bound)
+{
+    mc_config c = base_config();
+    c.l1s = 4;
+    mc_result mc;
+    mc_run(&c, &mc);
+    cm_recall_result m;
+    model_of(&c, &mc, &m);
+    ck_assert_close(m.mean_sharers, mc.msgs / mc.evictions, 1e-9);
+    ck_assert_msg(m.mean_sharers > 1.5, "sharers %g", m.mean_sharers);
+    ck_assert_close(m.recall_msgs_per_access, mc.msgs / mc.accesses, 0.02);
+    double live = mc.live / mc.accesses;
+    ck_assert_msg(m.recalls_per_access >= 0.98 * live &&
+                      m.recalls_per_access <= 1.25 * live,
+                  "model %g, Monte Carlo %g", m.recalls_per_access, live);
+}
+END_TEST
+
+/* ---- a realistic profile: limits, monotonicity and invariants -------------- */
+
+/* Stack distances over log2 bins to 2^18 with a long tail and 2% cold,
+ * residencies over log bins with 15% never leaving, 1-8 sharers. */
+static cm_profile *realistic_profile(int with_footprint, double footprint)
+{
+    cm_err err = {0};
+    cm_profile *p = cm_profile_new();
+    ck_assert_ptr_nonnull(p);
+    double lo = 0;
+    for (double hi = 1; hi <= 262144; lo = hi, hi *= 2)
+        ck_assert_int_eq(cm_profile_add_bin(p, "dir.stack_distance", lo, hi,
+                                            (hi - lo) * pow(1 + lo / 3000,
+                                                            -1.6),
+                                            &err), CM_OK);
+    ck_assert_int_eq(cm_profile_add_bin(p, "dir.stack_distance", INFINITY,
+                                        INFINITY, 60, &err), CM_OK);
+    const double t[] = {0, 10, 100, 300, 1000, 3000, 10000, 30000, 100000};
+    for (size_t i = 0; i + 1 < sizeof t / sizeof t[0]; i++)
+        ck_assert_int_eq(cm_profile_add_bin(p, "l1.residency", t[i], t[i + 1],
+                                            (t[i + 1] - t[i]) *
+                                                exp(-t[i] / 4000),
+                                            &err), CM_OK);
+    ck_assert_int_eq(cm_profile_add_bin(p, "l1.residency", INFINITY, INFINITY,
+                                        900, &err), CM_OK);
+    const double sh[][2] = {{1, 60}, {2, 20}, {3, 10}, {4, 5}, {8, 5}};
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_int_eq(cm_profile_add_bin(p, "dir.sharers", sh[i][0],
+                                            sh[i][0] + 1, sh[i][1], &err),
+                         CM_OK);
+    ck_assert_int_eq(cm_profile_set_rate(p, "rate.dir_accesses", 0.4, &err),
+                     CM_OK);
+    if (with_footprint)
+        ck_assert_int_eq(cm_profile_set_rate(p, "rate.dir_footprint",
+                                             footprint, &err), CM_OK);
+    return p;
+}
+
+static void solve_at(const cm_profile *prof, cm_recall_protocol proto,
+                     double ratio, double ways, cm_recall_result *r)
+{
+    cm_params p;
+    cm_params_init(&p);
+    p.dir_ratio = ratio;
+    p.dir_ways = ways;
+    cm_recall_input in;
+    cm_err err = {0};
+    ck_assert_msg(cm_recall_input_from_params(&p, proto, prof, &in, &err) ==
+                      CM_OK, "%s", err.msg);
+    ck_assert_msg(cm_recall_solve(&in, r, &err) == CM_OK, "%s", err.msg);
+}
+
+static void assert_invariants(const cm_recall_result *r)
+{
+    ck_assert(r->p_dir_evict >= 0 && r->p_dir_evict <= r->p_dir_miss &&
+              r->p_dir_miss <= 1);
+    ck_assert(r->p_live >= 0 && r->p_live <= 1);
+    ck_assert(r->mean_sharers >= 0);
+    ck_assert(r->recalls_per_access <= r->recall_msgs_per_access);
+    ck_assert_close(r->recalls_per_access,
+                    r->p_dir_evict * r->p_live * r->mean_sharers, 1e-12);
+    ck_assert_close(r->recalls_per_cycle, 0.4 * r->recalls_per_access, 1e-12);
+    ck_assert_close(r->inv_msgs_per_access, 2 * r->recall_msgs_per_access,
+                    1e-12);
+    ck_assert_close(r->dir_entries, r->dir_sets * r->dir_ways, 1e-12);
+}
+
+/* Recalls fall as the directory grows (R) and as it gets more associative
+ * (W at fixed size) on a profile whose distances thin out past the L1
+ * capacity; with cold misses and no footprint they never reach zero (the
+ * seed: larger directories cut recalls, never to zero). */
+START_TEST(test_recalls_fall_with_size_and_ways)
+{
+    cm_profile *prof = realistic_profile(0, 0);
+    const double R[] = {0.25, 0.5, 1, 2, 4, 16, 64};
+    cm_recall_result prev = {0}, r;
+    for (size_t i = 0; i < sizeof R / sizeof R[0]; i++) {
+        solve_at(prof, CM_RECALL_GPU_VINI, R[i], 8, &r);
+        assert_invariants(&r);
+        /* 16 SMs x 32 KB / 128 B = 4096 L1 lines (tc2013) */
+        ck_assert_close(r.dir_entries, R[i] * 4096, 1e-12);
+        ck_assert(r.recalls_per_access > 0);
+        if (i > 0) {
+            ck_assert_msg(r.recalls_per_access < prev.recalls_per_access,
+                          "R=%g: %g !< %g", R[i], r.recalls_per_access,
+                          prev.recalls_per_access);
+            ck_assert(r.recall_msgs_per_access < prev.recall_msgs_per_access);
+            ck_assert(r.p_dir_evict < prev.p_dir_evict);
+            ck_assert(r.p_live <= prev.p_live);
+            /* the L2 of GPU-VIni does not depend on its directory */
+            ck_assert_double_eq(r.l2_evict_per_access,
+                                prev.l2_evict_per_access);
+        }
+        prev = r;
+    }
+    /* the never-evicted cold floor: every new line still evicts */
+    ck_assert(r.p_dir_evict > 0.02 && r.p_dir_evict < 0.03);
+    const double W[] = {1, 2, 4, 8, 16, 32};
+    for (size_t i = 0; i < sizeof W / sizeof W[0]; i++) {
+        solve_at(prof, CM_RECALL_GPU_VINI, 2, W[i], &r);
+        assert_invariants(&r);
+        if (i > 0)
+            ck_assert_msg(r.recalls_per_access < prev.recalls_per_access,
+                          "W=%g: %g !< %g", W[i], r.recalls_per_access,
+                          prev.recalls_per_access);
+        prev = r;
+    }
+    cm_profile_free(prof);
+}
+END_TEST
+
+/* The L2 as directory: tc2013's 8 banks x 128 KB / 128 B lines, 8-way, is
+ * 1024 sets x 8 ways; recalls then equal the L2's own evictions' recalls,
+ * and dir.ratio and dir.ways do not matter.  MESI reads the same profile
+ * the same way. */
+START_TEST(test_l2_as_directory)
+{
+    cm_profile *prof = realistic_profile(0, 0);
+    cm_recall_result a, b, m;
+    solve_at(prof, CM_RECALL_GPU_VI, 2, 8, &a);
+    solve_at(prof, CM_RECALL_GPU_VI, 16, 32, &b);
+    solve_at(prof, CM_RECALL_MESI, 2, 8, &m);
+    assert_invariants(&a);
+    ck_assert_double_eq(a.dir_sets, 1024);
+    ck_assert_double_eq(a.dir_ways, 8);
+    ck_assert_double_eq(a.l2_evict_per_access, a.p_dir_evict);
+    ck_assert_double_eq(a.recalls_per_access, b.recalls_per_access);
+    ck_assert_double_eq(a.recalls_per_access, m.recalls_per_access);
+    /* GPU-VIni at R = 2, W = 8 has the same geometry on tc2013 */
+    cm_recall_result v;
+    solve_at(prof, CM_RECALL_GPU_VINI, 2, 8, &v);
+    ck_assert_double_eq(v.recalls_per_access, a.recalls_per_access);
+    cm_profile_free(prof);
+}
+END_TEST
+
+/* Exact zeros only where they belong. */
+START_TEST(test_zero_limits)
+{
+    cm_err err = {0};
+    cm_dist sd, res, sh, inf_res;
+    cm_dist_init(&sd);
+    cm_dist_init(&res);
+    cm_dist_init(&sh);
+    cm_dist_init(&inf_res);
+    /* distances 0..15 only, no cold line */
+    ck_assert_int_eq(cm_dist_add_bin(&sd, 0, 16, 1, &err), CM_OK);
+    ck_assert_int_eq(cm_dist_add_bin(&res, 0, 5000, 1, &err), CM_OK);
+    ck_assert_int_eq(cm_dist_add_bin(&sh, 2, 3, 1, &err), CM_OK);
+    ck_assert_int_eq(cm_dist_add_bin(&inf_res, INFINITY, INFINITY, 1, &err),
+                     CM_OK);
+    cm_recall_input in = {.stack_distance = &sd, .residency = &res,
+                          .sharers = &sh, .access_rate = 1,
+                          .dir_sets = 64, .dir_ways = 16,
+                          .l2_sets = 64, .l2_ways = 16, .ctrl_flits = 1};
+    cm_recall_result r;
+    /* 16 ways hold any 15 other lines of a set: no miss at all */
+    ck_assert_int_eq(cm_recall_solve(&in, &r, &err), CM_OK);
+    ck_assert_double_eq(r.p_dir_miss, 0);
+    ck_assert_double_eq(r.recalls_per_access, 0);
+    ck_assert_double_eq(r.recall_msgs_per_access, 0);
+    /* 15 ways miss a little; fully associative misses exactly 1/16 */
+    in.dir_ways = in.l2_ways = 15;
+    ck_assert_int_eq(cm_recall_solve(&in, &r, &err), CM_OK);
+    ck_assert(r.p_dir_evict > 0 && r.recalls_per_access > 0);
+    in.dir_sets = in.l2_sets = 1;
+    ck_assert_int_eq(cm_recall_solve(&in, &r, &err), CM_OK);
+    ck_assert_close(r.p_dir_evict, 1.0 / 16, 1e-12);
+    ck_assert_close(r.mean_sharers, 2, 1e-12);
+
+    /* cold lines: a footprint that fits the ways never evicts, a larger
+     * one does, an unknown one (steady state) always does */
+    cm_dist_free(&sd);
+    cm_dist_init(&sd);
+    ck_assert_int_eq(cm_dist_add_bin(&sd, 0, 8, 3, &err), CM_OK);
+    ck_assert_int_eq(cm_dist_add_bin(&sd, INFINITY, INFINITY, 1, &err),
+                     CM_OK);
+    in.dir_sets = in.l2_sets = 4;
+    in.dir_ways = in.l2_ways = 16;
+    in.footprint = 16;
+    ck_assert_int_eq(cm_recall_solve(&in, &r, &err), CM_OK);
+    ck_assert_double_eq(r.p_dir_evict, 0);
+    ck_assert_double_eq(r.recalls_per_access, 0);
+    in.footprint = 1000;
+    ck_assert_int_eq(cm_recall_solve(&in, &r, &err), CM_OK);
+    ck_assert(r.p_dir_evict > 0.2 && r.p_dir_evict < 0.25);
+    in.footprint = 0;
+    ck_assert_int_eq(cm_recall_solve(&in, &r, &err), CM_OK);
+    ck_assert_close(r.p_dir_evict, 0.25, 1e-12);
+    ck_assert_close(r.p_dir_miss, 0.25, 1e-12);
+    /* copies that never leave are always live */
+    in.residency = &inf_res;
+    ck_assert_int_eq(cm_recall_solve(&in, &r, &err), CM_OK);
+    ck_assert_close(r.p_live, 1, 1e-12);
+    /* copies that leave within a cycle are never live: the directory
+     * cannot see 16 new lines of a set in under one access */
+    cm_dist_free(&res);
+    cm_dist_init(&res);
+    ck_assert_int_eq(cm_dist_add_bin(&res, 0, 1, 1, &err), CM_OK);
+    in.residency = &res;
+    ck_assert_int_eq(cm_recall_solve(&in, &r, &err), CM_OK);
+    ck_assert(r.p_dir_evict > 0 && r.recall_msgs_per_access > 0);
+    ck_assert_double_eq(r.p_live, 0);
+    ck_assert_double_eq(r.recalls_per_access, 0);
+    cm_dist_free(&sd);
+    cm_dist_free(&res);
+    cm_dist_free(&sh);
+    cm_dist_free(&inf_res);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+    cm_err err = {0};
+    cm_recall_protocol proto;
+    ck_assert_int_eq(cm_recall_protocol_parse("gpu-vini", &proto, &err),
+                     CM_OK);
+    ck_assert_int_eq(proto, CM_RECALL_GPU_VINI);
+    ck_assert_str_eq(cm_recall_protocol_name(CM_RECALL_MESI), "mesi");
+    ck_assert_int_eq(cm_recall_protocol_parse("tc-weak", &proto, &err),
+                     CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "tc-weak"));
+
+    /* a profile without dir.sharers names what is missing */
+    cm_profile *prof = cm_profile_new();
+    ck_assert_int_eq(cm_profile_add_bin(prof, "dir.stack_distance", 0, 10, 1,
+                                        &err), CM_OK);
+    ck_assert_int_eq(cm_profile_add_bin(prof, "l1.residency", 0, 10, 1, &err),
+                     CM_OK);
+    ck_assert_int_eq(cm_profile_set_rate(prof, "rate.dir_accesses", 1, &err),
+                     CM_OK);
+    cm_params p;
+    cm_params_init(&p);
+    cm_recall_input in;
+    ck_assert_int_eq(cm_recall_input_from_params(&p, CM_RECALL_GPU_VI, prof,
+                                                 &in, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "dir.sharers"));
+    /* a sharer count at infinity, a zero rate */
+    ck_assert_int_eq(cm_profile_add_bin(prof, "dir.sharers", INFINITY,
+                                        INFINITY, 1, &err), CM_OK);
+    ck_assert_int_eq(cm_recall_input_from_params(&p, CM_RECALL_GPU_VI, prof,
+                                                 &in, &err), CM_OK);
+    cm_recall_result r;
+    ck_assert_int_eq(cm_recall_solve(&in, &r, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "dir.sharers"));
+    cm_dist sh;
+    cm_dist_init(&sh);
+    ck_assert_int_eq(cm_dist_add_bin(&sh, 1, 2, 1, &err), CM_OK);
+    in.sharers = &sh;
+    in.access_rate = 0;
+    ck_assert_int_eq(cm_recall_solve(&in, &r, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "rate.dir_accesses"));
+    cm_dist_free(&sh);
+    cm_profile_free(prof);
+    /* an L2 bank too small for its ways */
+    p.l2_bank_size = 1024;
+    p.l2_ways = 16;
+    uint64_t sets, ways;
+    ck_assert_int_eq(cm_recall_geometry(&p, CM_RECALL_MESI, &sets, &ways,
+                                        &err), CM_EINPUT);
+}
+END_TEST
+
+Suite *suite_recall(void)
+{
+    Suite *s = suite_create("recall");
+    TCase *tc = tcase_create("model");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_model_matches_monte_carlo);
+    tcase_add_test(tc, test_many_sharers_bound);
+    tcase_add_test(tc, test_recalls_fall_with_size_and_ways);
+    tcase_add_test(tc, test_l2_as_directory);
+    tcase_add_test(tc, test_zero_limits);
+    tcase_add_test(tc, test_bad_input);
+    suite_add_tcase(s, tc);
+    return s;
+}

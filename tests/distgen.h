@@ -1,0 +1,66 @@
+/* distgen.h - time distributions for the dist, profile and lifetime tests:
+ * a finely binned exponential (whose closed forms the binned one matches to
+ * O(h^2)), random histograms with gaps and a mass at infinity, and a
+ * sampler of the same piecewise-uniform law for Monte Carlo, all driven by
+ * a seeded GSL generator. */
+#ifndef CM_DISTGEN_H
+#define CM_DISTGEN_H
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+#include "models/dist.h"
+#include "tests/testutil.h"
+
+/* X = inf with probability u, else Exp(mean), in bins of mean/per_mean
+ * up to 30 means (the tail beyond, e^-30, goes into the last bin). */
+static inline void dg_exponential(cm_dist *d, double mean, double u,
+                                  int per_mean)
+{
+    cm_err err = {0};
+    cm_dist_init(d);
+    double h = mean / per_mean, a = 1 / mean;
+    int nb = 30 * per_mean;
+    for (int k = 0; k < nb; k++) {
+        double lo = k * h, hi = (k + 1) * h;
+        double w = (1 - u) * (exp(-a * lo) - (k + 1 < nb ? exp(-a * hi) : 0));
+        ck_assert_int_eq(cm_dist_add_bin(d, lo, hi, w, &err), CM_OK);
+    }
+    ck_assert_int_eq(cm_dist_add_bin(d, INFINITY, INFINITY, u, &err), CM_OK);
+}
+
+/* 1 to 8 bins of random width (some with gaps before them) within
+ * [0, scale), random weights, and half the time a mass at infinity. */
+static inline void dg_random(cm_dist *d, gsl_rng *r, double scale)
+{
+    cm_err err = {0};
+    cm_dist_init(d);
+    int nb = 1 + (int)gsl_rng_uniform_int(r, 8);
+    double x = 0, step = scale / nb;
+    for (int k = 0; k < nb; k++) {
+        if (gsl_rng_uniform(r) < 0.3) x += gsl_rng_uniform(r) * step;
+        double w = 0.05 + gsl_rng_uniform(r) * step;
+        ck_assert_int_eq(cm_dist_add_bin(d, x, x + w, gsl_rng_uniform(r),
+                                         &err), CM_OK);
+        x += w;
+    }
+    if (gsl_rng_uniform(r) < 0.5)
+        ck_assert_int_eq(cm_dist_add_bin(d, 0, INFINITY,
+                                         gsl_rng_uniform(r), &err), CM_OK);
+    if (!(cm_dist_total(d) > 0))
+        ck_assert_int_eq(cm_dist_add_bin(d, 0, INFINITY, 1, &err), CM_OK);
+}
+
+/* One draw of the law: a bin by weight, uniform inside it. */
+static inline double dg_sample(const cm_dist *d, gsl_rng *r)
+{
+    double u = gsl_rng_uniform(r) * d->w_total;
+    for (size_t i = 0; i < d->n; i++) {
+        if (u < d->w[i])
+            return d->lo[i] + gsl_rng_uniform(r) * (d->hi[i] - d->lo[i]);
+        u -= d->w[i];
+    }
+    return INFINITY;
+}
+
+#endif
