@@ -33,15 +33,43 @@
 #include <string.h>
 
 #include "data/trace.h"
+#include "models/profile.h"
+#include "models/reuse.h"
 #include "sim/coh_proto.h"
 #include "sim/engine.h"
 
 #define NONE64 UINT64_MAX
 enum { MF_EXPIRED_MISS = 1 };
 
+/* Histograms of the timing profile (models/profile.h): quarter-octave
+ * bins, [0,1), [1, 2^0.25), ..., plus the mass at infinity. */
+enum { H_REUSE, H_RESID, H_R2W, H_GAP, H_EVAGE, H_S2F, H_SD, H_COUNT };
+#define HBINS 181
+typedef struct hist {
+    double bin[HBINS], inf;
+} hist;
+static const char *const hist_names[H_COUNT] = {
+    "l1.reuse_time", "l1.residency",  "l2.read_to_write",  "l2.load_gap",
+    "l2.evict_age",  "warp.store_to_fence", "dir.stack_distance"};
+
+static void hist_add(hist *h, double x)
+{
+    if (!isfinite(x)) {
+        h->inf += 1;
+        return;
+    }
+    int i = x < 1 ? 0 : 1 + (int)floor(4 * log2(x));
+    h->bin[i < HBINS ? i : HBINS - 1] += 1;
+}
+
+static double hist_edge(int i)
+{
+    return i == 0 ? 0 : exp2((i - 1) / 4.0);
+}
+
 typedef struct cmsg {
     struct cmsg *next;
-    uint64_t line, value, ts, gwct, stall_t;
+    uint64_t line, value, ts, gwct, stall_t, born;
     uint32_t src, dst, core, warp, seq;
     uint16_t bytes;
     uint8_t cls, op, flags, stalled;
@@ -69,7 +97,7 @@ enum { W_READY = 0, W_MEM, W_FENCE, W_BAR, W_DONE };
 
 typedef struct warp {
     cm_inst inst;
-    uint64_t ready, gwct, fence_t;
+    uint64_t ready, gwct, fence_t, last_store;
     uint32_t wait_n, stores_out, k;
     uint8_t st, has;
 } warp;
@@ -89,7 +117,7 @@ typedef struct core {
 } core;
 
 typedef struct l2way {
-    uint64_t line, gt, value, stamp, sharers;
+    uint64_t line, gt, value, stamp, sharers, read_t;
     int32_t reader;
     uint8_t valid, dirty, multi;
 } l2way;
@@ -150,6 +178,12 @@ struct cm_coh {
     uint64_t lifetime, finish, instructions;
     int fences_seen, err_set;
     cm_err err;
+    /* the timing profile */
+    hist h[H_COUNT];
+    double sharers_hist[65], ack_sum, ack_n;
+    double n_fills, n_loads, n_l2_loads, n_l2_stores, n_l2_evict, n_fences,
+        n_dir;
+    cm_stackdist *sd;
     /* statistics */
     cm_stat *st_flits, *st_msgs[COHM_COUNT], *st_recalls, *st_invs;
     cm_stat *st_sstall, *st_hol, *st_fwait, *st_fences, *st_l1acc, *st_l1hit,
@@ -396,6 +430,11 @@ static int issue(core *k, uint32_t wi)
     }
     case CM_INST_FENCE:
         c->fences_seen = 1;
+        c->n_fences++;
+        hist_add(&c->h[H_S2F], w->last_store == NONE64
+                                   ? INFINITY
+                                   : (double)(now - w->last_store));
+        w->last_store = NONE64;
         cm_stat_add(c->st_fences, 1);
         w->st = W_FENCE;
         w->fence_t = now;
@@ -437,6 +476,8 @@ static void ldst_step(core *k)
         return;
     }
     if (k->ld_op != CM_OP_LOAD) w->k++;
+    if (k->ld_op == CM_OP_STORE) w->last_store = cm_engine_now(&c->eng);
+    if (k->ld_op == CM_OP_LOAD) c->n_loads++;
     if (++k->ld_i == k->ld_n) k->ld_busy = 0;
 }
 
@@ -545,17 +586,28 @@ static unsigned l1_state(core *k, uint64_t line, l1way **way, l1ent **ent)
  * leaves the cache. */
 static void tc_outcome(cm_coh *c, l1way *w, int loaded)
 {
-    if (!(c->p->flags & CF_TC) || !w->open) return;
+    if (!w->open) return;
     uint64_t now = cm_engine_now(&c->eng);
     w->open = 0;
+    hist_add(&c->h[H_REUSE], loaded ? (double)(now - w->fill_t) : INFINITY);
+    if (!(c->p->flags & CF_TC)) return;
     int valid = now <= w->lt;
     cm_stat_add(c->st_out[loaded ? (valid ? 0 : 1) : (valid ? 2 : 3)], 1);
 }
 
-static void l1_drop(cm_coh *c, l1way *w)
+/* The copy leaves the L1: by capacity (a victim) or otherwise. */
+static void l1_leave(cm_coh *c, l1way *w, int capacity)
 {
     tc_outcome(c, w, 0);
+    hist_add(&c->h[H_RESID],
+             capacity ? (double)(cm_engine_now(&c->eng) - w->fill_t)
+                      : INFINITY);
     w->state = L1_I;
+}
+
+static void l1_drop(cm_coh *c, l1way *w)
+{
+    l1_leave(c, w, 0);
 }
 
 static const coh_row *l1_row(core *k, unsigned st, unsigned ev)
@@ -591,6 +643,7 @@ static void l1_send(core *k, l1ent *e, l1way *way, const coh_row *r,
     m->value = value;
     m->bytes = bytes;
     m->flags = flags;
+    m->born = cm_engine_now(&c->eng);
     if (r->msg == COHM_UPGR && way) m->ts = way->lt;
     if (coh_msg_awaits_reply(r->msg)) {
         e->pending++;
@@ -622,11 +675,12 @@ static l1way *l1_install(core *k, const cmsg *m, unsigned state)
             const coh_row *r = l1_row(k, w->state == L1_V ? L1_V : w->state,
                                       L1E_REPLACE);
             if (!r) return NULL;
-            l1_drop(c, w);
+            l1_leave(c, w, 1);
         }
     } else {
-        tc_outcome(c, w, 0);
+        l1_leave(c, w, 0); /* refilled in place: a new fill begins */
     }
+    c->n_fills++;
     w->line = m->line;
     w->value = m->value;
     w->lt = m->ts;
@@ -785,6 +839,8 @@ static void l1_receive(core *k, cmsg *m)
     if (a & A1_DONE) {
         warp *w = &k->w[m->warp];
         if (m->op == CM_OP_STORE) {
+            c->ack_sum += (double)(cm_engine_now(&c->eng) - m->born);
+            c->ack_n++;
             w->stores_out--;
             if (m->gwct > w->gwct) w->gwct = m->gwct;
             fence_try(k, w);
@@ -973,6 +1029,11 @@ static void dram_writeback(bank *b, uint64_t line, uint64_t value)
 
 static void l2_evict(bank *b, l2way *w)
 {
+    cm_coh *c = b->c;
+    c->n_l2_evict++;
+    hist_add(&c->h[H_EVAGE], w->read_t == NONE64
+                                 ? INFINITY
+                                 : (double)(cm_engine_now(&c->eng) - w->read_t));
     if (w->dirty) dram_writeback(b, w->line, w->value);
     cm_stat_add(b->c->st_l2evict, 1);
     w->valid = 0;
@@ -1075,6 +1136,10 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
     if (a & A2_INV) l2_invalidate(b, e, line, sh, req, COHM_INV);
     if (a & A2_RCL) l2_invalidate(b, e, line, sh, -1, COHM_RCL);
     if ((a & A2_WRITE) && way && m) {
+        c->n_l2_stores++;
+        hist_add(&c->h[H_R2W], way->read_t == NONE64
+                                   ? INFINITY
+                                   : (double)(now - way->read_t));
         way->value = m->value;
         way->dirty = 1;
         if (m->stalled) cm_stat_add(c->st_sstall, (double)(now - m->stall_t));
@@ -1118,6 +1183,7 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
             x->value = r->msg == COHM_AREPLY ? old : way ? way->value : 0;
             x->ts = way ? way->gt : 0;
             x->gwct = gwct;
+            x->born = m->born;
             bank_send(b, x, m->core);
         }
     }
@@ -1170,6 +1236,27 @@ static unsigned l2_refine(bank *b, const cmsg *m, unsigned st, l2way *way)
     return ev;
 }
 
+/* The profile's view of a served request: the directory's stack distance,
+ * and for loads the gap since the line's latest load at the L2. */
+static void profile_request(bank *b, const cmsg *m, const l2way *way,
+                            unsigned st)
+{
+    cm_coh *c = b->c;
+    c->n_dir++;
+    if (c->sd) {
+        int64_t d;
+        cm_err e = {0};
+        if (!cm_stackdist_access(c->sd, m->line, &d, NULL, &e))
+            hist_add(&c->h[H_SD], d < 0 ? INFINITY : (double)d);
+    }
+    if (m->cls != COHM_GETS) return;
+    c->n_l2_loads++;
+    int valid = way && !coh_l2_transient(st);
+    hist_add(&c->h[H_GAP], valid && way->read_t != NONE64
+                               ? (double)(cm_engine_now(&c->eng) - way->read_t)
+                               : INFINITY);
+}
+
 /* Serves request m: 1 done, 0 stalled. */
 static int l2_request(bank *b, cmsg *m)
 {
@@ -1194,8 +1281,12 @@ static int l2_request(bank *b, cmsg *m)
     pred_event(b, st, ev, m);
     cm_stat_add(c->st_l2acc, 1);
     if (way) way->stamp = ++b->stamp;
+    profile_request(b, m, way, st);
     int consumed = 0;
     l2_exec(b, r, st, ev, m->line, way, e, m, &consumed);
+    if (m->cls == COHM_GETS && way && way->valid && way->line == m->line &&
+        !(r->actions & (A2_FETCH | A2_MERGE | A2_STALL)))
+        way->read_t = now;
     if (!consumed) msg_free(c, m);
     return 1;
 }
@@ -1282,6 +1373,10 @@ static int l2_replace(bank *b, uint64_t line, unsigned ev, uint64_t *retry)
         return 0;
     }
     pred_event(b, st, ev, NULL);
+    if (ev == L2E_DIR_REPLACE || !(b->c->p->flags & CF_DIR)) {
+        uint64_t *sh = sharers_of(b, line, way);
+        b->c->sharers_hist[sh ? __builtin_popcountll(*sh) : 0] += 1;
+    }
     int consumed = 0;
     l2_exec(b, r, st, ev, line, way, e, NULL, &consumed);
     return 1;
@@ -1347,6 +1442,7 @@ static void fill_event(cm_engine *eng, void *obj, uint64_t arg)
     v->reader = -1;
     v->multi = 0;
     v->gt = 0;
+    v->read_t = NONE64;
     v->stamp = ++b->stamp;
     /* a TC-Weak refetch takes the parked timestamp (GT >= every LT) */
     for (uint32_t i = 0; i < c->l2_mshrs; i++)
@@ -1505,6 +1601,7 @@ void cm_coh_free(cm_coh *c)
     free(c->last_arr);
     free(c->mem);
     if (c->rng) gsl_rng_free(c->rng);
+    cm_stackdist_free(c->sd);
     cm_engine_free(&c->eng);
     free(c);
 }
@@ -1576,12 +1673,13 @@ cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
     c->mem_cap = 1024;
     c->mem = malloc(c->mem_cap * sizeof *c->mem);
     c->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    c->sd = cfg->profile ? cm_stackdist_new() : NULL;
     c->cores = calloc(ncores, sizeof *c->cores);
     c->banks = calloc(c->nbanks, sizeof *c->banks);
     c->out_free = calloc(c->eps, sizeof *c->out_free);
     c->in_free = calloc(c->eps, sizeof *c->in_free);
     c->last_arr = calloc((size_t)c->eps * c->eps, sizeof *c->last_arr);
-    int bad = !c->mem || !c->rng || !c->cores || !c->banks || !c->out_free ||
+    int bad = !c->mem || !c->rng || (cfg->profile && !c->sd) || !c->cores || !c->banks || !c->out_free ||
               !c->in_free || !c->last_arr;
     if (!bad) {
         for (size_t i = 0; i < c->mem_cap; i++) c->mem[i].line = NONE64;
@@ -1594,6 +1692,7 @@ cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
         k->live = nwarps;
         k->tick_at = NONE64;
         k->w = calloc(nwarps, sizeof *k->w);
+        for (uint32_t j = 0; k->w && j < nwarps; j++) k->w[j].last_store = NONE64;
         k->ld_lines = calloc(2 * 64, sizeof *k->ld_lines);
         k->ways = calloc((size_t)c->l1_sets * c->l1_ways, sizeof *k->ways);
         k->ent = calloc(c->mshrs, sizeof *k->ent);
@@ -1628,6 +1727,46 @@ cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
     }
     *out = c;
     return CM_OK;
+}
+
+/* Writes the run's timing profile into cfg.profile. */
+static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
+{
+    cm_profile *p = c->cfg.profile;
+    cm_status st = CM_OK;
+    for (int k = 0; !st && k < H_COUNT; k++) {
+        const hist *h = &c->h[k];
+        for (int i = 0; !st && i < HBINS; i++)
+            if (h->bin[i] > 0)
+                st = cm_profile_add_bin(p, hist_names[k], hist_edge(i),
+                                        hist_edge(i + 1), h->bin[i], err);
+        if (!st && h->inf > 0)
+            st = cm_profile_add_bin(p, hist_names[k], INFINITY, INFINITY,
+                                    h->inf, err);
+    }
+    for (int i = 0; !st && i <= 64; i++)
+        if (c->sharers_hist[i] > 0)
+            st = cm_profile_add_bin(p, "dir.sharers", i, i + 1,
+                                    c->sharers_hist[i], err);
+    double t = cycles ? (double)cycles : 1;
+    struct {
+        const char *name;
+        double v;
+    } rates[] = {
+        {"rate.l1_fills", c->n_fills / t},
+        {"rate.l1_loads", c->n_loads / t},
+        {"rate.l2_loads", c->n_l2_loads / t},
+        {"rate.l2_stores", c->n_l2_stores / t},
+        {"rate.l2_evictions", c->n_l2_evict / t},
+        {"rate.fences", c->n_fences / t},
+        {"rate.dir_accesses", c->n_dir / t},
+        {"rate.l2_banks", c->nbanks},
+        {"rate.store_ack_latency", c->ack_n ? c->ack_sum / c->ack_n : 0},
+        {"rate.dir_footprint", c->sd ? (double)cm_stackdist_lines(c->sd) : 0},
+    };
+    for (size_t i = 0; !st && i < sizeof rates / sizeof *rates; i++)
+        st = cm_profile_set_rate(p, rates[i].name, rates[i].v, err);
+    return st;
 }
 
 cm_status cm_coh_run(cm_coh *c, uint64_t max_cycles, cm_coh_result *res,
@@ -1669,13 +1808,19 @@ cm_status cm_coh_run(cm_coh *c, uint64_t max_cycles, cm_coh_result *res,
         }
         cm_stat_add(c->st_lifemean, t > 0 ? area / t : (double)c->lifetime);
     }
-    for (uint32_t i = 0; (c->p->flags & CF_TC) && i < c->ncores; i++)
+    /* Copies still held: an expired TC copy was never reused (unused);
+     * others are censored (no outcome, no reuse sample), but their
+     * residency is known to be no capacity eviction. */
+    for (uint32_t i = 0; i < c->ncores; i++)
         for (uint32_t j = 0; j < c->l1_sets * c->l1_ways; j++) {
             l1way *w = &c->cores[i].ways[j];
-            if (w->state != L1_I && w->open && now > w->lt) tc_outcome(c, w, 0);
+            if (w->state == L1_I) continue;
+            if ((c->p->flags & CF_TC) && w->open && now > w->lt)
+                tc_outcome(c, w, 0);
+            hist_add(&c->h[H_RESID], INFINITY);
         }
     cm_stats_sync(c->cfg.stats, now);
-    return CM_OK;
+    return c->cfg.profile ? profile_fill(c, res->cycles, err) : CM_OK;
 }
 
 uint64_t cm_coh_value(const cm_coh *c, uint64_t line)

@@ -102,6 +102,11 @@ typedef struct cm_coh_config {
     cm_stats *stats; /* required */
     cm_coh_load_fn on_load; /* optional */
     void *on_load_obj;
+    /* optional: filled at the end of cm_coh_run with the run's timing
+     * profile (models/profile.h: reuse, residency, read-to-write, load
+     * gap, eviction age, store-to-fence and directory stack-distance
+     * distributions, sharers per directory eviction, and the rates) */
+    struct cm_profile *profile;
 } cm_coh_config;
 
 typedef struct cm_coh cm_coh;
@@ -133,5 +138,12 @@ cm_status cm_coh_simulate(const cm_params *params,
                           const struct cm_workload_profile *workload,
                           cm_warp_source source, const cm_coh_protocol *proto,
                           cm_stats *stats, cm_coh_result *res, cm_err *err);
+/* The same, also filling the timing profile (may be NULL). */
+cm_status cm_coh_simulate_profile(const cm_params *params,
+                                  const struct cm_workload_profile *workload,
+                                  cm_warp_source source,
+                                  const cm_coh_protocol *proto,
+                                  cm_stats *stats, struct cm_profile *profile,
+                                  cm_coh_result *res, cm_err *err);
 
 #endif

@@ -10,6 +10,17 @@ cm_status cm_coh_simulate(const cm_params *params,
                           cm_warp_source source, const cm_coh_protocol *proto,
                           cm_stats *stats, cm_coh_result *res, cm_err *err)
 {
+    return cm_coh_simulate_profile(params, workload, source, proto, stats,
+                                   NULL, res, err);
+}
+
+cm_status cm_coh_simulate_profile(const cm_params *params,
+                                  const cm_workload_profile *workload,
+                                  cm_warp_source source,
+                                  const cm_coh_protocol *proto,
+                                  cm_stats *stats, struct cm_profile *profile,
+                                  cm_coh_result *res, cm_err *err)
+{
     cm_workload_source *ws = NULL;
     cm_status st = CM_OK;
     if (!source.next) {
@@ -21,7 +32,8 @@ cm_status cm_coh_simulate(const cm_params *params,
         source = cm_workload_source_warps(ws);
     }
     cm_coh_config cfg = {.proto = proto, .params = params, .src = source,
-                         .seed = (uint64_t)params->sim_seed, .stats = stats};
+                         .seed = (uint64_t)params->sim_seed, .stats = stats,
+                         .profile = profile};
     cm_coh *c = NULL;
     st = cm_coh_new(&cfg, &c, err);
     if (!st) st = cm_coh_run(c, (uint64_t)params->sim_max_cycles, res, err);
