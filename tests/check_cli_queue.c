@@ -41,14 +41,7 @@ static cm_table *table_of(tu_run r)
 
 static double num(const cm_table *t, size_t row, const char *col)
 {
-    size_t c;
-    double v;
-    cm_err err = {0};
-    ck_assert_msg(cm_table_col_require(t, col, &c, &err) == CM_OK, "%s",
-                  err.msg);
-    ck_assert_msg(cm_table_get_double(t, row, c, &v, &err) == CM_OK, "%s",
-                  err.msg);
-    return v;
+    return tu_table_double(t, row, col);
 }
 
 /* The one-line failure contract: exit 2, nothing on stdout, one line on

@@ -170,3 +170,15 @@ void tu_ref_pmf(unsigned long c, unsigned long K, unsigned long sources,
     for (unsigned long n = 0; n <= K; n++) s += p[n] = expl(p[n] - mx);
     for (unsigned long n = 0; n <= K; n++) p[n] /= s;
 }
+
+double tu_table_double(const cm_table *t, size_t row, const char *col)
+{
+    size_t c;
+    double v;
+    cm_err err = {0};
+    ck_assert_msg(cm_table_col_require(t, col, &c, &err) == CM_OK, "%s",
+                  err.msg);
+    ck_assert_msg(cm_table_get_double(t, row, c, &v, &err) == CM_OK, "%s",
+                  err.msg);
+    return v;
+}

@@ -10,6 +10,8 @@
 #include <check.h>
 #include <stddef.h>
 
+#include "data/table.h"
+
 typedef struct tu_run {
     int status;   /* exit status, or -1 if the process did not exit */
     char *out;    /* stdout, NUL-terminated, malloc'd */
@@ -47,6 +49,10 @@ long double tu_ref_logw(unsigned long n, unsigned long c,
                         unsigned long sources, long double rho);
 void tu_ref_pmf(unsigned long c, unsigned long K, unsigned long sources,
                 long double rho, long double *p);
+
+/* The number in column `col` of row `row`; a missing column or a cell that
+ * is not a number fails the test. */
+double tu_table_double(const cm_table *t, size_t row, const char *col);
 
 /* Number of '\n'-terminated lines in s. */
 size_t tu_count_lines(const char *s);
