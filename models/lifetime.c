@@ -104,7 +104,6 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
                                          cm_lifetime_input *in, cm_err *err)
 {
     memset(in, 0, sizeof *in);
-    double l1_loads;
     if (need_dist(prof, "l1.reuse_time", &in->reuse, err) ||
         need_dist(prof, "l1.residency", &in->residency, err) ||
         need_dist(prof, "l2.read_to_write", &in->read_to_write, err) ||
@@ -112,7 +111,6 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
         need_dist(prof, "l2.evict_age", &in->evict_age, err) ||
         need_dist(prof, "warp.store_to_fence", &in->store_to_fence, err) ||
         cm_profile_rate(prof, "rate.l1_fills", &in->l1_fills, err) ||
-        cm_profile_rate(prof, "rate.l1_loads", &l1_loads, err) ||
         cm_profile_rate(prof, "rate.l2_loads", &in->l2_loads, err) ||
         cm_profile_rate(prof, "rate.l2_stores", &in->l2_stores, err) ||
         cm_profile_rate(prof, "rate.l2_evictions", &in->l2_evictions, err) ||

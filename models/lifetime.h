@@ -39,7 +39,7 @@ typedef struct cm_lifetime_input {
 } cm_lifetime_input;
 
 /* Reads the distributions and rates above from the profile (every one is
- * required) and the constants from the parameters: tc.t_hit, tc.t_evict,
+ * required; rate.l1_loads and rate.store_ack_latency are not used) and the constants from the parameters: tc.t_hit, tc.t_evict,
  * tc.t_write, tc.write_update (fences: applies iff rate.fences > 0),
  * tc.predictor_min/max/init, model.lifetime_states, and l2_service =
  * gpu.core_clock / l2.clock. */

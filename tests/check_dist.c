@@ -75,8 +75,7 @@ END_TEST
  * sweep that integrates F_X against f_Y. */
 START_TEST(dist_cdf_density_monte_carlo)
 {
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, 7);
+    gsl_rng *r = dg_rng(7);
     for (int rep = 0; rep < 10; rep++) {
         cm_dist x, y;
         dg_random(&x, r, 100);
@@ -108,8 +107,7 @@ static double square(double x, void *ctx)
 START_TEST(dist_expect_quadrature)
 {
     /* E[X^2; X < inf] of a mixture of uniforms: sum p (lo^2+lo hi+hi^2)/3 */
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, 11);
+    gsl_rng *r = dg_rng(11);
     for (int rep = 0; rep < 20; rep++) {
         cm_dist d;
         dg_random(&d, r, 1000);

@@ -12,6 +12,15 @@
 #include "models/dist.h"
 #include "tests/testutil.h"
 
+/* A Mersenne twister with a fixed seed; the caller frees it. */
+static inline gsl_rng *dg_rng(unsigned long seed)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    ck_assert_ptr_nonnull(r);
+    gsl_rng_set(r, seed);
+    return r;
+}
+
 /* X = inf with probability u, else Exp(mean), in bins of mean/per_mean
  * up to 30 means (the tail beyond, e^-30, goes into the last bin). */
 static inline void dg_exponential(cm_dist *d, double mean, double u,

@@ -195,3 +195,4 @@ void tu_ref_pmf(unsigned long c, unsigned long K, unsigned long sources,
     for (unsigned long n = 0; n <= K; n++) s += p[n] = expl(p[n] - mx);
     for (unsigned long n = 0; n <= K; n++) p[n] /= s;
 }
+

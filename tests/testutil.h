@@ -10,6 +10,8 @@
 #include <check.h>
 #include <stddef.h>
 
+#include "data/table.h"
+
 typedef struct tu_run {
     int status;   /* exit status, or -1 if the process did not exit */
     char *out;    /* stdout, NUL-terminated, malloc'd */
@@ -54,6 +56,7 @@ long double tu_ref_logw(unsigned long n, unsigned long c,
                         unsigned long sources, long double rho);
 void tu_ref_pmf(unsigned long c, unsigned long K, unsigned long sources,
                 long double rho, long double *p);
+
 
 /* Number of '\n'-terminated lines in s. */
 size_t tu_count_lines(const char *s);

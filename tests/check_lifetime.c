@@ -1,0 +1,412 @@
+/* check_lifetime.c - the lifetime-outcome model (models/lifetime.h).
+ *
+ * References: closed forms for exponential times, Monte Carlo with a GSL
+ * generator of the same independence assumptions, the Pollaczek-Khinchine
+ * formula written out here, the closed-form root of a two-event drift, a
+ * truncated geometric law, and the predictor chain's generator solved
+ * densely with GSL's LU (not the model's cut recursion). */
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/lifetime.h"
+#include "tests/distgen.h"
+#include "tests/testutil.h"
+
+/* The six distributions of an input. */
+typedef struct dists {
+    cm_dist r, e, s, g, a, d;
+} dists;
+
+static void dists_free(dists *x)
+{
+    cm_dist_free(&x->r), cm_dist_free(&x->e), cm_dist_free(&x->s);
+    cm_dist_free(&x->g), cm_dist_free(&x->a), cm_dist_free(&x->d);
+}
+
+/* Exponential times of the given means and masses at infinity. */
+static void dists_exponential(dists *x, int per_mean)
+{
+    dg_exponential(&x->r, 800, 0.3, per_mean);
+    dg_exponential(&x->e, 3000, 0.2, per_mean);
+    dg_exponential(&x->s, 2000, 0.4, per_mean);
+    dg_exponential(&x->g, 1500, 0.3, per_mean);
+    dg_exponential(&x->a, 5000, 0.1, per_mean);
+    dg_exponential(&x->d, 200, 0.5, per_mean);
+}
+
+static cm_lifetime_input input_of(const dists *x)
+{
+    cm_lifetime_input in = {0};
+    in.reuse = &x->r;
+    in.residency = &x->e;
+    in.read_to_write = &x->s;
+    in.load_gap = &x->g;
+    in.evict_age = &x->a;
+    in.store_to_fence = &x->d;
+    in.l1_fills = 0.5;
+    in.l2_loads = 0.6;
+    in.l2_stores = 0.2;
+    in.l2_evictions = 0.3;
+    in.fences = 0.01;
+    in.banks = 8;
+    in.l2_service = 2;
+    in.t_hit = 4, in.t_evict = 8, in.t_write = 8;
+    in.write_update = 1;
+    in.pred_min = 8, in.pred_max = 50000, in.pred_init = 1600;
+    in.chain_states = 100000;
+    return in;
+}
+
+/* Exponential times and the rates above. */
+static cm_lifetime_input exponential_input(dists *x, int per_mean)
+{
+    dists_exponential(x, per_mean);
+    return input_of(x);
+}
+
+/* The equilibrium, which must be of the given kind. */
+static double equilibrium(const cm_lifetime_input *in, cm_lifetime_bound want)
+{
+    double L;
+    cm_lifetime_bound b;
+    cm_err err = {0};
+    ck_assert_msg(cm_lifetime_equilibrium(in, &L, &b, &err) == CM_OK, "%s",
+                  err.msg);
+    ck_assert_msg(b == want, "bound %s, want %s", cm_lifetime_bound_name(b),
+                  cm_lifetime_bound_name(want));
+    return L;
+}
+
+static cm_lifetime_result eval(const cm_lifetime_input *in, double L)
+{
+    cm_lifetime_result r;
+    cm_err err = {0};
+    ck_assert_msg(cm_lifetime_eval(in, L, &r, &err) == CM_OK, "%s", err.msg);
+    return r;
+}
+
+START_TEST(outcomes_exponential)
+{
+    /* R = inf w.p. u else Exp(a); E = inf w.p. v else Exp(b). */
+    dists x;
+    cm_lifetime_input in = exponential_input(&x, 500);
+    double a = 1.0 / 800, u = 0.3, b = 1.0 / 3000, v = 0.2;
+    for (double L = 0; L <= 6400; L += 400) {
+        cm_lifetime_result r = eval(&in, L);
+        double eab = 1 - exp(-(a + b) * L), keep = v + (1 - v) * exp(-b * L);
+        double ev = (1 - v) * (u * (1 - exp(-b * L)) + (1 - u) * b / (a + b) *
+                                                         eab);
+        double hit = (1 - u) * (v * (1 - exp(-a * L)) + (1 - v) * a / (a + b) *
+                                                          eab);
+        ck_assert_double_eq_tol(r.p_evicted, ev, 1e-6);
+        ck_assert_double_eq_tol(r.p_hit, hit, 1e-6);
+        ck_assert_double_eq_tol(r.p_expired, (1 - u) * exp(-a * L) * keep,
+                                1e-6);
+        ck_assert_double_eq_tol(r.p_unused, u * keep, 1e-6);
+        /* TC-Strong: S = inf w.p. 0.4 else Exp(1/2000) */
+        double as = 1.0 / 2000, stall = 0.6 * (L - (1 - exp(-as * L)) / as);
+        /* bins of mean/500 err by O(h^2) */
+        ck_assert_double_eq_tol(r.store_stall, stall, 1e-4 + 1e-6 * stall);
+        ck_assert_double_eq_tol(r.store_stall_rate, in.l2_stores * stall,
+                                1e-4 + 1e-6 * stall);
+        /* parked: A = inf w.p. 0.1 else Exp(1/5000) */
+        double aa = 1.0 / 5000;
+        ck_assert_double_eq_tol(r.parked_rate,
+                                in.l2_evictions * 0.9 * (1 - exp(-aa * L)),
+                                1e-7);
+        double held = in.l2_evictions * 0.9 *
+                      (L - (1 - exp(-aa * L)) / aa) / in.banks;
+        ck_assert_double_eq_tol(r.parked_mshrs, held, 1e-4 + 1e-6 * held);
+    }
+    dists_free(&x);
+}
+END_TEST
+
+/* One fill, classified by the rules of lifetime.h. */
+static int classify(double R, double E, double L)
+{
+    if (E < fmin(R, L)) return 2; /* evicted */
+    if (R <= L) return 0;         /* hit */
+    return isfinite(R) ? 1 : 3;   /* expired, unused */
+}
+
+START_TEST(outcomes_monte_carlo)
+{
+    gsl_rng *rng = dg_rng(2024);
+    for (int rep = 0; rep < 8; rep++) {
+        dists x;
+        dg_random(&x.r, rng, 1000);
+        dg_random(&x.e, rng, 1000);
+        dg_random(&x.s, rng, 1000);
+        dg_random(&x.g, rng, 1000);
+        dg_random(&x.a, rng, 1000);
+        dg_random(&x.d, rng, 1000);
+        cm_lifetime_input in = input_of(&x);
+        double L = gsl_rng_uniform(rng) * 1000;
+        cm_lifetime_result r = eval(&in, L);
+        double p[4] = {r.p_hit, r.p_expired, r.p_evicted, r.p_unused};
+        long cnt[4] = {0}, l1exp = 0;
+        double fw = 0, fw2 = 0;
+        int n = 100000;
+        for (int i = 0; i < n; i++) {
+            double R = dg_sample(&x.r, rng), E = dg_sample(&x.e, rng);
+            cnt[classify(R, E, L)]++;
+            l1exp += R > L && isfinite(R) && R <= E;
+            /* a fence D after a store whose lease ends max(0, L-S) later */
+            double S = dg_sample(&x.s, rng), D = dg_sample(&x.d, rng);
+            double w = fmax(0, fmax(0, L - S) - D);
+            fw += w, fw2 += w * w;
+        }
+        for (int k = 0; k < 4; k++) {
+            double f = (double)cnt[k] / n, sd = sqrt(p[k] * (1 - p[k]) / n);
+            ck_assert_msg(fabs(f - p[k]) <= 5 * sd + 1e-4,
+                          "rep %d outcome %d: MC %g model %g", rep, k, f,
+                          p[k]);
+        }
+        double q = r.rates.l1_expired / in.l1_fills;
+        ck_assert_msg(fabs((double)l1exp / n - q) <=
+                          5 * sqrt(q * (1 - q) / n) + 1e-4,
+                      "rep %d: L1 expired MC %g model %g", rep,
+                      (double)l1exp / n, q);
+        double m = fw / n, se = sqrt((fw2 / n - m * m) / n);
+        ck_assert_msg(fabs(m - r.fence_wait) <= 5 * se + 1e-6 * (1 + m),
+                      "rep %d: fence wait MC %g model %g", rep, m,
+                      r.fence_wait);
+        dists_free(&x);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(outcomes_sum_to_one)
+{
+    gsl_rng *rng = dg_rng(99);
+    for (int rep = 0; rep < 300; rep++) {
+        cm_dist r, e;
+        dg_random(&r, rng, 500);
+        dg_random(&e, rng, 500);
+        double L = gsl_rng_uniform(rng) * 700, p[4];
+        cm_lifetime_outcomes(&r, &e, L, &p[0], &p[1], &p[2], &p[3]);
+        double sum = 0;
+        for (int k = 0; k < 4; k++) {
+            ck_assert_msg(p[k] >= -1e-15 && p[k] <= 1 + 1e-15, "p%d = %g",
+                          k, p[k]);
+            sum += p[k];
+        }
+        ck_assert_double_eq_tol(sum, 1, 1e-12);
+        cm_dist_free(&r);
+        cm_dist_free(&e);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(hol_delay_pollaczek_khinchine)
+{
+    dists x;
+    cm_lifetime_input in = exponential_input(&x, 100);
+    double as = 1.0 / 2000;
+    for (double L = 0; L <= 1200; L += 200) {
+        cm_lifetime_result r = eval(&in, L);
+        /* E[(L-S)+] and E[(L-S)+^2] for S = inf w.p. 0.4 else Exp */
+        double m1 = 0.6 * (L - (1 - exp(-as * L)) / as);
+        double m2 = 0.6 * (L * L - 2 * L / as + 2 / (as * as) -
+                           2 * exp(-as * L) / (as * as));
+        double lam = (in.l2_loads + in.l2_stores) / in.banks;
+        double q = in.l2_stores / (in.l2_loads + in.l2_stores), s0 = 2;
+        double es = s0 + q * m1, es2 = s0 * s0 + q * (2 * s0 * m1 + m2);
+        double rho = lam * es;
+        ck_assert_double_eq_tol(r.bank_util, rho, 1e-4 * rho);
+        if (rho < 0.95) {
+            double wq = lam * es2 / (2 * (1 - rho));
+            ck_assert_double_eq_tol(r.hol_delay, wq, 1e-3 * wq);
+        }
+    }
+    /* a lifetime that saturates the bank has no finite delay */
+    cm_lifetime_result r = eval(&in, 20000);
+    ck_assert(r.bank_util >= 1 && isinf(r.hol_delay));
+    dists_free(&x);
+}
+END_TEST
+
+/* Only L2 loads (+t_hit when G > L) and stores (-t_write when S < L), G
+ * and S Exp(1/m) with no mass at infinity: the drift
+ *     t_h l (1 - F(L)) - t_w s F(L),  F(L) = 1 - e^{-L/m},
+ * vanishes at L* = m ln((t_h l + t_w s) / (t_w s)). */
+START_TEST(drift_root_closed_form)
+{
+    dists x;
+    dists_exponential(&x, 50);
+    cm_dist_free(&x.g), cm_dist_free(&x.s);
+    double m = 1000;
+    dg_exponential(&x.g, m, 0, 500);
+    dg_exponential(&x.s, m, 0, 500);
+    cm_lifetime_input in = input_of(&x);
+    in.l1_fills = 0, in.l2_evictions = 0;
+    double want = m * log((in.t_hit * in.l2_loads +
+                           in.t_write * in.l2_stores) /
+                          (in.t_write * in.l2_stores));
+    double L = equilibrium(&in, CM_LIFETIME_ROOT);
+    ck_assert_double_eq_tol(L, want, 1e-4 * want);
+    ck_assert(cm_lifetime_drift(&in, L - 10) > 0);
+    ck_assert(cm_lifetime_drift(&in, L + 10) < 0);
+    /* with write updates off (tc.write_update) the stores stop pulling */
+    in.write_update = 0;
+    ck_assert_double_eq(equilibrium(&in, CM_LIFETIME_AT_MAX), in.pred_max);
+    dists_free(&x);
+}
+END_TEST
+
+START_TEST(drift_one_signed_clamps)
+{
+    dists x;
+    cm_lifetime_input in = exponential_input(&x, 20);
+    /* only decrements: the predictor sinks to its lower bound */
+    in.l1_fills = 0, in.l2_loads = 0;
+    ck_assert_double_eq(equilibrium(&in, CM_LIFETIME_AT_MIN), in.pred_min);
+    /* only increments: it rises to its upper bound */
+    in = input_of(&x);
+    in.l2_evictions = 0, in.l2_stores = 0;
+    ck_assert_double_eq(equilibrium(&in, CM_LIFETIME_AT_MAX), in.pred_max);
+    /* no events: it stays where it starts */
+    in.l1_fills = 0, in.l2_loads = 0;
+    ck_assert_double_eq(equilibrium(&in, CM_LIFETIME_NO_DRIFT),
+                        in.pred_init);
+    dists_free(&x);
+}
+END_TEST
+
+static cm_lifetime_chain chain_of(const cm_lifetime_input *in)
+{
+    cm_lifetime_chain ch;
+    cm_err err = {0};
+    ck_assert_msg(cm_lifetime_stationary(in, &ch, &err) == CM_OK, "%s",
+                  err.msg);
+    double sum = 0;
+    for (size_t k = 0; k < ch.n; k++) sum += ch.prob[k];
+    ck_assert_double_eq_tol(sum, 1, 1e-12);
+    return ch;
+}
+
+/* Rates that do not depend on L in [min, max] and steps of one lattice
+ * point each way: a birth-death chain, pi_k ~ (up/down)^k. */
+START_TEST(stationary_geometric)
+{
+    dists x;
+    dists_exponential(&x, 20);
+    cm_err err = {0};
+    cm_dist_free(&x.g), cm_dist_free(&x.a);
+    cm_dist_init(&x.g), cm_dist_init(&x.a);
+    ck_assert_int_eq(cm_dist_add_bin(&x.g, 1e6, 2e6, 1, &err), CM_OK);
+    ck_assert_int_eq(cm_dist_add_bin(&x.a, 0, 1, 1, &err), CM_OK);
+    cm_lifetime_input in = input_of(&x);
+    in.l1_fills = 0, in.write_update = 0;
+    in.t_evict = in.t_hit;
+    in.pred_max = in.pred_min + 50 * in.t_hit;
+    double rho = in.l2_loads / in.l2_evictions; /* 2: mass at the top */
+    cm_lifetime_chain ch = chain_of(&in);
+    ck_assert_uint_eq(ch.n, 51);
+    double norm = (pow(rho, 51) - 1) / (rho - 1);
+    for (size_t k = 0; k < ch.n; k++) {
+        ck_assert_double_eq(ch.lifetime[k], in.pred_min + 4.0 * (double)k);
+        ck_assert_double_eq_tol(ch.prob[k], pow(rho, (double)k) / norm,
+                                1e-12);
+    }
+    cm_lifetime_chain_free(&ch);
+    dists_free(&x);
+}
+END_TEST
+
+/* The same chain built as a dense generator and solved by LU: jumps of
+ * 1.5 and 2.5 points split between floor and ceiling, clamped at 0. */
+START_TEST(stationary_against_dense_generator)
+{
+    dists x;
+    cm_lifetime_input in = exponential_input(&x, 20);
+    in.t_hit = 40, in.t_evict = 60, in.t_write = 100;
+    in.pred_min = 0, in.pred_max = 40 * 30;
+    in.l2_evictions = 3; /* pull the mass off the upper bound */
+    cm_lifetime_chain ch = chain_of(&in);
+    size_t n = ch.n;
+    ck_assert_uint_eq(n, 31);
+    gsl_matrix *Q = gsl_matrix_calloc(n, n);
+    for (size_t k = 0; k < n; k++) {
+        cm_lifetime_rates r;
+        cm_lifetime_event_rates(&in, ch.lifetime[k], &r);
+        double up = (r.l1_expired + r.l2_expired) / in.banks;
+        double de = r.unexpired_evictions / in.banks;
+        double dw = r.unexpired_stores / in.banks;
+        struct { double rate; size_t to; } moves[5] = {
+            {up, k + 1 < n ? k + 1 : k},
+            {de * 0.5, k >= 1 ? k - 1 : 0}, {de * 0.5, k >= 2 ? k - 2 : 0},
+            {dw * 0.5, k >= 2 ? k - 2 : 0}, {dw * 0.5, k >= 3 ? k - 3 : 0}};
+        for (int m = 0; m < 5; m++) {
+            *gsl_matrix_ptr(Q, k, moves[m].to) += moves[m].rate;
+            *gsl_matrix_ptr(Q, k, k) -= moves[m].rate;
+        }
+    }
+    /* pi Q = 0 and sum pi = 1: solve Q^T pi = 0 with one row replaced */
+    gsl_matrix *A = gsl_matrix_alloc(n, n);
+    gsl_matrix_transpose_memcpy(A, Q);
+    gsl_vector *rhs = gsl_vector_calloc(n), *pi = gsl_vector_alloc(n);
+    for (size_t j = 0; j < n; j++) gsl_matrix_set(A, n - 1, j, 1);
+    gsl_vector_set(rhs, n - 1, 1);
+    gsl_permutation *perm = gsl_permutation_alloc(n);
+    int sign;
+    ck_assert_int_eq(gsl_linalg_LU_decomp(A, perm, &sign), 0);
+    ck_assert_int_eq(gsl_linalg_LU_solve(A, perm, rhs, pi), 0);
+    double mass_low = 0;
+    for (size_t k = 0; k < n; k++) {
+        ck_assert_double_eq_tol(ch.prob[k], gsl_vector_get(pi, k), 1e-10);
+        if (k < n / 2) mass_low += ch.prob[k];
+    }
+    ck_assert(mass_low > 0.05 && mass_low < 0.95); /* not a corner case */
+    gsl_permutation_free(perm);
+    gsl_vector_free(rhs), gsl_vector_free(pi);
+    gsl_matrix_free(A), gsl_matrix_free(Q);
+    cm_lifetime_chain_free(&ch);
+    dists_free(&x);
+}
+END_TEST
+
+/* Steps small against the scale on which the rates change: the walk
+ * concentrates around the root of its drift. */
+START_TEST(stationary_mean_near_root)
+{
+    dists x;
+    cm_lifetime_input in = exponential_input(&x, 20);
+    in.pred_max = 6000;
+    double L = equilibrium(&in, CM_LIFETIME_ROOT);
+    cm_lifetime_chain ch = chain_of(&in);
+    ck_assert_double_eq_tol(ch.mean, L, 0.02 * L);
+    ck_assert(ch.sd > 0 && ch.sd < 0.2 * L);
+    cm_lifetime_chain_free(&ch);
+    /* a coarse lattice keeps its size bound and the drift */
+    in.chain_states = 50;
+    ch = chain_of(&in);
+    ck_assert_uint_eq(ch.n, 50);
+    ck_assert_double_eq_tol(ch.mean, L, 0.05 * L);
+    cm_lifetime_chain_free(&ch);
+    dists_free(&x);
+}
+END_TEST
+
+Suite *suite_lifetime(void)
+{
+    Suite *s = suite_create("lifetime");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, outcomes_exponential);
+    tcase_add_test(tc, outcomes_monte_carlo);
+    tcase_add_test(tc, outcomes_sum_to_one);
+    tcase_add_test(tc, hol_delay_pollaczek_khinchine);
+    tcase_add_test(tc, drift_root_closed_form);
+    tcase_add_test(tc, drift_one_signed_clamps);
+    tcase_add_test(tc, stationary_geometric);
+    tcase_add_test(tc, stationary_against_dense_generator);
+    tcase_add_test(tc, stationary_mean_near_root);
+    suite_add_tcase(s, tc);
+    return s;
+}
