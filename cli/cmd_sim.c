@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "data/table.h"
+#include "models/profile.h"
 #include "sim/coh.h"
 #include "sim/gpu.h"
 #include "sim/protocol.h"
@@ -50,6 +51,11 @@ static void usage(FILE *f)
           "                    tables, data values; no sampling).  "
           "Lifetimes: tc.*;\n"
           "                    GPU-VIni directory: dir.ratio, dir.ways\n"
+          "  --profile-out F   coherence simulator: also write the run's "
+          "timing profile\n"
+          "                    (quantity,lo,hi,value), the input of "
+          "`cohmod model\n"
+          "                    lifetime|recall --profile F`\n"
           "  --engine E        run no-l1, no-coh or wt on the coherence "
           "simulator too\n"
           "                    (coh), to compare them with the coherent "
@@ -96,12 +102,13 @@ enum {
     OPT_SAMPLE,
     OPT_SAMPLE_CHECK,
     OPT_TRACE,
-    OPT_ENGINE
+    OPT_ENGINE,
+    OPT_PROFILE_OUT
 };
 
 typedef struct sim_opts {
     cli_ctx *ctx;
-    const char *workload, *protocol, *trace, *engine;
+    const char *workload, *protocol, *trace, *engine, *profile_out;
     cli_trace_opts topts;
     int quiet, list, check;
 } sim_opts;
@@ -138,6 +145,9 @@ static int own_option(int opt, const char *arg, void *u)
         return 0;
     case OPT_ENGINE:
         o->engine = arg;
+        return 0;
+    case OPT_PROFILE_OUT:
+        o->profile_out = arg;
         return 0;
     default:
         return CM_EINPUT;
@@ -180,6 +190,7 @@ typedef struct sim_job {
     const cm_protocol *proto;     /* the detailed machine, or */
     const cm_coh_protocol *coh;   /* the coherence simulator */
     int quiet;
+    const char *profile_out;      /* coh: the timing profile's file */
 } sim_job;
 
 typedef struct sim_run {
@@ -237,8 +248,14 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (job->coh) {
         cm_coh_result cr;
-        st = cm_coh_simulate(p, job->prof, src, job->coh, r->stats, &cr, err);
+        cm_profile *prof = job->profile_out ? cm_profile_new() : NULL;
+        if (job->profile_out && !prof)
+            return cm_err_set(err, CM_EINTERNAL, "out of memory");
+        st = cm_coh_simulate_profile(p, job->prof, src, job->coh, r->stats,
+                                     prof, &cr, err);
         r->res = (cm_gpu_result){cr.cycles, cr.instructions, 0, cr.finished};
+        if (!st && prof) st = cm_profile_write(prof, job->profile_out, err);
+        cm_profile_free(prof);
     } else {
         st = cm_gpu_run(&cfg, r->stats, &r->res, err);
     }
@@ -358,6 +375,7 @@ static int run(int argc, char **argv)
         {"sample-check", no_argument, NULL, OPT_SAMPLE_CHECK},
         {"trace", required_argument, NULL, OPT_TRACE},
         {"engine", required_argument, NULL, OPT_ENGINE},
+        {"profile-out", required_argument, NULL, OPT_PROFILE_OUT},
         CLI_TRACE_LONGOPTS,
         {0}};
     cli_ctx ctx;
@@ -392,14 +410,19 @@ static int run(int argc, char **argv)
         return cli_usage_error(&ctx, "--protocol %s runs on the coherence "
                                "simulator only (--engine coh)", pname);
     if (proto && !(o.engine && strcmp(o.engine, "coh") == 0)) coh = NULL;
+    if (o.profile_out && !coh)
+        return cli_usage_error(&ctx, "--profile-out needs the coherence "
+                               "simulator (a coherent protocol or --engine "
+                               "coh)");
     if (coh && (o.check || ctx.params.sim_sample != 0))
         return cli_usage_error(&ctx, "the coherence simulator does not "
                                "sample: drop --sample and --sample-check");
     cm_workload_profile prof;
     if (!o.trace && (rc = load_workload(&ctx, o.workload, &prof))) return rc;
 
-    sim_job job = {o.trace ? NULL : &prof, o.trace, &o.topts, proto, coh,
-                   o.quiet};
+    sim_job job = {o.trace ? NULL : &prof, o.trace,     &o.topts,
+                   proto,                      coh,         o.quiet,
+                   o.profile_out};
     return o.check ? sample_check(&ctx, &job) : sim_once(&ctx, &job);
 }
 

@@ -166,6 +166,7 @@ struct cm_coh {
     uint32_t mshrs, merge, l2_mshrs, scan, line_bytes;
     /* timing */
     uint64_t ncyc, noc_lat, l2_cycle, pipe, dram_access, xfer, hit_lat;
+    uint64_t reply_slack; /* cycles of replies a bank may have queued */
     uint32_t flit, header;
     uint64_t *out_free, *in_free, *last_arr;
     /* messages */
@@ -188,7 +189,7 @@ struct cm_coh {
     cm_stat *st_flits, *st_msgs[COHM_COUNT], *st_recalls, *st_invs;
     cm_stat *st_sstall, *st_hol, *st_fwait, *st_fences, *st_l1acc, *st_l1hit,
         *st_l1miss, *st_l2acc, *st_l2miss, *st_l2evict, *st_wb, *st_cycles,
-        *st_inst, *st_out[4], *st_lifemean, *st_pred_t;
+        *st_inst, *st_fstale, *st_fexp, *st_out[4], *st_lifemean, *st_pred_t;
 };
 
 static void fail(cm_coh *c, const char *fmt, const char *a, const char *b,
@@ -808,6 +809,8 @@ static void l1_receive(core *k, cmsg *m)
         msg_free(c, m);
         return;
     }
+    if (ev == L1E_DATA_STALE) cm_stat_add(c->st_fstale, 1);
+    if (ev == L1E_DATA_EXP) cm_stat_add(c->st_fexp, 1);
     uint32_t a = r->actions;
     if (reply) {
         e->pending--;
@@ -827,7 +830,6 @@ static void l1_receive(core *k, cmsg *m)
         for (uint32_t i = 0; i < e->nwait; i++) {
             waiter w = e->w[i];
             if (w.need <= m->seq) {
-                if (way && (a & A1_FILL)) tc_outcome(c, way, 1);
                 warp_value(k, w.warp, m->line,
                            way && (a & A1_FILL) ? way->value : m->value);
             } else {
@@ -1298,6 +1300,18 @@ static void bank_serve(cm_engine *eng, void *obj, uint64_t arg)
     cm_coh *c = b->c;
     uint64_t now = cm_engine_now(eng);
     b->serve_pending = 0;
+    /* Back-pressure from the reply port: the bank serves only while its
+     * replies would leave within a few messages' time, as a bounded reply
+     * buffer would let it (else GT would be set long before the line could
+     * reach the L1, and leases expire in the crossbar). */
+    uint64_t post = c->pipe - c->pipe / 2;
+    uint64_t busy = c->out_free[c->ncores + b->id];
+    if (busy > now + post + c->reply_slack) {
+        b->serve_pending = 1;
+        cm_engine_schedule_at(eng, busy - post - c->reply_slack, bank_serve,
+                              b, 0);
+        return;
+    }
     uint64_t seen[64];
     uint32_t nseen = 0, depth = (c->p->flags & CF_OOO) ? c->scan : 1;
     cmsg *prev = NULL;
@@ -1552,6 +1566,8 @@ static cm_status setup_stats(cm_coh *c, cm_err *err)
     CNT(st_l1acc, "l1.accesses");
     CNT(st_l1hit, "l1.hits");
     CNT(st_l1miss, "l1.misses");
+    CNT(st_fstale, "l1.fills_stale");
+    CNT(st_fexp, "l1.fills_expired");
     CNT(st_l2acc, "l2.accesses");
     CNT(st_l2miss, "l2.misses");
     CNT(st_l2evict, "l2.evictions");
@@ -1659,6 +1675,7 @@ cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
     c->header = (uint32_t)p->noc_header;
     uint64_t ctrl = (c->header + c->flit - 1) / c->flit;
     uint64_t data = (c->header + c->line_bytes + c->flit - 1) / c->flit;
+    c->reply_slack = 4 * data * c->ncyc;
     double trip = 2.0 * (double)c->noc_lat + (double)((ctrl ? ctrl : 1) + data) * c->ncyc;
     c->pipe = p->l2_latency > trip ? (uint64_t)llround(p->l2_latency - trip) : 0;
     c->dram_access = p->dram_latency > p->l2_latency
