@@ -99,6 +99,15 @@ static cm_status need_dist(const cm_profile *prof, const char *name,
     return cm_profile_dist(prof, name, d, err);
 }
 
+/* A distribution a workload may lack (no stores, no fences): NULL then,
+ * and the quantities built on it are 0. */
+static const cm_dist *optional_dist(const cm_profile *prof, const char *name)
+{
+    const cm_dist *d = NULL;
+    cm_err e = {0};
+    return cm_profile_dist(prof, name, &d, &e) ? NULL : d;
+}
+
 cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
                                          const cm_params *p,
                                          cm_lifetime_input *in, cm_err *err)
@@ -106,10 +115,8 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
     memset(in, 0, sizeof *in);
     if (need_dist(prof, "l1.reuse_time", &in->reuse, err) ||
         need_dist(prof, "l1.residency", &in->residency, err) ||
-        need_dist(prof, "l2.read_to_write", &in->read_to_write, err) ||
         need_dist(prof, "l2.load_gap", &in->load_gap, err) ||
         need_dist(prof, "l2.evict_age", &in->evict_age, err) ||
-        need_dist(prof, "warp.store_to_fence", &in->store_to_fence, err) ||
         cm_profile_rate(prof, "rate.l1_fills", &in->l1_fills, err) ||
         cm_profile_rate(prof, "rate.l2_loads", &in->l2_loads, err) ||
         cm_profile_rate(prof, "rate.l2_stores", &in->l2_stores, err) ||
@@ -117,6 +124,8 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
         cm_profile_rate(prof, "rate.fences", &in->fences, err) ||
         cm_profile_rate(prof, "rate.l2_banks", &in->banks, err))
         return CM_EINPUT;
+    in->read_to_write = optional_dist(prof, "l2.read_to_write");
+    in->store_to_fence = optional_dist(prof, "warp.store_to_fence");
     if (!(in->banks >= 1))
         return cm_err_set(err, CM_EINPUT,
                           "rate.l2_banks must be >= 1, got %g", in->banks);
@@ -168,7 +177,9 @@ void cm_lifetime_event_rates(const cm_lifetime_input *in, double L,
     r->unexpired_evictions = in->l2_evictions * cm_dist_cdf(in->evict_age, L);
     r->unexpired_stores = in->write_update
                               ? in->l2_stores *
-                                    cm_dist_cdf(in->read_to_write, L)
+                                    (in->read_to_write
+                                         ? cm_dist_cdf(in->read_to_write, L)
+                                         : 0)
                               : 0;
 }
 
@@ -192,6 +203,7 @@ double cm_lifetime_drift(const cm_lifetime_input *in, double L)
 static double fence_wait(const cm_dist *s, const cm_dist *d, double L)
 {
     double sum = 0;
+    if (!s || !d) return 0; /* no stores or no fences */
     for (size_t j = 0; j < d->n && d->lo[j] < L; j++) {
         if (d->w[j] == 0) continue;
         double hi = fmin(d->hi[j], L);
@@ -213,8 +225,9 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
     cm_lifetime_outcomes(in->reuse, in->residency, L, &r->p_hit,
                          &r->p_expired, &r->p_evicted, &r->p_unused);
 
-    double stall = cm_dist_mean_excess_below(in->read_to_write, L);
-    double stall2 = cm_dist_mean_excess2_below(in->read_to_write, L);
+    const cm_dist *s2w = in->read_to_write;
+    double stall = s2w ? cm_dist_mean_excess_below(s2w, L) : 0;
+    double stall2 = s2w ? cm_dist_mean_excess2_below(s2w, L) : 0;
     r->store_stall = stall;
     r->store_stall_rate = in->l2_stores * stall;
 
