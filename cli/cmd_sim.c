@@ -9,14 +9,15 @@
 
 #include "cli/cli.h"
 #include "data/table.h"
+#include "sim/coh.h"
 #include "sim/gpu.h"
 #include "sim/protocol.h"
 #include "sim/trace_source.h"
 
 static void usage(FILE *f)
 {
-    fputs("Usage: cohmod sim --workload NAME|FILE.csv [--protocol "
-          "no-l1|no-coh|wt]\n"
+    fputs("Usage: cohmod sim --workload NAME|FILE.csv [--protocol P] "
+          "[--engine detailed|coh]\n"
           "                  [--sched lrr|gto|two-level] [--seed N] "
           "[--quiet] [--out stats.csv]\n"
           "                  [--sample off|temporal|spatial|both] "
@@ -40,7 +41,19 @@ static void usage(FILE *f)
           "with sm,warp\n"
           "                    columns; lackey, din); --format, --line, "
           "--ops as below\n"
-          "  --protocol P      L1 protocol (default no-coh)\n"
+          "  --protocol P      no-l1, no-coh (default), wt: the detailed "
+          "machine;\n"
+          "                    mesi, gpu-vi, gpu-vini, tcsuo, tcs, tcsoo, "
+          "tcw, tcw-fixed:\n"
+          "                    the coherence simulator (sim/coh.h: "
+          "protocols as\n"
+          "                    tables, data values; no sampling).  "
+          "Lifetimes: tc.*;\n"
+          "                    GPU-VIni directory: dir.ratio, dir.ways\n"
+          "  --engine E        run no-l1, no-coh or wt on the coherence "
+          "simulator too\n"
+          "                    (coh), to compare them with the coherent "
+          "protocols\n"
           "  --sched S         warp scheduler (shorthand for --set "
           "sched.policy=S)\n"
           "  --seed N          seed of every random stream (sim.seed)\n"
@@ -82,12 +95,13 @@ enum {
     OPT_LIST,
     OPT_SAMPLE,
     OPT_SAMPLE_CHECK,
-    OPT_TRACE
+    OPT_TRACE,
+    OPT_ENGINE
 };
 
 typedef struct sim_opts {
     cli_ctx *ctx;
-    const char *workload, *protocol, *trace;
+    const char *workload, *protocol, *trace, *engine;
     cli_trace_opts topts;
     int quiet, list, check;
 } sim_opts;
@@ -121,6 +135,9 @@ static int own_option(int opt, const char *arg, void *u)
         return 0;
     case OPT_TRACE:
         o->trace = arg;
+        return 0;
+    case OPT_ENGINE:
+        o->engine = arg;
         return 0;
     default:
         return CM_EINPUT;
@@ -160,7 +177,8 @@ typedef struct sim_job {
     const cm_workload_profile *prof; /* or */
     const char *trace;
     const cli_trace_opts *topts;
-    const cm_protocol *proto;
+    const cm_protocol *proto;     /* the detailed machine, or */
+    const cm_coh_protocol *coh;   /* the coherence simulator */
     int quiet;
 } sim_job;
 
@@ -212,13 +230,18 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
         if (!st) st = cm_trace_source_load(p, &c, &ts, err);
         if (st) return st;
     }
+    cm_warp_source src = ts ? cm_trace_source_warps(ts) : (cm_warp_source){0};
     cm_gpu_run_config cfg = {p, job->prof, job->proto,
-                             job->quiet ? NULL : cli_progress, NULL,
-                             ts ? cm_trace_source_warps(ts)
-                                : (cm_warp_source){0}};
+                             job->quiet ? NULL : cli_progress, NULL, src};
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    st = cm_gpu_run(&cfg, r->stats, &r->res, err);
+    if (job->coh) {
+        cm_coh_result cr;
+        st = cm_coh_simulate(p, job->prof, src, job->coh, r->stats, &cr, err);
+        r->res = (cm_gpu_result){cr.cycles, cr.instructions, 0, cr.finished};
+    } else {
+        st = cm_gpu_run(&cfg, r->stats, &r->res, err);
+    }
     r->seconds = seconds_since(&t0);
     cm_trace_source_free(ts);
     if (!st) st = cm_stats_rows(r->stats, &r->rows, &r->nrows, err);
@@ -229,10 +252,12 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
         fprintf(stderr,
                 "cohmod sim: %s on %s, sample %s, %s: %llu cycles, IPC %.3f, "
                 "%.2f s (%.2f Mevents/s)\n",
-                job->trace ? job->trace : job->prof->name, job->proto->name,
-                mode,
+                job->trace ? job->trace : job->prof->name,
+                job->coh ? cm_coh_protocol_name(job->coh) : job->proto->name,
+                job->coh ? "off (coherence simulator)" : mode,
                 r->res.finished ? "finished" : "stopped at sim.max_cycles",
-                (unsigned long long)r->res.cycles, row_value(r, "ipc"),
+                (unsigned long long)r->res.cycles,
+                row_value(r, job->coh ? "coh.ipc" : "ipc"),
                 r->seconds,
                 r->seconds > 0 ? (double)r->res.events / r->seconds / 1e6 : 0);
     return st;
@@ -332,6 +357,7 @@ static int run(int argc, char **argv)
         {"sample", required_argument, NULL, OPT_SAMPLE},
         {"sample-check", no_argument, NULL, OPT_SAMPLE_CHECK},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"engine", required_argument, NULL, OPT_ENGINE},
         CLI_TRACE_LONGOPTS,
         {0}};
     cli_ctx ctx;
@@ -353,13 +379,27 @@ static int run(int argc, char **argv)
         return cli_usage_error(&ctx, "--format and --ops need --trace");
     const char *pname = o.protocol ? o.protocol : "no-coh";
     const cm_protocol *proto = cm_protocol_find(pname);
-    if (!proto)
+    const cm_coh_protocol *coh = cm_coh_protocol_find(pname);
+    if (o.engine && strcmp(o.engine, "coh") != 0 &&
+        strcmp(o.engine, "detailed") != 0)
+        return cli_usage_error(&ctx, "--engine '%s': expected detailed or "
+                               "coh", o.engine);
+    if (!proto && !coh)
         return cli_usage_error(&ctx, "--protocol '%s': expected no-l1, "
-                               "no-coh or wt", pname);
+                               "no-coh, wt, mesi, gpu-vi, gpu-vini, tcsuo, "
+                               "tcs, tcsoo, tcw or tcw-fixed", pname);
+    if (o.engine && strcmp(o.engine, "detailed") == 0 && !proto)
+        return cli_usage_error(&ctx, "--protocol %s runs on the coherence "
+                               "simulator only (--engine coh)", pname);
+    if (proto && !(o.engine && strcmp(o.engine, "coh") == 0)) coh = NULL;
+    if (coh && (o.check || ctx.params.sim_sample != 0))
+        return cli_usage_error(&ctx, "the coherence simulator does not "
+                               "sample: drop --sample and --sample-check");
     cm_workload_profile prof;
     if (!o.trace && (rc = load_workload(&ctx, o.workload, &prof))) return rc;
 
-    sim_job job = {o.trace ? NULL : &prof, o.trace, &o.topts, proto, o.quiet};
+    sim_job job = {o.trace ? NULL : &prof, o.trace, &o.topts, proto, coh,
+                   o.quiet};
     return o.check ? sample_check(&ctx, &job) : sim_once(&ctx, &job);
 }
 

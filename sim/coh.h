@@ -125,4 +125,13 @@ cm_status cm_coh_run(cm_coh *c, uint64_t max_cycles, cm_coh_result *res,
  * MESI, else the L2 (or DRAM). */
 uint64_t cm_coh_value(const cm_coh *c, uint64_t line);
 
+/* One run of a workload profile (sim/workload.h; its warps seeded from
+ * sim.seed) or, if source.next is set, of that instruction source, on the
+ * machine of params, to completion or sim.max_cycles.  sim/coh_workload.c */
+struct cm_workload_profile;
+cm_status cm_coh_simulate(const cm_params *params,
+                          const struct cm_workload_profile *workload,
+                          cm_warp_source source, const cm_coh_protocol *proto,
+                          cm_stats *stats, cm_coh_result *res, cm_err *err);
+
 #endif

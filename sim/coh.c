@@ -1,0 +1,1686 @@
+/* coh.c - the coherence simulator of coh.h: cores, L1 controllers, the
+ * crossbar, L2 banks with their directory and DRAM, executing the tables
+ * of sim/coh_tables.c (numbering in sim/coh_proto.h).
+ *
+ * Each controller derives a line's state, refines the event by the
+ * conditions the tables name (last reply, sole sharer, private write,
+ * stale or expired fill), finds the row and executes its actions in the
+ * fixed order of coh_proto.h.  Resource checks come first, so a refused
+ * access or a stalled request leaves nothing changed.
+ *
+ * L1 fill ordering.  An entry numbers the GETS it sends (gets_seq); a
+ * merged load waits for the GETS current when it merged, and a reply
+ * installs only if it answers the newest GETS and no store or invalidation
+ * came after that GETS was sent (cancel_seq).  Older replies still wake
+ * the loads that waited for them: this keeps every load's value at least
+ * as new as the warp's own earlier stores (per-location coherence) while
+ * fills in flight are never wasted.
+ *
+ * Timing constants (core cycles) come from the registry: a NoC cycle is
+ * gpu.core_clock / noc.clock core cycles, a message takes noc.latency NoC
+ * cycles plus one per flit at each port; the L2 bank pipeline is whatever
+ * makes an unloaded L2 hit take l2.latency from L1 to L1 again, and DRAM
+ * adds dram.latency - l2.latency plus the line's transfer on its channel.
+ *
+ * Messages come from a free list that grows in blocks when empty (rare:
+ * the MSHR limits bound them), so the steady run loop does not allocate. */
+#include "sim/coh.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/trace.h"
+#include "sim/coh_proto.h"
+#include "sim/engine.h"
+
+#define NONE64 UINT64_MAX
+enum { MF_EXPIRED_MISS = 1 };
+
+typedef struct cmsg {
+    struct cmsg *next;
+    uint64_t line, value, ts, gwct, stall_t;
+    uint32_t src, dst, core, warp, seq;
+    uint16_t bytes;
+    uint8_t cls, op, flags, stalled;
+} cmsg;
+
+typedef struct waiter {
+    uint32_t warp, need;
+    uint8_t op;
+} waiter;
+
+typedef struct l1way {
+    uint64_t line, lt, stamp, fill_t;
+    uint64_t value;
+    uint8_t state, open; /* open: the fill's lifetime outcome is undecided */
+} l1way;
+
+typedef struct l1ent {
+    uint64_t line;
+    uint32_t pending, gets_seq, data_seq, cancel_seq, nwait;
+    uint8_t state, used;
+    waiter *w;
+} l1ent;
+
+enum { W_READY = 0, W_MEM, W_FENCE, W_BAR, W_DONE };
+
+typedef struct warp {
+    cm_inst inst;
+    uint64_t ready, gwct, fence_t;
+    uint32_t wait_n, stores_out, k;
+    uint8_t st, has;
+} warp;
+
+typedef struct core {
+    cm_coh *c;
+    uint32_t id, lrr, live, at_bar, inflight;
+    warp *w;
+    uint64_t issue_free, tick_at, stamp;
+    /* LD/ST unit: the memory instruction being handed to the L1 */
+    uint64_t *ld_lines;
+    uint32_t ld_n, ld_i, ld_warp;
+    uint8_t ld_busy, ld_op, refused;
+    l1way *ways;
+    l1ent *ent;
+    waiter *waiters;
+} core;
+
+typedef struct l2way {
+    uint64_t line, gt, value, stamp, sharers;
+    int32_t reader;
+    uint8_t valid, dirty, multi;
+} l2way;
+
+typedef struct l2ent {
+    uint64_t line, gt;
+    cmsg *txn, *wh, *wt;
+    uint32_t acks;
+    uint8_t state, used, side; /* side: TC-Weak parked GT, not line-mapped */
+} l2ent;
+
+typedef struct dirent {
+    uint64_t line, sharers, stamp;
+    uint8_t valid;
+} dirent;
+
+typedef struct bank {
+    cm_coh *c;
+    uint32_t id, nused;
+    l2way *ways;
+    l2ent *ent;
+    dirent *dir;
+    cmsg *qh, *qt;
+    uint32_t qn;
+    uint64_t next_slot, chan_free, stamp, hol_since, pred_t;
+    double pred, pred_area;
+    uint8_t serve_pending, hol;
+    cm_stat *st_mocc;
+} bank;
+
+typedef struct memval {
+    uint64_t line, value;
+} memval;
+
+struct cm_coh {
+    cm_coh_config cfg;
+    const cm_coh_protocol *p;
+    cm_params prm;
+    cm_engine eng;
+    gsl_rng *rng;
+    uint32_t ncores, nwarps, nbanks, eps;
+    core *cores;
+    bank *banks;
+    /* geometry */
+    uint32_t l1_sets, l1_ways, l2_sets, l2_ways, dir_sets, dir_ways;
+    uint32_t mshrs, merge, l2_mshrs, scan, line_bytes;
+    /* timing */
+    uint64_t ncyc, noc_lat, l2_cycle, pipe, dram_access, xfer, hit_lat;
+    uint32_t flit, header;
+    uint64_t *out_free, *in_free, *last_arr;
+    /* messages */
+    cmsg *free_msgs;
+    void **blocks;
+    size_t nblocks;
+    /* DRAM contents: open addressing, grows */
+    memval *mem;
+    size_t mem_cap, mem_n;
+    uint64_t lifetime, finish, instructions;
+    int fences_seen, err_set;
+    cm_err err;
+    /* statistics */
+    cm_stat *st_flits, *st_msgs[COHM_COUNT], *st_recalls, *st_invs;
+    cm_stat *st_sstall, *st_hol, *st_fwait, *st_fences, *st_l1acc, *st_l1hit,
+        *st_l1miss, *st_l2acc, *st_l2miss, *st_l2evict, *st_wb, *st_cycles,
+        *st_inst, *st_out[4], *st_lifemean, *st_pred_t;
+};
+
+static void fail(cm_coh *c, const char *fmt, const char *a, const char *b,
+                 const char *d)
+{
+    if (c->err_set) return;
+    c->err_set = 1;
+    cm_err_set(&c->err, CM_EINTERNAL, fmt, c->p->name, a, b, d);
+    cm_engine_stop(&c->eng);
+}
+
+/* ---- messages and the crossbar ------------------------------------------ */
+
+static cmsg *msg_new(cm_coh *c)
+{
+    if (!c->free_msgs) {
+        enum { BLOCK = 1024 };
+        void **nb = realloc(c->blocks, (c->nblocks + 1) * sizeof *nb);
+        cmsg *blk = nb ? calloc(BLOCK, sizeof *blk) : NULL;
+        if (nb) c->blocks = nb;
+        if (!blk) {
+            fail(c, "protocol %s: out of memory for messages%s%s%s", "", "",
+                 "");
+            return NULL;
+        }
+        c->blocks[c->nblocks++] = blk;
+        for (size_t i = 0; i < BLOCK; i++) {
+            blk[i].next = c->free_msgs;
+            c->free_msgs = &blk[i];
+        }
+    }
+    cmsg *m = c->free_msgs;
+    c->free_msgs = m->next;
+    memset(m, 0, sizeof *m);
+    return m;
+}
+
+static void msg_free(cm_coh *c, cmsg *m)
+{
+    m->next = c->free_msgs;
+    c->free_msgs = m;
+}
+
+static uint32_t bank_of(const cm_coh *c, uint64_t line)
+{
+    return (uint32_t)(line % c->nbanks);
+}
+
+static uint64_t jitter(cm_coh *c)
+{
+    return c->cfg.jitter
+               ? gsl_rng_uniform_int(c->rng, (unsigned long)c->cfg.jitter + 1)
+               : 0;
+}
+
+static void deliver(cm_engine *eng, void *obj, uint64_t arg);
+
+/* Sends m from endpoint src to dst, leaving src at `depart` or later.
+ * Serialised at both ports; per (src, dst) pair, arrivals keep send
+ * order. */
+static void noc_send(cm_coh *c, cmsg *m, uint32_t src, uint32_t dst,
+                     uint64_t depart)
+{
+    uint32_t payload = coh_msg_carries_line(m->cls) ? c->line_bytes
+                       : (m->cls == COHM_GETX || m->cls == COHM_UPGR ||
+                          m->cls == COHM_WRITE || m->cls == COHM_ATOMIC ||
+                          m->cls == COHM_AREPLY)
+                           ? m->bytes
+                           : 0;
+    uint64_t flits = (c->header + payload + c->flit - 1) / c->flit;
+    if (!flits) flits = 1;
+    uint64_t ser = flits * c->ncyc;
+    uint64_t t0 = depart > c->out_free[src] ? depart : c->out_free[src];
+    c->out_free[src] = t0 + ser;
+    uint64_t in = t0 + c->noc_lat + jitter(c);
+    if (in < c->in_free[dst]) in = c->in_free[dst];
+    c->in_free[dst] = in + ser;
+    uint64_t arr = in + ser;
+    if (dst >= c->ncores) arr += c->pipe / 2; /* the bank's input pipeline */
+    uint64_t *last = &c->last_arr[(size_t)src * c->eps + dst];
+    if (arr < *last) arr = *last;
+    *last = arr;
+    m->src = src;
+    m->dst = dst;
+    cm_stat_add(c->st_flits, (double)flits);
+    cm_stat_add(c->st_msgs[m->cls], 1);
+    if (m->cls == COHM_RCL) cm_stat_add(c->st_recalls, 1);
+    if (m->cls == COHM_INV) cm_stat_add(c->st_invs, 1);
+    cm_engine_schedule_at(&c->eng, arr, deliver, c, (uint64_t)(uintptr_t)m);
+}
+
+/* ---- DRAM contents ------------------------------------------------------- */
+
+static size_t mem_slot(const cm_coh *c, uint64_t line)
+{
+    size_t h = (size_t)((line * 0x9E3779B97F4A7C15ull) >> 20) & (c->mem_cap - 1);
+    while (c->mem[h].line != NONE64 && c->mem[h].line != line)
+        h = (h + 1) & (c->mem_cap - 1);
+    return h;
+}
+
+static uint64_t mem_read(const cm_coh *c, uint64_t line)
+{
+    size_t h = mem_slot(c, line);
+    return c->mem[h].line == line ? c->mem[h].value : 0;
+}
+
+static void mem_write(cm_coh *c, uint64_t line, uint64_t value)
+{
+    if (2 * (c->mem_n + 1) > c->mem_cap) {
+        memval *old = c->mem;
+        size_t oc = c->mem_cap;
+        memval *nm = malloc(2 * oc * sizeof *nm);
+        if (!nm) {
+            fail(c, "protocol %s: out of memory for DRAM%s%s%s", "", "", "");
+            return;
+        }
+        c->mem = nm;
+        c->mem_cap = 2 * oc;
+        for (size_t i = 0; i < c->mem_cap; i++) c->mem[i].line = NONE64;
+        for (size_t i = 0; i < oc; i++)
+            if (old[i].line != NONE64) c->mem[mem_slot(c, old[i].line)] = old[i];
+        free(old);
+    }
+    size_t h = mem_slot(c, line);
+    if (c->mem[h].line != line) c->mem_n++;
+    c->mem[h].line = line;
+    c->mem[h].value = value;
+}
+
+/* ---- cores ----------------------------------------------------------------- */
+
+static void core_tick(cm_engine *eng, void *obj, uint64_t arg);
+
+static void core_wake(core *k, uint64_t at)
+{
+    cm_coh *c = k->c;
+    uint64_t now = cm_engine_now(&c->eng);
+    if (at < now) at = now;
+    if (k->tick_at != NONE64 && k->tick_at <= at) return;
+    k->tick_at = at;
+    cm_engine_schedule_at(&c->eng, at, core_tick, k, at);
+}
+
+/* One of the warp's loads or atomics returned value. */
+static void warp_value(core *k, uint32_t wi, uint64_t line, uint64_t value)
+{
+    cm_coh *c = k->c;
+    if (c->cfg.on_load)
+        c->cfg.on_load(c->cfg.on_load_obj, k->id, wi, line, value);
+    warp *w = &k->w[wi];
+    if (w->wait_n && --w->wait_n == 0 && w->st == W_MEM) {
+        w->st = W_READY;
+        w->ready = cm_engine_now(&c->eng);
+        core_wake(k, w->ready);
+    }
+}
+
+static void flash_l1(core *k);
+
+/* A fence may go once the warp's stores are acknowledged and, under
+ * TC-Weak, TIME has passed its GWCT (a copy is valid while TIME <= LT, so
+ * TIME > GWCT is when every copy the stores raced with has expired). */
+static void fence_try(core *k, warp *w)
+{
+    cm_coh *c = k->c;
+    uint64_t now = cm_engine_now(&c->eng);
+    if (w->st != W_FENCE || w->stores_out) return;
+    if ((c->p->flags & CF_TC_WEAK) && now <= w->gwct) {
+        core_wake(k, w->gwct + 1);
+        return;
+    }
+    if (c->p->flags & CF_ACQUIRE_INV) flash_l1(k);
+    cm_stat_add(c->st_fwait, (double)(now - w->fence_t));
+    w->st = W_READY;
+    w->ready = now;
+    core_wake(k, now);
+}
+
+static void barrier_check(core *k)
+{
+    if (!k->live || k->at_bar < k->live) return;
+    int kernel = 0;
+    for (uint32_t i = 0; i < k->c->nwarps; i++)
+        if (k->w[i].st == W_BAR) {
+            kernel |= k->w[i].inst.kind == CM_INST_KERNEL;
+            k->w[i].st = W_READY;
+            k->w[i].ready = cm_engine_now(&k->c->eng);
+            k->w[i].has = 0;
+        }
+    k->at_bar = 0;
+    if (kernel && (k->c->p->flags & CF_KERNEL_INV)) flash_l1(k);
+    core_wake(k, cm_engine_now(&k->c->eng));
+}
+
+static int l1_access(core *k, uint64_t line, uint8_t op, uint32_t wi,
+                     uint64_t value, uint16_t bytes);
+
+/* Issues warp wi's current instruction; 0 if it must wait (LD/ST busy). */
+static int issue(core *k, uint32_t wi)
+{
+    cm_coh *c = k->c;
+    warp *w = &k->w[wi];
+    uint64_t now = cm_engine_now(&c->eng);
+    cm_inst *in = &w->inst;
+    switch (in->kind) {
+    case CM_INST_COMPUTE:
+        k->issue_free = now + (in->n ? in->n : 1);
+        w->ready = k->issue_free;
+        break;
+    case CM_INST_LOAD:
+    case CM_INST_STORE:
+    case CM_INST_ATOMIC: {
+        if (k->ld_busy) return 0;
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < in->n; i++) {
+            uint64_t l = in->per_thread ? in->addrs[i] / c->line_bytes
+                                        : in->addrs[i];
+            uint32_t j = 0;
+            while (j < n && k->ld_lines[j] != l) j++;
+            if (j == n && n < 2 * 64) k->ld_lines[n++] = l;
+        }
+        k->ld_n = n;
+        k->ld_i = 0;
+        k->ld_warp = wi;
+        k->ld_op = in->kind == CM_INST_LOAD    ? CM_OP_LOAD
+                   : in->kind == CM_INST_STORE ? CM_OP_STORE
+                                               : CM_OP_ATOMIC;
+        k->ld_busy = n > 0;
+        k->refused = 0;
+        if (in->kind != CM_INST_STORE && n) {
+            w->wait_n = n;
+            w->st = W_MEM;
+        } else {
+            w->ready = now + 1;
+        }
+        k->issue_free = now + 1;
+        break;
+    }
+    case CM_INST_FENCE:
+        c->fences_seen = 1;
+        cm_stat_add(c->st_fences, 1);
+        w->st = W_FENCE;
+        w->fence_t = now;
+        k->issue_free = now + 1;
+        w->has = 0;
+        fence_try(k, w);
+        return 1;
+    case CM_INST_BARRIER:
+    case CM_INST_KERNEL:
+        w->st = W_BAR;
+        k->at_bar++;
+        k->issue_free = now + 1;
+        barrier_check(k);
+        return 1;
+    default: /* END */
+        w->st = W_DONE;
+        k->live--;
+        if (now > c->finish) c->finish = now;
+        barrier_check(k);
+        return 1;
+    }
+    cm_stat_add(c->st_inst, in->kind == CM_INST_COMPUTE && in->n ? in->n : 1);
+    c->instructions += in->kind == CM_INST_COMPUTE && in->n ? in->n : 1;
+    w->has = 0;
+    return 1;
+}
+
+static void ldst_step(core *k)
+{
+    cm_coh *c = k->c;
+    warp *w = &k->w[k->ld_warp];
+    uint64_t line = k->ld_lines[k->ld_i];
+    uint64_t value = 0;
+    if (k->ld_op != CM_OP_LOAD)
+        value = cm_coh_store_value(k->id, k->ld_warp, c->nwarps, w->k + 1);
+    uint16_t bytes = w->inst.bytes ? w->inst.bytes : 4;
+    if (l1_access(k, line, k->ld_op, k->ld_warp, value, bytes)) {
+        k->refused = 1;
+        return;
+    }
+    if (k->ld_op != CM_OP_LOAD) w->k++;
+    if (++k->ld_i == k->ld_n) k->ld_busy = 0;
+}
+
+static void core_tick(cm_engine *eng, void *obj, uint64_t arg)
+{
+    core *k = obj;
+    cm_coh *c = k->c;
+    if (arg != k->tick_at) return; /* superseded */
+    k->tick_at = NONE64;
+    uint64_t now = cm_engine_now(eng);
+    if (k->ld_busy && !k->refused) ldst_step(k);
+    for (uint32_t i = 0; i < c->nwarps; i++)
+        if (k->w[i].st == W_FENCE) fence_try(k, &k->w[i]);
+    if (now >= k->issue_free) {
+        for (uint32_t j = 1; j <= c->nwarps; j++) {
+            uint32_t wi = (k->lrr + j) % c->nwarps;
+            warp *w = &k->w[wi];
+            if (w->st != W_READY || w->ready > now) continue;
+            if (!w->has) {
+                cm_err e = {0};
+                if (c->cfg.src.next(c->cfg.src.obj, k->id, wi, &w->inst, &e)) {
+                    if (!c->err_set) {
+                        c->err = e;
+                        c->err_set = 1;
+                    }
+                    cm_engine_stop(eng);
+                    return;
+                }
+                w->has = 1;
+                if (c->cfg.jitter) w->ready = now + jitter(c);
+                if (w->ready > now) continue;
+            }
+            if (w->inst.kind <= CM_INST_ATOMIC && w->inst.kind &&
+                k->ld_busy)
+                continue;
+            if (issue(k, wi)) {
+                k->lrr = wi;
+                break;
+            }
+        }
+    }
+    /* next cycle with something to do */
+    uint64_t next = NONE64;
+    if (k->ld_busy && !k->refused) next = now + 1;
+    for (uint32_t i = 0; i < c->nwarps && next > now + 1; i++) {
+        warp *w = &k->w[i];
+        if (w->st != W_READY) continue;
+        uint64_t t = w->ready > k->issue_free ? w->ready : k->issue_free;
+        if (t <= now) t = now + 1;
+        if (t < next) next = t;
+    }
+    if (next != NONE64) core_wake(k, next);
+}
+
+/* ---- L1 ---------------------------------------------------------------------- */
+
+static l1way *l1_find(core *k, uint64_t line)
+{
+    cm_coh *c = k->c;
+    l1way *set = &k->ways[(line % c->l1_sets) * c->l1_ways];
+    for (uint32_t i = 0; i < c->l1_ways; i++)
+        if (set[i].state != L1_I && set[i].line == line) return &set[i];
+    return NULL;
+}
+
+static l1ent *l1_entry(core *k, uint64_t line)
+{
+    for (uint32_t i = 0; i < k->c->mshrs; i++)
+        if (k->ent[i].used && k->ent[i].line == line) return &k->ent[i];
+    return NULL;
+}
+
+static l1ent *l1_entry_new(core *k, uint64_t line, uint8_t state)
+{
+    for (uint32_t i = 0; i < k->c->mshrs; i++)
+        if (!k->ent[i].used) {
+            l1ent *e = &k->ent[i];
+            waiter *w = e->w;
+            memset(e, 0, sizeof *e);
+            e->w = w;
+            e->used = 1;
+            e->line = line;
+            e->state = state;
+            return e;
+        }
+    return NULL;
+}
+
+static int l1_tc_expired(const cm_coh *c, const l1way *w)
+{
+    return (c->p->flags & CF_TC) && w->state == L1_V &&
+           cm_engine_now(&c->eng) > w->lt;
+}
+
+/* The line's state as the table sees it. */
+static unsigned l1_state(core *k, uint64_t line, l1way **way, l1ent **ent)
+{
+    *ent = l1_entry(k, line);
+    *way = l1_find(k, line);
+    if (*ent) return (*ent)->state;
+    if (!*way || l1_tc_expired(k->c, *way)) return L1_I;
+    return (*way)->state;
+}
+
+/* The fill's lifetime outcome (TC), decided at its first load or when it
+ * leaves the cache. */
+static void tc_outcome(cm_coh *c, l1way *w, int loaded)
+{
+    if (!(c->p->flags & CF_TC) || !w->open) return;
+    uint64_t now = cm_engine_now(&c->eng);
+    w->open = 0;
+    int valid = now <= w->lt;
+    cm_stat_add(c->st_out[loaded ? (valid ? 0 : 1) : (valid ? 2 : 3)], 1);
+}
+
+static void l1_drop(cm_coh *c, l1way *w)
+{
+    tc_outcome(c, w, 0);
+    w->state = L1_I;
+}
+
+static const coh_row *l1_row(core *k, unsigned st, unsigned ev)
+{
+    const coh_row *r = coh_table_find(&k->c->p->l1, st, ev);
+    if (!r)
+        fail(k->c, "protocol %s, L1: no row for state %s, event %s%s",
+             coh_l1_state_names[st], coh_l1_event_names[ev], "");
+    return r;
+}
+
+static void hit_done(cm_engine *eng, void *obj, uint64_t arg)
+{
+    (void)eng;
+    core *k = obj;
+    cmsg *m = (cmsg *)(uintptr_t)arg;
+    warp_value(k, m->warp, m->line, m->value);
+    msg_free(k->c, m);
+}
+
+static void l1_send(core *k, l1ent *e, l1way *way, const coh_row *r,
+                    uint64_t line, uint8_t op, uint32_t wi, uint64_t value,
+                    uint16_t bytes, uint8_t flags)
+{
+    cm_coh *c = k->c;
+    cmsg *m = msg_new(c);
+    if (!m) return;
+    m->cls = r->msg;
+    m->line = line;
+    m->op = op;
+    m->core = k->id;
+    m->warp = wi;
+    m->value = value;
+    m->bytes = bytes;
+    m->flags = flags;
+    if (r->msg == COHM_UPGR && way) m->ts = way->lt;
+    if (coh_msg_awaits_reply(r->msg)) {
+        e->pending++;
+        k->inflight++;
+        if (r->msg == COHM_GETS) m->seq = ++e->gets_seq;
+        if (op == CM_OP_STORE) k->w[wi].stores_out++;
+    }
+    noc_send(c, m, k->id, c->ncores + bank_of(c, line),
+             cm_engine_now(&c->eng));
+}
+
+/* Installs the reply's line: a way of the set (the line's own, an invalid
+ * one, or the least recently used one without an entry). */
+static l1way *l1_install(core *k, const cmsg *m, unsigned state)
+{
+    cm_coh *c = k->c;
+    l1way *w = l1_find(k, m->line);
+    if (!w) {
+        l1way *set = &k->ways[(m->line % c->l1_sets) * c->l1_ways];
+        for (uint32_t i = 0; i < c->l1_ways && !w; i++)
+            if (set[i].state == L1_I) w = &set[i];
+        for (uint32_t i = 0; i < c->l1_ways; i++) {
+            if (w && w->state == L1_I) break;
+            if (l1_entry(k, set[i].line)) continue;
+            if (!w || set[i].stamp < w->stamp) w = &set[i];
+        }
+        if (!w) return NULL; /* every way waits: use, do not install */
+        if (w->state != L1_I) {
+            const coh_row *r = l1_row(k, w->state == L1_V ? L1_V : w->state,
+                                      L1E_REPLACE);
+            if (!r) return NULL;
+            l1_drop(c, w);
+        }
+    } else {
+        tc_outcome(c, w, 0);
+    }
+    w->line = m->line;
+    w->value = m->value;
+    w->lt = m->ts;
+    w->state = (uint8_t)state;
+    w->stamp = ++k->stamp;
+    w->fill_t = cm_engine_now(&c->eng);
+    w->open = 1;
+    return w;
+}
+
+/* The access of warp wi to line; 0 done, 1 refused (offer again later). */
+static int l1_access(core *k, uint64_t line, uint8_t op, uint32_t wi,
+                     uint64_t value, uint16_t bytes)
+{
+    cm_coh *c = k->c;
+    l1way *way;
+    l1ent *e;
+    unsigned st = l1_state(k, line, &way, &e);
+    unsigned ev = op == CM_OP_LOAD    ? L1E_LOAD
+                  : op == CM_OP_STORE ? L1E_STORE
+                                      : L1E_ATOMIC;
+    const coh_row *r = l1_row(k, st, ev);
+    if (!r) return 0;
+    uint32_t a = r->actions;
+    if (a & A1_STALL) return 1;
+    if ((a & A1_ENTRY) && !e && !l1_entry_new(k, line, (uint8_t)st)) return 1;
+    e = l1_entry(k, line);
+    if ((a & A1_MERGE) && e->nwait == c->merge) return 1;
+    if ((a & A1_SEND) && coh_msg_awaits_reply(r->msg) &&
+        k->inflight >= c->mshrs)
+        return 1;
+    uint8_t flags = 0;
+    cm_stat_add(c->st_l1acc, 1);
+    if (way && way->state == L1_V && l1_tc_expired(c, way) &&
+        op == CM_OP_LOAD) {
+        tc_outcome(c, way, 1);
+        flags = MF_EXPIRED_MISS;
+    }
+    if (a & A1_HIT) {
+        cm_stat_add(c->st_l1hit, 1);
+        way->stamp = ++k->stamp;
+        if (op == CM_OP_LOAD) tc_outcome(c, way, 1);
+        cmsg *m = msg_new(c);
+        if (!m) return 0;
+        m->line = line;
+        m->warp = wi;
+        m->value = way->value;
+        cm_engine_schedule(&c->eng, c->hit_lat, hit_done, k,
+                           (uint64_t)(uintptr_t)m);
+    } else {
+        cm_stat_add(c->st_l1miss, 1);
+    }
+    if (a & A1_MERGE) {
+        e->w[e->nwait++] = (waiter){wi, e->gets_seq + ((a & A1_SEND) != 0),
+                                    op};
+    }
+    if ((a & A1_WRITE) && way) way->value = value;
+    if ((a & A1_INVAL) && way) l1_drop(c, way);
+    if (a & A1_CANCEL) e->cancel_seq = e->gets_seq;
+    if (a & A1_SEND) l1_send(k, e, way, r, line, op, wi, value, bytes, flags);
+    if (e) {
+        if (coh_l1_transient(r->next)) e->state = r->next;
+        else if (!e->pending && !e->nwait) e->used = 0;
+    }
+    if (!coh_l1_transient(r->next) && way && way->state != L1_I &&
+        r->next == L1_I)
+        l1_drop(c, way);
+    return 0;
+}
+
+static void l1_flash_line(core *k, l1way *way, l1ent *e)
+{
+    unsigned st = e ? e->state : way ? way->state : L1_I;
+    const coh_row *r = l1_row(k, st, L1E_FLASH);
+    if (!r) return;
+    if ((r->actions & A1_INVAL) && way && way->state != L1_I)
+        l1_drop(k->c, way);
+    if ((r->actions & A1_CANCEL) && e) e->cancel_seq = e->gets_seq;
+    if (e && coh_l1_transient(r->next)) e->state = r->next;
+}
+
+/* Kernel start or acquire: every valid line and every filling entry. */
+static void flash_l1(core *k)
+{
+    cm_coh *c = k->c;
+    for (uint32_t i = 0; i < c->mshrs; i++)
+        if (k->ent[i].used)
+            l1_flash_line(k, l1_find(k, k->ent[i].line), &k->ent[i]);
+    for (uint32_t i = 0; i < c->l1_sets * c->l1_ways; i++)
+        if (k->ways[i].state != L1_I && !l1_entry(k, k->ways[i].line))
+            l1_flash_line(k, &k->ways[i], NULL);
+}
+
+/* A message from the L2 to core k. */
+static void l1_receive(core *k, cmsg *m)
+{
+    cm_coh *c = k->c;
+    l1way *way;
+    l1ent *e;
+    unsigned st = l1_state(k, m->line, &way, &e);
+    unsigned ev;
+    int reply = m->cls != COHM_INV && m->cls != COHM_RCL;
+    if (!reply) {
+        ev = m->cls == COHM_INV ? L1E_INV : L1E_RCL;
+    } else if (!e) {
+        fail(c, "protocol %s, L1: reply %s for line without entry%s%s",
+             coh_msg_names[m->cls], "", "");
+        msg_free(c, m);
+        return;
+    } else {
+        int last = e->pending == 1;
+        if (m->op == CM_OP_STORE)
+            ev = last ? L1E_ACK_LAST : L1E_ACK;
+        else if (m->op == CM_OP_ATOMIC)
+            ev = last ? L1E_AREPLY_LAST : L1E_AREPLY;
+        else if (m->seq != e->gets_seq || m->seq <= e->cancel_seq)
+            ev = L1E_DATA_STALE;
+        else if ((c->p->flags & CF_TC) && m->ts < cm_engine_now(&c->eng))
+            ev = L1E_DATA_EXP;
+        else
+            ev = last ? L1E_DATA_LAST : L1E_DATA;
+    }
+    const coh_row *r = l1_row(k, st, ev);
+    if (!r) {
+        msg_free(c, m);
+        return;
+    }
+    uint32_t a = r->actions;
+    if (reply) {
+        e->pending--;
+        k->inflight--;
+        if (m->op == CM_OP_LOAD) e->data_seq = m->seq;
+    }
+    if ((a & A1_INVAL) && way && way->state != L1_I) {
+        l1_drop(c, way);
+        way = NULL;
+    }
+    if (a & A1_CANCEL) e->cancel_seq = e->gets_seq;
+    if (a & A1_FILL) {
+        way = l1_install(k, m, coh_l1_transient(r->next) ? L1_V : r->next);
+    }
+    if (a & A1_WAKE) {
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < e->nwait; i++) {
+            waiter w = e->w[i];
+            if (w.need <= m->seq) {
+                if (way && (a & A1_FILL)) tc_outcome(c, way, 1);
+                warp_value(k, w.warp, m->line,
+                           way && (a & A1_FILL) ? way->value : m->value);
+            } else {
+                e->w[kept++] = w;
+            }
+        }
+        e->nwait = kept;
+    }
+    if (a & A1_DONE) {
+        warp *w = &k->w[m->warp];
+        if (m->op == CM_OP_STORE) {
+            w->stores_out--;
+            if (m->gwct > w->gwct) w->gwct = m->gwct;
+            fence_try(k, w);
+        } else {
+            if (m->gwct > w->gwct) w->gwct = m->gwct;
+            warp_value(k, m->warp, m->line, m->value);
+        }
+    }
+    if (a & A1_SEND) {
+        cmsg *x = msg_new(c);
+        if (x) {
+            x->cls = r->msg;
+            x->line = m->line;
+            x->core = k->id;
+            noc_send(c, x, k->id, c->ncores + bank_of(c, m->line),
+                     cm_engine_now(&c->eng));
+        }
+    }
+    if (e) {
+        if (coh_l1_transient(r->next)) e->state = r->next;
+        if (!e->pending && !e->nwait) e->used = 0;
+    }
+    if (!coh_l1_transient(r->next) && r->next == L1_I && way &&
+        way->state != L1_I)
+        l1_drop(c, way);
+    msg_free(c, m);
+    if (k->refused) {
+        k->refused = 0;
+        core_wake(k, cm_engine_now(&c->eng));
+    }
+}
+
+/* ---- L2 -------------------------------------------------------------------- */
+
+static void bank_serve(cm_engine *eng, void *obj, uint64_t arg);
+
+static void bank_kick(bank *b)
+{
+    cm_coh *c = b->c;
+    if (b->serve_pending || !b->qn) return;
+    uint64_t now = cm_engine_now(&c->eng);
+    b->serve_pending = 1;
+    cm_engine_schedule_at(&c->eng, b->next_slot > now ? b->next_slot : now,
+                          bank_serve, b, 0);
+}
+
+static void bank_kick_at(cm_engine *eng, void *obj, uint64_t arg)
+{
+    (void)eng;
+    (void)arg;
+    bank_kick(obj);
+}
+
+static l2way *l2_find(bank *b, uint64_t line)
+{
+    cm_coh *c = b->c;
+    l2way *set = &b->ways[((line / c->nbanks) % c->l2_sets) * c->l2_ways];
+    for (uint32_t i = 0; i < c->l2_ways; i++)
+        if (set[i].valid && set[i].line == line) return &set[i];
+    return NULL;
+}
+
+static l2ent *l2_entry(bank *b, uint64_t line)
+{
+    for (uint32_t i = 0; i < b->c->l2_mshrs; i++)
+        if (b->ent[i].used && !b->ent[i].side && b->ent[i].line == line)
+            return &b->ent[i];
+    return NULL;
+}
+
+static void mocc_update(bank *b)
+{
+    cm_stat_level(b->st_mocc, b->nused, cm_engine_now(&b->c->eng));
+}
+
+static l2ent *l2_entry_new(bank *b, uint64_t line, uint8_t state)
+{
+    for (uint32_t i = 0; i < b->c->l2_mshrs; i++)
+        if (!b->ent[i].used) {
+            l2ent *e = &b->ent[i];
+            memset(e, 0, sizeof *e);
+            e->used = 1;
+            e->line = line;
+            e->state = state;
+            b->nused++;
+            mocc_update(b);
+            return e;
+        }
+    return NULL;
+}
+
+static dirent *dir_find(bank *b, uint64_t line)
+{
+    cm_coh *c = b->c;
+    dirent *set = &b->dir[((line / c->nbanks) % c->dir_sets) * c->dir_ways];
+    for (uint32_t i = 0; i < c->dir_ways; i++)
+        if (set[i].valid && set[i].line == line) return &set[i];
+    return NULL;
+}
+
+static uint64_t *sharers_of(bank *b, uint64_t line, l2way *way)
+{
+    if (b->c->p->flags & CF_DIR) {
+        dirent *d = dir_find(b, line);
+        return d ? &d->sharers : NULL;
+    }
+    return way ? &way->sharers : NULL;
+}
+
+static unsigned l2_state(bank *b, uint64_t line, l2way **way, l2ent **ent)
+{
+    cm_coh *c = b->c;
+    *ent = l2_entry(b, line);
+    *way = l2_find(b, line);
+    if (*ent) return (*ent)->state;
+    if (!*way) return L2_I;
+    if (c->p->flags & CF_TC)
+        return (*way)->gt >= cm_engine_now(&c->eng) ? L2_V : L2_E;
+    uint64_t *sh = sharers_of(b, line, *way);
+    return sh && *sh ? L2_S : L2_N;
+}
+
+static const coh_row *l2_row(bank *b, unsigned st, unsigned ev)
+{
+    const coh_row *r = coh_table_find(&b->c->p->l2, st, ev);
+    if (!r)
+        fail(b->c, "protocol %s, L2: no row for state %s, event %s%s",
+             coh_l2_state_names[st], coh_l2_event_names[ev], "");
+    return r;
+}
+
+static uint64_t lifetime(const bank *b)
+{
+    const cm_coh *c = b->c;
+    if (c->p->flags & CF_PREDICTOR) return (uint64_t)llround(b->pred);
+    return c->lifetime;
+}
+
+static void pred_add(bank *b, double d)
+{
+    cm_coh *c = b->c;
+    uint64_t now = cm_engine_now(&c->eng);
+    b->pred_area += b->pred * (double)(now - b->pred_t);
+    b->pred_t = now;
+    b->pred += d;
+    if (b->pred < c->prm.tc_predictor_min) b->pred = c->prm.tc_predictor_min;
+    if (b->pred > c->prm.tc_predictor_max) b->pred = c->prm.tc_predictor_max;
+}
+
+/* The TC-Weak predictor's updates (seed 000, section 4.4). */
+static void pred_event(bank *b, unsigned st, unsigned ev, const cmsg *m)
+{
+    cm_coh *c = b->c;
+    if (!(c->p->flags & CF_PREDICTOR)) return;
+    int write = ev == L2E_GETX || ev == L2E_UPGR || ev == L2E_UPGR_PRIV ||
+                ev == L2E_UPGR_STALE || ev == L2E_ATOMIC;
+    if (ev == L2E_GETS && m && (m->flags & MF_EXPIRED_MISS))
+        pred_add(b, c->prm.tc_t_hit);
+    if (ev == L2E_GETS && st == L2_E) pred_add(b, c->prm.tc_t_hit);
+    if (write && st == L2_V &&
+        (c->prm.tc_write_update == 1 ||
+         (c->prm.tc_write_update == 0 && c->fences_seen)))
+        pred_add(b, -c->prm.tc_t_write);
+    if (ev == L2E_REPLACE && st == L2_V) pred_add(b, -c->prm.tc_t_evict);
+}
+
+static void bank_send(bank *b, cmsg *m, uint32_t core_id)
+{
+    cm_coh *c = b->c;
+    noc_send(c, m, c->ncores + b->id, core_id,
+             cm_engine_now(&c->eng) + c->pipe - c->pipe / 2);
+}
+
+static void expire_event(cm_engine *eng, void *obj, uint64_t arg);
+static void fill_event(cm_engine *eng, void *obj, uint64_t arg);
+
+static void dram_writeback(bank *b, uint64_t line, uint64_t value)
+{
+    cm_coh *c = b->c;
+    uint64_t now = cm_engine_now(&c->eng);
+    uint64_t t = b->chan_free > now ? b->chan_free : now;
+    b->chan_free = t + c->xfer;
+    mem_write(c, line, value);
+    cm_stat_add(c->st_wb, 1);
+}
+
+static void l2_evict(bank *b, l2way *w)
+{
+    if (w->dirty) dram_writeback(b, w->line, w->value);
+    cm_stat_add(b->c->st_l2evict, 1);
+    w->valid = 0;
+    w->dirty = 0;
+    w->sharers = 0;
+}
+
+/* Frees e and puts what waited on it back at the head of the queue. */
+static void l2_done(bank *b, l2ent *e)
+{
+    cm_coh *c = b->c;
+    if (e->wh) {
+        e->wt->next = b->qh;
+        if (!b->qh) b->qt = e->wt;
+        b->qh = e->wh;
+        for (cmsg *m = e->wh; m; m = m->next) {
+            b->qn++;
+            if (m == e->wt) break;
+        }
+    }
+    if (e->txn) msg_free(c, e->txn);
+    e->wh = e->wt = e->txn = NULL;
+    if (e >= b->ent && e < b->ent + c->l2_mshrs) { /* not a detached fill */
+        e->used = 0;
+        b->nused--;
+        mocc_update(b);
+    }
+    bank_kick(b);
+}
+
+static void l2_wait_on(l2ent *e, cmsg *m)
+{
+    m->next = NULL;
+    if (e->wt) e->wt->next = m;
+    else e->wh = m;
+    e->wt = m;
+}
+
+/* Sends INV (others: all sharers but req) or RCL (all) and counts the
+ * acks the entry waits for. */
+static void l2_invalidate(bank *b, l2ent *e, uint64_t line, uint64_t *sh,
+                          int32_t req, uint8_t cls)
+{
+    cm_coh *c = b->c;
+    if (!sh) return;
+    for (uint32_t i = 0; i < c->ncores; i++) {
+        if (!(*sh >> i & 1) || (int32_t)i == req) continue;
+        cmsg *x = msg_new(c);
+        if (!x) return;
+        x->cls = cls;
+        x->line = line;
+        bank_send(b, x, i);
+        e->acks++;
+    }
+}
+
+static int dir_make_room(bank *b, uint64_t line);
+
+/* Executes row r for line in bank b.  m: the request (queue events, or
+ * the entry's transaction on INVACK), may be NULL. */
+static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
+                    uint64_t line, l2way *way, l2ent *e, cmsg *m,
+                    int *consumed)
+{
+    cm_coh *c = b->c;
+    uint64_t now = cm_engine_now(&c->eng);
+    uint32_t a = r->actions;
+    int32_t req = m ? (int32_t)m->core : -1;
+    uint64_t old = way ? way->value : 0, gwct = 0;
+    (void)st;
+    if (a & A2_FETCH) {
+        e = l2_entry_new(b, line, r->next);
+        l2_wait_on(e, m);
+        *consumed = 1;
+        cm_stat_add(c->st_l2miss, 1);
+        uint64_t t = now + c->pipe;
+        if (b->chan_free > t) t = b->chan_free;
+        b->chan_free = t + c->xfer;
+        cm_engine_schedule_at(&c->eng, t + c->dram_access + c->xfer,
+                              fill_event, b, (uint64_t)(e - b->ent));
+        return;
+    }
+    if (a & A2_MERGE) {
+        l2_wait_on(e, m);
+        *consumed = 1;
+        return;
+    }
+    if (a & A2_TXN) {
+        e = l2_entry_new(b, line, r->next);
+        e->txn = m;
+        if (m) { /* a write waiting for INVACKs */
+            *consumed = 1;
+            if (!m->stalled) {
+                m->stalled = 1;
+                m->stall_t = now;
+            }
+        }
+    }
+    uint64_t *sh = sharers_of(b, line, way);
+    if (a & A2_INV) l2_invalidate(b, e, line, sh, req, COHM_INV);
+    if (a & A2_RCL) l2_invalidate(b, e, line, sh, -1, COHM_RCL);
+    if ((a & A2_WRITE) && way && m) {
+        way->value = m->value;
+        way->dirty = 1;
+        if (m->stalled) cm_stat_add(c->st_sstall, (double)(now - m->stall_t));
+    }
+    if ((a & A2_GT) && way) {
+        if (way->gt < now) {
+            way->reader = -1;
+            way->multi = 0;
+        }
+        uint64_t t = now + lifetime(b);
+        if (t > way->gt) way->gt = t;
+        if (way->reader < 0) way->reader = req;
+        else if (way->reader != req) way->multi = 1;
+    }
+    if (way && (c->p->flags & CF_TC_WEAK) && ev != L2E_UPGR_PRIV)
+        gwct = way->gt;
+    if ((a & A2_GTINC) && way) way->gt++;
+    if (a & A2_ADD) {
+        if ((c->p->flags & CF_DIR) && !sh) {
+            dirent *d = dir_find(b, line);
+            if (!d) {
+                dir_make_room(b, line);
+                d = dir_find(b, line);
+            }
+            sh = d ? &d->sharers : NULL;
+        }
+        if (sh) *sh |= 1ull << req;
+    }
+    if ((a & A2_KEEP) && sh) *sh &= req >= 0 ? 1ull << req : 0;
+    if ((a & A2_DROP) && sh) *sh = 0;
+    if ((a & A2_REPLY) && m) {
+        cmsg *x = msg_new(c);
+        if (x) {
+            x->cls = r->msg;
+            x->line = line;
+            x->op = m->op;
+            x->seq = m->seq;
+            x->core = m->core;
+            x->warp = m->warp;
+            x->bytes = 8;
+            x->value = r->msg == COHM_AREPLY ? old : way ? way->value : 0;
+            x->ts = way ? way->gt : 0;
+            x->gwct = gwct;
+            bank_send(b, x, m->core);
+        }
+    }
+    if (a & A2_PARK) {
+        l2ent *p = l2_entry_new(b, line, L2_M_I);
+        p->gt = way->gt;
+        p->side = (c->p->flags & CF_TC_WEAK) != 0;
+        cm_engine_schedule_at(&c->eng, way->gt + 1, expire_event, b,
+                              (uint64_t)(p - b->ent));
+    }
+    if ((a & A2_EVICT) && way) l2_evict(b, way);
+    if (a & A2_DONE) l2_done(b, e);
+    if (a & A2_TXN && e && e->acks == 0) l2_done(b, e);
+}
+
+/* Resources a row needs before it may run: MSHR entries, a directory
+ * entry.  0 when it cannot run now. */
+static int l2_room(bank *b, const coh_row *r, uint64_t line)
+{
+    cm_coh *c = b->c;
+    uint32_t need = ((r->actions & (A2_FETCH | A2_TXN)) != 0) +
+                    ((r->actions & A2_PARK) != 0);
+    if (b->nused + need > c->l2_mshrs) return 0;
+    if ((r->actions & A2_ADD) && (c->p->flags & CF_DIR) && !dir_find(b, line))
+        return dir_make_room(b, line);
+    return 1;
+}
+
+static unsigned l2_refine(bank *b, const cmsg *m, unsigned st, l2way *way)
+{
+    cm_coh *c = b->c;
+    unsigned ev = m->cls == COHM_GETS    ? L2E_GETS
+                  : m->cls == COHM_GETX  ? L2E_GETX
+                  : m->cls == COHM_UPGR  ? L2E_UPGR
+                  : m->cls == COHM_WRITE ? L2E_WRITE
+                                         : L2E_ATOMIC;
+    if (c->p->flags & CF_SHARERS) {
+        uint64_t *sh = sharers_of(b, m->line, way);
+        uint64_t others = sh ? *sh & ~(1ull << m->core) : 0;
+        if (!others && ev == L2E_GETX) ev = L2E_GETX_SOLE;
+        if (!others && ev == L2E_ATOMIC) ev = L2E_ATOMIC_SOLE;
+    }
+    if ((c->p->flags & CF_TC) && ev == L2E_UPGR && way && st == L2_V) {
+        if ((c->p->flags & CF_PRIVATE_WRITE) && !way->multi &&
+            way->reader == (int32_t)m->core && m->ts == way->gt)
+            ev = L2E_UPGR_PRIV;
+        else if ((c->p->flags & CF_TC_WEAK) && m->ts != way->gt)
+            ev = L2E_UPGR_STALE;
+    }
+    return ev;
+}
+
+/* Serves request m: 1 done, 0 stalled. */
+static int l2_request(bank *b, cmsg *m)
+{
+    cm_coh *c = b->c;
+    l2way *way;
+    l2ent *e;
+    unsigned st = l2_state(b, m->line, &way, &e);
+    unsigned ev = l2_refine(b, m, st, way);
+    const coh_row *r = l2_row(b, st, ev);
+    if (!r) return 1;
+    uint64_t now = cm_engine_now(&c->eng);
+    if ((r->actions & A2_STALL) || !l2_room(b, r, m->line)) {
+        /* a store held by an unexpired GT (TC-Strong) */
+        if (!m->stalled && st == L2_V && (r->actions & A2_STALL)) {
+            m->stalled = 1;
+            m->stall_t = now;
+        }
+        if (st == L2_V && way)
+            cm_engine_schedule_at(&c->eng, way->gt + 1, bank_kick_at, b, 0);
+        return 0;
+    }
+    pred_event(b, st, ev, m);
+    cm_stat_add(c->st_l2acc, 1);
+    if (way) way->stamp = ++b->stamp;
+    int consumed = 0;
+    l2_exec(b, r, st, ev, m->line, way, e, m, &consumed);
+    if (!consumed) msg_free(c, m);
+    return 1;
+}
+
+static void bank_serve(cm_engine *eng, void *obj, uint64_t arg)
+{
+    (void)arg;
+    bank *b = obj;
+    cm_coh *c = b->c;
+    uint64_t now = cm_engine_now(eng);
+    b->serve_pending = 0;
+    uint64_t seen[64];
+    uint32_t nseen = 0, depth = (c->p->flags & CF_OOO) ? c->scan : 1;
+    cmsg *prev = NULL;
+    for (cmsg *m = b->qh; m && depth; prev = m, m = m->next, depth--) {
+        int blocked = 0;
+        for (uint32_t i = 0; i < nseen; i++) blocked |= seen[i] == m->line;
+        if (blocked) continue;
+        cmsg *next = m->next;
+        /* unlink first: serving may put replays at the head */
+        if (prev) prev->next = next;
+        else b->qh = next;
+        if (b->qt == m) b->qt = prev;
+        b->qn--;
+        if (l2_request(b, m)) {
+            if (b->hol) {
+                cm_stat_add(c->st_hol, (double)(now - b->hol_since));
+                b->hol = 0;
+            }
+            b->next_slot = now + c->l2_cycle;
+            bank_kick(b);
+            return;
+        }
+        /* stalled: back in place */
+        m->next = next;
+        if (prev) prev->next = m;
+        else b->qh = m;
+        if (!next) b->qt = m;
+        b->qn++;
+        if (nseen < 64) seen[nseen++] = m->line;
+    }
+    if (!b->hol) {
+        b->hol = 1;
+        b->hol_since = now;
+    }
+}
+
+static void bank_enqueue(bank *b, cmsg *m)
+{
+    m->next = NULL;
+    if (b->qt) b->qt->next = m;
+    else b->qh = m;
+    b->qt = m;
+    b->qn++;
+    bank_kick(b);
+}
+
+/* A victim way for line's set in bank b: invalid, else LRU of those
+ * without an entry (transient lines stay).  NULL when none. */
+static l2way *l2_victim(bank *b, uint64_t line)
+{
+    cm_coh *c = b->c;
+    l2way *set = &b->ways[((line / c->nbanks) % c->l2_sets) * c->l2_ways];
+    l2way *v = NULL;
+    for (uint32_t i = 0; i < c->l2_ways; i++) {
+        if (!set[i].valid) return &set[i];
+        if (l2_entry(b, set[i].line)) continue;
+        if (!v || set[i].stamp < v->stamp) v = &set[i];
+    }
+    return v;
+}
+
+/* Runs the REPLACE (or DIR_REPLACE) row of a stable line; 0 if it stalls
+ * or lacks room (retry at *retry, or on the next change if 0). */
+static int l2_replace(bank *b, uint64_t line, unsigned ev, uint64_t *retry)
+{
+    l2way *way;
+    l2ent *e;
+    unsigned st = l2_state(b, line, &way, &e);
+    const coh_row *r = l2_row(b, st, ev);
+    if (!r) return 0;
+    if ((r->actions & A2_STALL) || !l2_room(b, r, line)) {
+        if (retry && way && st == L2_V) *retry = way->gt + 1;
+        return 0;
+    }
+    pred_event(b, st, ev, NULL);
+    int consumed = 0;
+    l2_exec(b, r, st, ev, line, way, e, NULL, &consumed);
+    return 1;
+}
+
+/* GPU-VIni: a free directory way for line, evicting (DIR_REPLACE) the LRU
+ * entry of the set if needed.  0 when every candidate is busy. */
+static int dir_make_room(bank *b, uint64_t line)
+{
+    cm_coh *c = b->c;
+    dirent *set = &b->dir[((line / c->nbanks) % c->dir_sets) * c->dir_ways];
+    dirent *v = NULL;
+    for (uint32_t i = 0; i < c->dir_ways && !v; i++)
+        if (!set[i].valid || !set[i].sharers) v = &set[i];
+    for (uint32_t i = 0; i < c->dir_ways && !v; i++) {
+        /* LRU among lines with no transaction */
+        dirent *cand = NULL;
+        for (uint32_t j = 0; j < c->dir_ways; j++)
+            if (!l2_entry(b, set[j].line) &&
+                (!cand || set[j].stamp < cand->stamp))
+                cand = &set[j];
+        if (!cand) return 0;
+        if (b->nused + 1 > c->l2_mshrs) return 0;
+        if (!l2_replace(b, cand->line, L2E_DIR_REPLACE, NULL)) return 0;
+        v = cand;
+    }
+    v->valid = 1;
+    v->line = line;
+    v->sharers = 0;
+    v->stamp = ++b->stamp;
+    return 1;
+}
+
+static void fill_event(cm_engine *eng, void *obj, uint64_t arg)
+{
+    bank *b = obj;
+    cm_coh *c = b->c;
+    l2ent *e = &b->ent[arg];
+    uint64_t now = cm_engine_now(eng), retry = 0;
+    l2way *v = l2_victim(b, e->line);
+    /* The fill leaves its MSHR entry before the victim is evicted, so an
+     * eviction that needs an entry (recall, parked timestamp) can take it:
+     * otherwise fills holding every entry would wait for each other. */
+    l2ent fill = *e;
+    e->used = 0;
+    b->nused--;
+    if (v && v->valid && !l2_replace(b, v->line, L2E_REPLACE, &retry))
+        v = NULL;
+    if (!v) { /* every way busy or the victim stalls: try again */
+        e->used = 1;
+        b->nused++;
+        cm_engine_schedule_at(eng, retry > now ? retry : now + c->l2_cycle,
+                              fill_event, b, arg);
+        return;
+    }
+    mocc_update(b);
+    e = &fill;
+    v->valid = 1;
+    v->line = e->line;
+    v->value = mem_read(c, e->line);
+    v->dirty = 0;
+    v->sharers = 0;
+    v->reader = -1;
+    v->multi = 0;
+    v->gt = 0;
+    v->stamp = ++b->stamp;
+    /* a TC-Weak refetch takes the parked timestamp (GT >= every LT) */
+    for (uint32_t i = 0; i < c->l2_mshrs; i++)
+        if (b->ent[i].used && b->ent[i].side && b->ent[i].line == e->line &&
+            b->ent[i].gt > v->gt) {
+            v->gt = b->ent[i].gt;
+            v->multi = 1;
+        }
+    const coh_row *r = l2_row(b, e->state, L2E_FILL);
+    if (!r) return;
+    int consumed = 0;
+    l2_exec(b, r, e->state, L2E_FILL, e->line, v, e, NULL, &consumed);
+}
+
+static void expire_event(cm_engine *eng, void *obj, uint64_t arg)
+{
+    (void)eng;
+    bank *b = obj;
+    l2ent *e = &b->ent[arg];
+    if (!e->used || e->state != L2_M_I) return;
+    if (e->side) {
+        e->used = 0;
+        b->nused--;
+        mocc_update(b);
+        bank_kick(b);
+        return;
+    }
+    const coh_row *r = l2_row(b, L2_M_I, L2E_EXPIRE);
+    if (!r) return;
+    int consumed = 0;
+    l2_exec(b, r, L2_M_I, L2E_EXPIRE, e->line, NULL, e, NULL, &consumed);
+}
+
+/* INVACK from a sharer. */
+static void l2_ack(bank *b, cmsg *m)
+{
+    cm_coh *c = b->c;
+    l2way *way;
+    l2ent *e;
+    unsigned st = l2_state(b, m->line, &way, &e);
+    if (!e || !e->acks) {
+        fail(c, "protocol %s, L2: INVACK in state %s without a transaction%s%s",
+             coh_l2_state_names[st], "", "");
+        return;
+    }
+    unsigned ev = L2E_INVACK;
+    if (--e->acks == 0)
+        ev = e->txn && e->txn->op == CM_OP_ATOMIC ? L2E_INVACK_LAST_A
+                                                   : L2E_INVACK_LAST;
+    const coh_row *r = l2_row(b, st, ev);
+    if (!r) return;
+    int consumed = 0;
+    l2_exec(b, r, st, ev, m->line, way, e, e->txn, &consumed);
+}
+
+static void deliver(cm_engine *eng, void *obj, uint64_t arg)
+{
+    (void)eng;
+    cm_coh *c = obj;
+    cmsg *m = (cmsg *)(uintptr_t)arg;
+    if (m->dst < c->ncores) {
+        l1_receive(&c->cores[m->dst], m);
+        return;
+    }
+    bank *b = &c->banks[m->dst - c->ncores];
+    if (coh_msg_awaits_reply(m->cls)) {
+        bank_enqueue(b, m);
+    } else if (m->cls == COHM_INVACK) {
+        l2_ack(b, m);
+        msg_free(c, m);
+    } else {
+        fail(c, "protocol %s, L2: unexpected message %s%s%s",
+             coh_msg_names[m->cls], "", "");
+        msg_free(c, m);
+    }
+}
+
+/* ---- setup and run ------------------------------------------------------- */
+
+static uint32_t ceil_ratio(double a, double b)
+{
+    double r = ceil(a / b - 1e-9);
+    return r < 1 ? 1 : (uint32_t)r;
+}
+
+static cm_status setup_stats(cm_coh *c, cm_err *err)
+{
+    cm_stats *s = c->cfg.stats;
+    cm_status st = CM_OK;
+    static const char *const outcome[4] = {"tc.outcome.hit", "tc.outcome.expired",
+                                           "tc.outcome.evicted",
+                                           "tc.outcome.unused"};
+#define CNT(var, name)                                                         \
+    if (!st) st = cm_stats_counter(s, name, "all", &c->var, err)
+    CNT(st_flits, "noc.flits");
+    for (unsigned i = 1; i < COHM_COUNT; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "noc.msgs.%s", coh_msg_names[i]);
+        if (!st) st = cm_stats_counter(s, name, "all", &c->st_msgs[i], err);
+    }
+    CNT(st_recalls, "dir.recalls");
+    CNT(st_invs, "dir.invalidations");
+    CNT(st_sstall, "l2.store_stall_cycles");
+    CNT(st_hol, "l2.hol_stall_cycles");
+    CNT(st_fwait, "fence.wait_cycles");
+    CNT(st_fences, "fence.count");
+    CNT(st_l1acc, "l1.accesses");
+    CNT(st_l1hit, "l1.hits");
+    CNT(st_l1miss, "l1.misses");
+    CNT(st_l2acc, "l2.accesses");
+    CNT(st_l2miss, "l2.misses");
+    CNT(st_l2evict, "l2.evictions");
+    CNT(st_wb, "l2.writebacks");
+    CNT(st_cycles, "coh.cycles");
+    CNT(st_inst, "coh.instructions");
+    if (c->p->flags & CF_TC) {
+        for (int i = 0; i < 4; i++)
+            if (!st) st = cm_stats_counter(s, outcome[i], "all", &c->st_out[i], err);
+        CNT(st_lifemean, "tc.lifetime_mean");
+    } else {
+        c->st_out[0] = c->st_out[1] = c->st_out[2] = c->st_out[3] = NULL;
+    }
+#undef CNT
+    if (!st) st = cm_stats_ratio(s, "l1.miss_ratio", "all", c->st_l1miss, c->st_l1acc, err);
+    if (!st) st = cm_stats_ratio(s, "coh.ipc", "all", c->st_inst, c->st_cycles, err);
+    for (uint32_t i = 0; !st && i < c->nbanks; i++) {
+        char comp[32];
+        snprintf(comp, sizeof comp, "bank%u", (unsigned)i);
+        st = cm_stats_occupancy(s, "l2.mshr.occupancy", comp, c->l2_mshrs, NULL,
+                                &c->banks[i].st_mocc, err);
+    }
+    return st;
+}
+
+void cm_coh_free(cm_coh *c)
+{
+    if (!c) return;
+    for (uint32_t i = 0; c->cores && i < c->ncores; i++) {
+        free(c->cores[i].w);
+        free(c->cores[i].ld_lines);
+        free(c->cores[i].ways);
+        free(c->cores[i].ent);
+        free(c->cores[i].waiters);
+    }
+    for (uint32_t i = 0; c->banks && i < c->nbanks; i++) {
+        free(c->banks[i].ways);
+        free(c->banks[i].ent);
+        free(c->banks[i].dir);
+    }
+    for (size_t i = 0; i < c->nblocks; i++) free(c->blocks[i]);
+    free(c->blocks);
+    free(c->cores);
+    free(c->banks);
+    free(c->out_free);
+    free(c->in_free);
+    free(c->last_arr);
+    free(c->mem);
+    if (c->rng) gsl_rng_free(c->rng);
+    cm_engine_free(&c->eng);
+    free(c);
+}
+
+cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
+{
+    *out = NULL;
+    if (!cfg->proto || !cfg->params || !cfg->src.next || !cfg->stats)
+        return cm_err_set(err, CM_EINTERNAL,
+                          "coherence simulator: config lacks protocol, "
+                          "params, source or statistics");
+    const cm_params *p = cfg->params;
+    uint32_t ncores = cfg->cores ? cfg->cores : (uint32_t)p->gpu_sms;
+    uint32_t nwarps = cfg->warps ? cfg->warps : (uint32_t)p->gpu_warps_per_sm;
+    if (ncores > 64)
+        return cm_err_set(err, CM_EINPUT,
+                          "coherence simulator: %u cores; sharer sets hold at "
+                          "most 64 (gpu.sms <= 64)",
+                          (unsigned)ncores);
+    uint64_t l1_lines = (uint64_t)(p->l1_size / p->l1_line);
+    uint64_t l2_lines = (uint64_t)(p->l2_bank_size / p->l2_line);
+    if (p->l1_line != p->l2_line || l1_lines < p->l1_ways ||
+        l2_lines < p->l2_ways)
+        return cm_err_set(err, CM_EINPUT,
+                          "coherence simulator: l1.line must equal l2.line "
+                          "and each cache hold at least one set");
+    cm_coh *c = calloc(1, sizeof *c);
+    if (!c) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    c->cfg = *cfg;
+    c->p = cfg->proto;
+    c->prm = *p;
+    c->ncores = ncores;
+    c->nwarps = nwarps;
+    c->nbanks = (uint32_t)p->l2_banks;
+    c->eps = c->ncores + c->nbanks;
+    c->l1_ways = (uint32_t)p->l1_ways;
+    c->l1_sets = (uint32_t)(l1_lines / c->l1_ways);
+    c->l2_ways = (uint32_t)p->l2_ways;
+    c->l2_sets = (uint32_t)(l2_lines / c->l2_ways);
+    c->mshrs = (uint32_t)p->l1_mshrs;
+    c->merge = (uint32_t)p->l1_mshr_merge;
+    c->l2_mshrs = (uint32_t)p->l2_mshrs;
+    c->scan = (uint32_t)p->l2_queue;
+    c->line_bytes = (uint32_t)p->l1_line;
+    double total_l1 = (double)l1_lines * ncores;
+    uint64_t dir_entries = (uint64_t)ceil(p->dir_ratio * total_l1 / c->nbanks);
+    c->dir_ways = (uint32_t)p->dir_ways;
+    c->dir_sets = (uint32_t)((dir_entries + c->dir_ways - 1) / c->dir_ways);
+    if (!c->dir_sets) c->dir_sets = 1;
+    /* timing */
+    c->ncyc = ceil_ratio(p->gpu_core_clock, p->noc_clock);
+    c->noc_lat = (uint64_t)p->noc_latency * c->ncyc;
+    c->l2_cycle = ceil_ratio(p->gpu_core_clock, p->l2_clock);
+    c->flit = (uint32_t)p->noc_flit;
+    c->header = (uint32_t)p->noc_header;
+    uint64_t ctrl = (c->header + c->flit - 1) / c->flit;
+    uint64_t data = (c->header + c->line_bytes + c->flit - 1) / c->flit;
+    double trip = 2.0 * (double)c->noc_lat + (double)((ctrl ? ctrl : 1) + data) * c->ncyc;
+    c->pipe = p->l2_latency > trip ? (uint64_t)llround(p->l2_latency - trip) : 0;
+    c->dram_access = p->dram_latency > p->l2_latency
+                         ? (uint64_t)llround(p->dram_latency - p->l2_latency)
+                         : 0;
+    c->xfer = ceil_ratio(p->l2_line / (p->dram_bus_bytes * p->dram_data_rate) *
+                             p->gpu_core_clock,
+                         p->dram_clock);
+    c->hit_lat = (uint64_t)llround(p->l1_hit_latency);
+    c->lifetime = (uint64_t)((c->p->flags & CF_TC_WEAK) ? p->tc_lifetime_weak
+                                                         : p->tc_lifetime_strong);
+    c->mem_cap = 1024;
+    c->mem = malloc(c->mem_cap * sizeof *c->mem);
+    c->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    c->cores = calloc(ncores, sizeof *c->cores);
+    c->banks = calloc(c->nbanks, sizeof *c->banks);
+    c->out_free = calloc(c->eps, sizeof *c->out_free);
+    c->in_free = calloc(c->eps, sizeof *c->in_free);
+    c->last_arr = calloc((size_t)c->eps * c->eps, sizeof *c->last_arr);
+    int bad = !c->mem || !c->rng || !c->cores || !c->banks || !c->out_free ||
+              !c->in_free || !c->last_arr;
+    if (!bad) {
+        for (size_t i = 0; i < c->mem_cap; i++) c->mem[i].line = NONE64;
+        gsl_rng_set(c->rng, (unsigned long)cfg->seed);
+    }
+    for (uint32_t i = 0; !bad && i < ncores; i++) {
+        core *k = &c->cores[i];
+        k->c = c;
+        k->id = i;
+        k->live = nwarps;
+        k->tick_at = NONE64;
+        k->w = calloc(nwarps, sizeof *k->w);
+        k->ld_lines = calloc(2 * 64, sizeof *k->ld_lines);
+        k->ways = calloc((size_t)c->l1_sets * c->l1_ways, sizeof *k->ways);
+        k->ent = calloc(c->mshrs, sizeof *k->ent);
+        k->waiters = calloc((size_t)c->mshrs * c->merge, sizeof *k->waiters);
+        bad = !k->w || !k->ld_lines || !k->ways || !k->ent || !k->waiters;
+        for (uint32_t j = 0; !bad && j < c->mshrs; j++)
+            k->ent[j].w = &k->waiters[(size_t)j * c->merge];
+    }
+    for (uint32_t i = 0; !bad && i < c->nbanks; i++) {
+        bank *b = &c->banks[i];
+        b->c = c;
+        b->id = i;
+        b->pred = p->tc_predictor_init;
+        b->ways = calloc((size_t)c->l2_sets * c->l2_ways, sizeof *b->ways);
+        b->ent = calloc(c->l2_mshrs, sizeof *b->ent);
+        b->dir = (c->p->flags & CF_DIR)
+                     ? calloc((size_t)c->dir_sets * c->dir_ways, sizeof *b->dir)
+                     : NULL;
+        bad = !b->ways || !b->ent || ((c->p->flags & CF_DIR) && !b->dir);
+    }
+    if (bad) {
+        cm_coh_free(c);
+        return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    }
+    size_t events = (size_t)ncores * (c->mshrs * (ncores + 4) + nwarps * 4) +
+                    (size_t)c->nbanks * (c->l2_mshrs * 4 + 64) + 4096;
+    cm_status st = cm_engine_init(&c->eng, events, err);
+    if (!st) st = setup_stats(c, err);
+    if (st) {
+        cm_coh_free(c);
+        return st;
+    }
+    *out = c;
+    return CM_OK;
+}
+
+cm_status cm_coh_run(cm_coh *c, uint64_t max_cycles, cm_coh_result *res,
+                     cm_err *err)
+{
+    memset(res, 0, sizeof *res);
+    for (uint32_t i = 0; i < c->ncores; i++)
+        core_wake(&c->cores[i], jitter(c));
+    cm_run_end why;
+    cm_status st = cm_engine_run(&c->eng, max_cycles, 0, &why, err);
+    if (c->err_set) {
+        *err = c->err;
+        return c->err.code ? c->err.code : CM_EINTERNAL;
+    }
+    if (st) return st;
+    uint64_t now = cm_engine_now(&c->eng);
+    int retired = 1;
+    for (uint32_t i = 0; i < c->ncores; i++) retired &= c->cores[i].live == 0;
+    res->finished = retired && why == CM_RUN_EMPTY;
+    if (!res->finished && why == CM_RUN_EMPTY)
+        return cm_err_set(err, CM_EINTERNAL,
+                          "protocol %s: deadlock at cycle %llu (warps wait, "
+                          "nothing in flight)",
+                          c->p->name, (unsigned long long)now);
+    res->cycles = res->finished ? c->finish : now;
+    res->instructions = c->instructions;
+    cm_stat_add(c->st_cycles, (double)res->cycles);
+    for (uint32_t i = 0; i < c->nbanks; i++) {
+        bank *b = &c->banks[i];
+        pred_add(b, 0); /* close the time integral */
+        cm_stat_level(b->st_mocc, b->nused, now);
+    }
+    if (c->st_lifemean) {
+        double area = 0, t = 0;
+        for (uint32_t i = 0; i < c->nbanks; i++) {
+            area += (c->p->flags & CF_PREDICTOR) ? c->banks[i].pred_area
+                                                  : (double)c->lifetime * now;
+            t += (double)now;
+        }
+        cm_stat_add(c->st_lifemean, t > 0 ? area / t : (double)c->lifetime);
+    }
+    for (uint32_t i = 0; (c->p->flags & CF_TC) && i < c->ncores; i++)
+        for (uint32_t j = 0; j < c->l1_sets * c->l1_ways; j++) {
+            l1way *w = &c->cores[i].ways[j];
+            if (w->state != L1_I && w->open && now > w->lt) tc_outcome(c, w, 0);
+        }
+    cm_stats_sync(c->cfg.stats, now);
+    return CM_OK;
+}
+
+uint64_t cm_coh_value(const cm_coh *c, uint64_t line)
+{
+    bank *b = &c->banks[bank_of(c, line)];
+    l2way *w = l2_find(b, line);
+    return w ? w->value : mem_read(c, line);
+}
