@@ -28,16 +28,6 @@ static double metric(const char *csv, const char *name, const char *comp)
     return v;
 }
 
-/* Bad usage or input: exit 2 and one line on stderr naming the problem. */
-static void expect_rejected(const char *args, const char *needle)
-{
-    tu_run r = tu_cohmod(args);
-    ck_assert_msg(r.status == 2, "%s: exit %d", args, r.status);
-    ck_assert_msg(strstr(r.err, needle) != NULL, "%s: %s", args, r.err);
-    ck_assert_uint_eq(tu_count_lines(r.err), 1);
-    tu_run_free(&r);
-}
-
 START_TEST(test_sim_small_machine_every_protocol)
 {
     const char *protos[] = {"no-l1", "no-coh", "wt"};
@@ -99,7 +89,7 @@ START_TEST(test_sim_lists_and_rejects)
         {"sim --workload /nonexistent.csv", "/nonexistent.csv"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        expect_rejected(bad[i].args, bad[i].needle);
+        tu_expect_rejected(bad[i].args, bad[i].needle);
 }
 END_TEST
 
@@ -165,7 +155,7 @@ START_TEST(test_sim_trace_rejects)
              csv);
     bad[4].needle = "unknown trace format";
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        expect_rejected(bad[i].args, bad[i].needle);
+        tu_expect_rejected(bad[i].args, bad[i].needle);
     ck_assert_uint_eq(tu_dir_entries(dir), 2); /* no stats.csv written */
     free(csv);
     free(tg);

@@ -196,3 +196,11 @@ void tu_ref_pmf(unsigned long c, unsigned long K, unsigned long sources,
     for (unsigned long n = 0; n <= K; n++) p[n] /= s;
 }
 
+void tu_expect_rejected(const char *args, const char *needle)
+{
+    tu_run r = tu_cohmod(args);
+    ck_assert_msg(r.status == 2, "%s: exit %d", args, r.status);
+    ck_assert_msg(strstr(r.err, needle) != NULL, "%s: %s", args, r.err);
+    ck_assert_uint_eq(tu_count_lines(r.err), 1);
+    tu_run_free(&r);
+}

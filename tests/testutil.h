@@ -61,6 +61,10 @@ void tu_ref_pmf(unsigned long c, unsigned long K, unsigned long sources,
 /* Number of '\n'-terminated lines in s. */
 size_t tu_count_lines(const char *s);
 
+/* Runs `cohmod <args>` and asserts bad usage or input: exit status 2 and
+ * exactly one line on stderr, containing needle. */
+void tu_expect_rejected(const char *args, const char *needle);
+
 /* Relative closeness |a-b| <= tol * max(|a|,|b|) (or both tiny). */
 int tu_close(double a, double b, double tol);
 
