@@ -1,0 +1,241 @@
+/* check_coh_sim.c - the coherence simulator (sim/coh.h) on every protocol:
+ * a small machine runs a synthetic sharing program to completion, and the
+ * run must conserve messages (every request answered, every INV or RCL
+ * acknowledged), leave each line holding a value some store wrote (the
+ * last one when a single warp writes it), repeat byte for byte, and give
+ * lifetime outcomes that account for every installed fill. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/profile.h"
+#include "sim/coh.h"
+#include "tests/testutil.h"
+
+enum { CORES = 4, WARPS = 4, ITERS = 60, SHARED = 24, PRIVATE_BASE = 1000 };
+
+/* Per warp: ITERS rounds of load shared[i], store shared[j] (or, for warp
+ * 0 of each core, a private line only it writes), a fence every 10th
+ * round, an atomic every 15th; then END.  Lines are picked by a fixed LCG
+ * so every protocol sees the same program. */
+typedef struct prog {
+    uint32_t pc[CORES][WARPS];
+    uint64_t addr[CORES][WARPS];
+} prog;
+
+static uint64_t pick(uint32_t core, uint32_t warp, uint32_t i)
+{
+    uint64_t x = (uint64_t)core * 7919 + warp * 104729 + i * 1299709;
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return (x >> 33) % SHARED;
+}
+
+static cm_status prog_next(void *obj, uint32_t core, uint32_t warp,
+                           cm_inst *in, cm_err *err)
+{
+    (void)err;
+    prog *p = obj;
+    uint32_t pc = p->pc[core][warp]++;
+    uint32_t i = pc / 3, step = pc % 3;
+    memset(in, 0, sizeof *in);
+    if (i >= ITERS) {
+        in->kind = CM_INST_END;
+        return CM_OK;
+    }
+    in->n = 1;
+    in->addrs = &p->addr[core][warp];
+    if (step == 0) {
+        in->kind = CM_INST_LOAD;
+        p->addr[core][warp] = pick(core, warp, i);
+    } else if (step == 1) {
+        in->kind = i % 15 == 14 ? CM_INST_ATOMIC : CM_INST_STORE;
+        p->addr[core][warp] = warp == 0 ? PRIVATE_BASE + core
+                                        : pick(core, warp, i + 7);
+        if (warp == 0 && in->kind == CM_INST_ATOMIC)
+            in->kind = CM_INST_STORE; /* private lines: stores only */
+    } else {
+        in->kind = i % 10 == 9 ? CM_INST_FENCE : CM_INST_COMPUTE;
+        in->n = 3;
+        in->addrs = NULL;
+    }
+    return CM_OK;
+}
+
+static void small_machine(cm_params *p)
+{
+    cm_params_init(p);
+    p->gpu_sms = CORES;
+    p->gpu_warps_per_sm = WARPS;
+    p->l1_size = 1024; /* 8 lines: evictions */
+    p->l1_ways = 2;
+    p->l2_banks = 2;
+    p->l2_bank_size = 1024; /* 8 lines per bank: L2 evictions, recalls */
+    p->l2_ways = 2;
+    p->l2_mshrs = 8;
+    p->dir_ratio = 1;
+    p->dir_ways = 2;
+    p->tc_lifetime_strong = 300;
+    p->tc_lifetime_weak = 600;
+}
+
+static double stat(const cm_stat_row *rows, size_t n, const char *name)
+{
+    const cm_stat_row *r = cm_stats_find(rows, n, name, "all");
+    return r ? r->value : 0;
+}
+
+typedef struct run {
+    cm_stats *stats; /* owns the rows' names */
+    cm_stat_row *rows;
+    size_t n;
+    uint64_t value[SHARED + CORES];
+} run;
+
+static void run_protocol(const cm_coh_protocol *pr, uint64_t seed, run *out)
+{
+    cm_params p;
+    small_machine(&p);
+    prog g = {0};
+    cm_stats *s = cm_stats_new();
+    cm_profile *prof = cm_profile_new();
+    ck_assert_ptr_nonnull(s);
+    cm_coh_config cfg = {.proto = pr, .params = &p,
+                         .src = {prog_next, &g}, .seed = seed,
+                         .jitter = 16, .stats = s, .profile = prof};
+    cm_coh *c = NULL;
+    cm_err err = {0};
+    cm_coh_result res;
+    ck_assert_msg(cm_coh_new(&cfg, &c, &err) == CM_OK, "%s", err.msg);
+    ck_assert_msg(cm_coh_run(c, 10000000, &res, &err) == CM_OK, "%s: %s",
+                  cm_coh_protocol_name(pr), err.msg);
+    ck_assert_msg(res.finished, "%s did not finish", cm_coh_protocol_name(pr));
+    for (uint32_t i = 0; i < SHARED; i++) out->value[i] = cm_coh_value(c, i);
+    for (uint32_t i = 0; i < CORES; i++)
+        out->value[SHARED + i] = cm_coh_value(c, PRIVATE_BASE + i);
+    ck_assert(cm_stats_rows(s, &out->rows, &out->n, &err) == CM_OK);
+    cm_coh_free(c);
+    cm_profile_free(prof);
+    out->stats = s;
+}
+
+static void run_free(run *r)
+{
+    free(r->rows);
+    cm_stats_free(r->stats);
+}
+
+/* Whether v is a value the program stored (or 0, the initial one). */
+static int stored_value(uint64_t v)
+{
+    if (v == 0) return 1;
+    uint64_t who = (v >> 32) - 1, k = v & 0xffffffffu;
+    return who < CORES * WARPS && k >= 1 && k <= ITERS;
+}
+
+START_TEST(test_every_protocol_conserves)
+{
+    for (size_t i = 0; i < cm_coh_protocol_count(); i++) {
+        const cm_coh_protocol *pr = cm_coh_protocol_at(i);
+        const char *name = cm_coh_protocol_name(pr);
+        run r;
+        run_protocol(pr, 7, &r);
+        double req = stat(r.rows, r.n, "noc.msgs.gets") +
+                     stat(r.rows, r.n, "noc.msgs.getx") +
+                     stat(r.rows, r.n, "noc.msgs.upgr") +
+                     stat(r.rows, r.n, "noc.msgs.write") +
+                     stat(r.rows, r.n, "noc.msgs.atomic");
+        double rep = stat(r.rows, r.n, "noc.msgs.data") +
+                     stat(r.rows, r.n, "noc.msgs.data_e") +
+                     stat(r.rows, r.n, "noc.msgs.data_m") +
+                     stat(r.rows, r.n, "noc.msgs.ack") +
+                     stat(r.rows, r.n, "noc.msgs.areply");
+        ck_assert_msg(req > 0 && req == rep, "%s: %g requests, %g replies",
+                      name, req, rep);
+        double inv = stat(r.rows, r.n, "noc.msgs.inv") +
+                     stat(r.rows, r.n, "noc.msgs.rcl");
+        double ack = stat(r.rows, r.n, "noc.msgs.invack") +
+                     stat(r.rows, r.n, "noc.msgs.wb") +
+                     stat(r.rows, r.n, "noc.msgs.nodata");
+        ck_assert_msg(inv == ack, "%s: %g INV+RCL, %g answers", name, inv,
+                      ack);
+        ck_assert_msg(stat(r.rows, r.n, "dir.recalls") ==
+                          stat(r.rows, r.n, "noc.msgs.rcl"),
+                      "%s", name);
+        for (uint32_t l = 0; l < SHARED + CORES; l++)
+            ck_assert_msg(stored_value(r.value[l]),
+                          "%s: line %u holds %llx, no store wrote it", name,
+                          (unsigned)l, (unsigned long long)r.value[l]);
+        /* warp 0 of core c alone writes line PRIVATE_BASE + c: its last
+         * store (the ITERS-th) is what memory holds */
+        for (uint32_t c = 0; c < CORES; c++)
+            ck_assert_msg(r.value[SHARED + c] ==
+                              cm_coh_store_value(c, 0, WARPS, ITERS),
+                          "%s: private line of core %u", name, (unsigned)c);
+        double out = stat(r.rows, r.n, "tc.outcome.hit") +
+                     stat(r.rows, r.n, "tc.outcome.expired") +
+                     stat(r.rows, r.n, "tc.outcome.evicted") +
+                     stat(r.rows, r.n, "tc.outcome.unused");
+        if (strncmp(name, "tc", 2) == 0)
+            ck_assert_msg(out > 0, "%s: no lifetime outcome", name);
+        run_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(test_same_seed_same_run)
+{
+    const cm_coh_protocol *pr = cm_coh_protocol_find("gpu-vini");
+    ck_assert_ptr_nonnull(pr);
+    run a, b, c;
+    run_protocol(pr, 11, &a);
+    run_protocol(pr, 11, &b);
+    run_protocol(pr, 12, &c);
+    ck_assert_uint_eq(a.n, b.n);
+    int differs = 0;
+    for (size_t i = 0; i < a.n; i++) {
+        ck_assert_str_eq(a.rows[i].metric, b.rows[i].metric);
+        ck_assert_msg(a.rows[i].value == b.rows[i].value ||
+                          (isnan(a.rows[i].value) && isnan(b.rows[i].value)),
+                      "%s", a.rows[i].metric);
+    }
+    for (size_t i = 0; i < a.n && i < c.n; i++)
+        differs |= a.rows[i].value != c.rows[i].value;
+    ck_assert_msg(differs, "the seed changes nothing");
+    run_free(&a);
+    run_free(&b);
+    run_free(&c);
+}
+END_TEST
+
+START_TEST(test_recalls_and_stalls_where_expected)
+{
+    /* GPU-VI recalls on L2 evictions of shared lines, TC-Strong stalls
+     * stores at the L2 and sends no invalidation, TC-Weak never stalls a
+     * store but makes fences wait. */
+    run vi, tcs, tcw;
+    run_protocol(cm_coh_protocol_find("gpu-vi"), 3, &vi);
+    run_protocol(cm_coh_protocol_find("tcs"), 3, &tcs);
+    run_protocol(cm_coh_protocol_find("tcw-fixed"), 3, &tcw);
+    ck_assert(stat(vi.rows, vi.n, "dir.recalls") > 0);
+    ck_assert(stat(vi.rows, vi.n, "dir.invalidations") > 0);
+    ck_assert(stat(tcs.rows, tcs.n, "l2.store_stall_cycles") > 0);
+    ck_assert(stat(tcs.rows, tcs.n, "noc.msgs.inv") == 0);
+    ck_assert(stat(tcw.rows, tcw.n, "l2.store_stall_cycles") == 0);
+    ck_assert(stat(tcw.rows, tcw.n, "fence.wait_cycles") > 0);
+    run_free(&vi);
+    run_free(&tcs);
+    run_free(&tcw);
+}
+END_TEST
+
+Suite *suite_coh_sim(void)
+{
+    Suite *s = suite_create("coh_sim");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_every_protocol_conserves);
+    tcase_add_test(tc, test_same_seed_same_run);
+    tcase_add_test(tc, test_recalls_and_stalls_where_expected);
+    suite_add_tcase(s, tc);
+    return s;
+}
