@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void cli_ctx_init(cli_ctx *ctx, const char *command)
@@ -146,6 +147,8 @@ int cli_sibling_path(const char *result_path, const char *suffix, char *buf,
 int cli_write_param_dump(const cli_ctx *ctx, const char *result_path)
 {
     if (!result_path || strcmp(result_path, "-") == 0) return 0;
+    struct stat sb; /* a device or pipe has no place beside it */
+    if (stat(result_path, &sb) == 0 && !S_ISREG(sb.st_mode)) return 0;
     char path[4096];
     if (cli_sibling_path(result_path, ".params.csv", path, sizeof path)) {
         cm_err err;

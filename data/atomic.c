@@ -27,6 +27,19 @@ cm_status cm_atomic_open(cm_atomic_file *af, const char *path, cm_err *err)
         atomic_release(af);
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
     }
+    /* A device or pipe (/dev/null, /dev/stdout, a FIFO) is written
+     * through: renaming a temporary over it would replace the device. */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+        free(af->tmp);
+        af->tmp = NULL;
+        af->f = fopen(path, "w");
+        if (af->f) return CM_OK;
+        int e = errno;
+        atomic_release(af);
+        return cm_err_set(err, CM_EINPUT, "%s: cannot open: %s", path,
+                          strerror(e));
+    }
     memcpy(af->tmp, path, n);
     memcpy(af->tmp + n, suffix, sizeof suffix);
     int fd = mkstemp(af->tmp);
@@ -72,16 +85,19 @@ cm_status cm_atomic_commit(cm_atomic_file *af, cm_err *err)
 {
     cm_status st = CM_OK;
     errno = 0;
-    int bad = fflush(af->f) != 0 || ferror(af->f) || fsync(fileno(af->f));
+    int bad = fflush(af->f) != 0 || ferror(af->f) ||
+              (af->tmp && fsync(fileno(af->f)));
     int e = errno;
     if (fclose(af->f) != 0 && !bad) {
         bad = 1;
         e = errno;
     }
     if (bad) {
-        unlink(af->tmp);
+        if (af->tmp) unlink(af->tmp);
         st = cm_err_set(err, CM_EINTERNAL, "%s: cannot write: %s", af->path,
                         strerror(e ? e : EIO));
+    } else if (!af->tmp) {
+        /* written through: nothing to rename */
     } else if (rename(af->tmp, af->path) != 0) {
         e = errno;
         unlink(af->tmp);

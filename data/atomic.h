@@ -5,7 +5,8 @@
  * target only after a successful flush and fsync; any failure, or an
  * explicit abort, removes the temporary.  So an interrupted or failed run
  * never leaves a half-written result, and an existing target stays intact
- * until its replacement is complete. */
+ * until its replacement is complete.  A target that exists and is not a
+ * regular file (/dev/null, /dev/stdout, a FIFO) is written through. */
 #ifndef CM_ATOMIC_H
 #define CM_ATOMIC_H
 

@@ -264,10 +264,12 @@ static void noc_send(cm_coh *c, cmsg *m, uint32_t src, uint32_t dst,
     uint64_t ser = flits * c->ncyc;
     uint64_t t0 = depart > c->out_free[src] ? depart : c->out_free[src];
     c->out_free[src] = t0 + ser;
-    uint64_t in = t0 + c->noc_lat + jitter(c);
+    uint64_t in = t0 + c->noc_lat;
     if (in < c->in_free[dst]) in = c->in_free[dst];
     c->in_free[dst] = in + ser;
-    uint64_t arr = in + ser;
+    /* jitter after the port: messages from different sources may then
+     * pass each other (per-pair order is kept below) */
+    uint64_t arr = in + ser + jitter(c);
     if (dst >= c->ncores) arr += c->pipe / 2; /* the bank's input pipeline */
     uint64_t *last = &c->last_arr[(size_t)src * c->eps + dst];
     if (arr < *last) arr = *last;

@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <unistd.h>
 
+#include "data/atomic.h"
 #include "data/table.h"
 #include "tests/testutil.h"
 
@@ -401,6 +403,27 @@ START_TEST(test_read_file_errors)
     ck_assert_int_eq(cm_table_read_file(path, &t, &err), CM_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "r.csv:2:1: row has 1 fields"));
     free(path);
+    dir_remove(dir);
+}
+END_TEST
+
+/* A result aimed at a device (here through a symlink to /dev/null) is
+ * written through, not renamed over it: a rename would have replaced the
+ * link (or, given /dev/null itself, the device) with a regular file. */
+START_TEST(test_atomic_write_through_device)
+{
+    char *dir = tu_tmpdir();
+    char link[4096];
+    snprintf(link, sizeof link, "%s/null", dir);
+    ck_assert_int_eq(symlink("/dev/null", link), 0);
+    cm_err err = {0};
+    ck_assert_int_eq(cm_atomic_write(link, "a,b\n", 4, &err), CM_OK);
+    struct stat sb;
+    ck_assert_int_eq(lstat(link, &sb), 0);
+    ck_assert_msg(S_ISLNK(sb.st_mode), "the symlink was replaced");
+    ck_assert_int_eq(stat(link, &sb), 0);
+    ck_assert(S_ISCHR(sb.st_mode));
+    unlink(link);
     dir_remove(dir);
 }
 END_TEST
@@ -1118,6 +1141,7 @@ Suite *suite_table(void)
     Suite *s = suite_create("table");
     TCase *tc = tcase_create("read");
     tcase_add_test(tc, test_read_basic);
+    tcase_add_test(tc, test_atomic_write_through_device);
     tcase_add_test(tc, test_read_tricky_fields);
     tcase_add_test(tc, test_position_after_multiline_field);
     tcase_add_test(tc, test_lone_cr_line_ends);
