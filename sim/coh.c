@@ -39,7 +39,7 @@
 #include "sim/engine.h"
 
 #define NONE64 UINT64_MAX
-enum { MF_EXPIRED_MISS = 1 };
+enum { MF_EXPIRED_MISS = 1, MF_DIRTY = 2 /* WB or PUT of a written copy */ };
 
 /* Histograms of the timing profile (models/profile.h): quarter-octave
  * bins, [0,1), [1, 2^0.25), ..., plus the mass at infinity. */
@@ -76,6 +76,7 @@ typedef struct cmsg {
 } cmsg;
 
 typedef struct waiter {
+    uint64_t value; /* a buffered store's or atomic's value (write-back) */
     uint32_t warp, need;
     uint8_t op;
 } waiter;
@@ -84,6 +85,7 @@ typedef struct l1way {
     uint64_t line, lt, stamp, fill_t;
     uint64_t value;
     uint8_t state, open; /* open: the fill's lifetime outcome is undecided */
+    uint8_t dirty;       /* written since the L2 last had it (write-back) */
 } l1way;
 
 typedef struct l1ent {
@@ -118,7 +120,7 @@ typedef struct core {
 
 typedef struct l2way {
     uint64_t line, gt, value, stamp, sharers, read_t;
-    int32_t reader;
+    int32_t reader, owner; /* owner: the L1 holding it E or M (MESI), -1 */
     uint8_t valid, dirty, multi;
 } l2way;
 
@@ -253,7 +255,11 @@ static void deliver(cm_engine *eng, void *obj, uint64_t arg);
 static void noc_send(cm_coh *c, cmsg *m, uint32_t src, uint32_t dst,
                      uint64_t depart)
 {
-    uint32_t payload = coh_msg_carries_line(m->cls) ? c->line_bytes
+    /* a clean PUT (MESI eviction of E) carries no data (gem5's PUTX:
+     * Writeback_Control unless dirty) */
+    int line = coh_msg_carries_line(m->cls) &&
+               !(m->cls == COHM_PUT && !(m->flags & MF_DIRTY));
+    uint32_t payload = line ? c->line_bytes
                        : (m->cls == COHM_GETX || m->cls == COHM_UPGR ||
                           m->cls == COHM_WRITE || m->cls == COHM_ATOMIC ||
                           m->cls == COHM_AREPLY)
@@ -604,6 +610,7 @@ static void l1_leave(cm_coh *c, l1way *w, int capacity)
              capacity ? (double)(cm_engine_now(&c->eng) - w->fill_t)
                       : INFINITY);
     w->state = L1_I;
+    w->dirty = 0;
 }
 
 static void l1_drop(cm_coh *c, l1way *w)
@@ -642,18 +649,57 @@ static void l1_send(core *k, l1ent *e, l1way *way, const coh_row *r,
     m->core = k->id;
     m->warp = wi;
     m->value = value;
-    m->bytes = bytes;
+    /* a write-back L1 keeps the store data: its requests carry none */
+    m->bytes = (c->p->flags & CF_WRITE_BACK) ? 0 : bytes;
     m->flags = flags;
     m->born = cm_engine_now(&c->eng);
     if (r->msg == COHM_UPGR && way) m->ts = way->lt;
     if (coh_msg_awaits_reply(r->msg)) {
         e->pending++;
         k->inflight++;
-        if (r->msg == COHM_GETS) m->seq = ++e->gets_seq;
-        if (op == CM_OP_STORE) k->w[wi].stores_out++;
+        /* write-back entries have one request at a time, whatever it is;
+         * its waiters wake on its reply */
+        if (r->msg == COHM_GETS || (c->p->flags & CF_WRITE_BACK))
+            m->seq = ++e->gets_seq;
+        /* a merged store was counted when it merged */
+        if (op == CM_OP_STORE && !(r->actions & A1_MERGE))
+            k->w[wi].stores_out++;
     }
     noc_send(c, m, k->id, c->ncores + bank_of(c, line),
              cm_engine_now(&c->eng));
+}
+
+/* A message of class cls from core k to line's home bank that answers
+ * nothing (INVACK, WB, NODATA, PUT); a line-carrying one takes the copy
+ * (value, dirty), after which the L2 holds what the copy holds. */
+static void l1_answer(core *k, unsigned cls, uint64_t line, uint64_t value,
+                      int dirty, l1way *way)
+{
+    cm_coh *c = k->c;
+    cmsg *x = msg_new(c);
+    if (!x) return;
+    x->cls = (uint8_t)cls;
+    x->line = line;
+    x->core = k->id;
+    if (coh_msg_carries_line(cls)) {
+        x->value = value;
+        x->flags = dirty ? MF_DIRTY : 0;
+        if (way) way->dirty = 0;
+    }
+    noc_send(c, x, k->id, c->ncores + bank_of(c, line),
+             cm_engine_now(&c->eng));
+}
+
+/* Evicts way w (a capacity victim) by its REPLACE row (MESI: a PUT for E and M); 0 if the
+ * table has no row (an internal error is set). */
+static int l1_replace(core *k, l1way *w)
+{
+    const coh_row *r = l1_row(k, w->state, L1E_REPLACE);
+    if (!r) return 0;
+    if (r->actions & A1_SEND)
+        l1_answer(k, r->msg, w->line, w->value, w->dirty, NULL);
+    l1_leave(k->c, w, 1);
+    return 1;
 }
 
 /* Installs the reply's line: a way of the set (the line's own, an invalid
@@ -672,18 +718,19 @@ static l1way *l1_install(core *k, const cmsg *m, unsigned state)
             if (!w || set[i].stamp < w->stamp) w = &set[i];
         }
         if (!w) return NULL; /* every way waits: use, do not install */
-        if (w->state != L1_I) {
-            const coh_row *r = l1_row(k, w->state == L1_V ? L1_V : w->state,
-                                      L1E_REPLACE);
-            if (!r) return NULL;
-            l1_leave(c, w, 1);
-        }
+        if (w->state != L1_I && !l1_replace(k, w)) return NULL;
+    } else if (!coh_msg_carries_line(m->cls) && w->state != L1_I) {
+        /* a grant without data (MESI ACK): the copy is upgraded */
+        w->state = (uint8_t)state;
+        w->stamp = ++k->stamp;
+        return w;
     } else {
         l1_leave(c, w, 0); /* refilled in place: a new fill begins */
     }
     c->n_fills++;
     w->line = m->line;
     w->value = m->value;
+    w->dirty = 0;
     w->lt = m->ts;
     w->state = (uint8_t)state;
     w->stamp = ++k->stamp;
@@ -721,24 +768,33 @@ static int l1_access(core *k, uint64_t line, uint8_t op, uint32_t wi,
         flags = MF_EXPIRED_MISS;
     }
     if (a & A1_HIT) {
+        /* loads and atomics return the copy's value (an atomic's old
+         * value); a store hit (write-back) is performed at once */
         cm_stat_add(c->st_l1hit, 1);
         way->stamp = ++k->stamp;
         if (op == CM_OP_LOAD) tc_outcome(c, way, 1);
-        cmsg *m = msg_new(c);
-        if (!m) return 0;
-        m->line = line;
-        m->warp = wi;
-        m->value = way->value;
-        cm_engine_schedule(&c->eng, c->hit_lat, hit_done, k,
-                           (uint64_t)(uintptr_t)m);
+        if (op != CM_OP_STORE) {
+            cmsg *m = msg_new(c);
+            if (!m) return 0;
+            m->line = line;
+            m->warp = wi;
+            m->value = way->value;
+            cm_engine_schedule(&c->eng, c->hit_lat, hit_done, k,
+                               (uint64_t)(uintptr_t)m);
+        }
     } else {
         cm_stat_add(c->st_l1miss, 1);
     }
     if (a & A1_MERGE) {
-        e->w[e->nwait++] = (waiter){wi, e->gets_seq + ((a & A1_SEND) != 0),
-                                    op};
+        e->w[e->nwait++] = (waiter){value, wi,
+                                    e->gets_seq + ((a & A1_SEND) != 0), op};
+        /* a buffered store is outstanding until performed (A1_WAKE) */
+        if (op == CM_OP_STORE) k->w[wi].stores_out++;
     }
-    if ((a & A1_WRITE) && way) way->value = value;
+    if ((a & A1_WRITE) && way) {
+        way->value = value;
+        way->dirty = 1;
+    }
     if ((a & A1_INVAL) && way) l1_drop(c, way);
     if (a & A1_CANCEL) e->cancel_seq = e->gets_seq;
     if (a & A1_SEND) l1_send(k, e, way, r, line, op, wi, value, bytes, flags);
@@ -746,9 +802,10 @@ static int l1_access(core *k, uint64_t line, uint8_t op, uint32_t wi,
         if (coh_l1_transient(r->next)) e->state = r->next;
         else if (!e->pending && !e->nwait) e->used = 0;
     }
-    if (!coh_l1_transient(r->next) && way && way->state != L1_I &&
-        r->next == L1_I)
-        l1_drop(c, way);
+    if (!coh_l1_transient(r->next) && way && way->state != L1_I) {
+        if (r->next == L1_I) l1_drop(c, way);
+        else way->state = r->next; /* e.g. MESI's silent E -> M */
+    }
     return 0;
 }
 
@@ -775,6 +832,70 @@ static void flash_l1(core *k)
             l1_flash_line(k, &k->ways[i], NULL);
 }
 
+/* The event a message from the L2 raises at the L1 (e: the line's entry;
+ * every reply has one). */
+static unsigned l1_event(const cm_coh *c, const cmsg *m, const l1ent *e)
+{
+    switch (m->cls) {
+    case COHM_INV: return L1E_INV;
+    case COHM_RCL: return L1E_RCL;
+    case COHM_FWD_GETS: return L1E_FWD_GETS;
+    case COHM_FWD_GETX: return L1E_FWD_GETX;
+    default: break;
+    }
+    if (c->p->flags & CF_WRITE_BACK) /* one request at a time: its reply */
+        return m->cls == COHM_DATA_E   ? L1E_DATA_E
+               : m->cls == COHM_DATA_M ? L1E_DATA_M
+               : m->cls == COHM_ACK    ? L1E_ACK
+                                       : L1E_DATA;
+    int last = e->pending == 1;
+    if (m->op == CM_OP_STORE) return last ? L1E_ACK_LAST : L1E_ACK;
+    if (m->op == CM_OP_ATOMIC) return last ? L1E_AREPLY_LAST : L1E_AREPLY;
+    if (m->seq != e->gets_seq || m->seq <= e->cancel_seq)
+        return L1E_DATA_STALE;
+    if ((c->p->flags & CF_TC) && m->ts < cm_engine_now(&c->eng))
+        return L1E_DATA_EXP;
+    return last ? L1E_DATA_LAST : L1E_DATA;
+}
+
+/* Performs the accesses waiting on entry e that reply m answers, on way
+ * (the installed copy, if the row fills) in arrival order. */
+static void l1_wake(core *k, l1ent *e, const cmsg *m, l1way *way, int filled,
+                    int writable)
+{
+    cm_coh *c = k->c;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < e->nwait; i++) {
+        waiter w = e->w[i];
+        if (w.need > m->seq) {
+            e->w[kept++] = w;
+            continue;
+        }
+        if (w.op == CM_OP_LOAD) {
+            warp_value(k, w.warp, m->line,
+                       way && filled ? way->value : m->value);
+            continue;
+        }
+        /* a buffered store or atomic (write-back): only on write
+         * permission */
+        if (!way || !filled || !writable) {
+            fail(c, "protocol %s, L1: a buffered %s woken by %s without "
+                    "write permission%s",
+                 w.op == CM_OP_STORE ? "store" : "atomic",
+                 coh_msg_names[m->cls], "");
+            return;
+        }
+        if (w.op == CM_OP_ATOMIC) warp_value(k, w.warp, m->line, way->value);
+        way->value = w.value;
+        way->dirty = 1;
+        if (w.op == CM_OP_STORE) {
+            k->w[w.warp].stores_out--;
+            fence_try(k, &k->w[w.warp]);
+        }
+    }
+    e->nwait = kept;
+}
+
 /* A message from the L2 to core k. */
 static void l1_receive(core *k, cmsg *m)
 {
@@ -782,28 +903,15 @@ static void l1_receive(core *k, cmsg *m)
     l1way *way;
     l1ent *e;
     unsigned st = l1_state(k, m->line, &way, &e);
-    unsigned ev;
-    int reply = m->cls != COHM_INV && m->cls != COHM_RCL;
-    if (!reply) {
-        ev = m->cls == COHM_INV ? L1E_INV : L1E_RCL;
-    } else if (!e) {
+    int reply = m->cls != COHM_INV && m->cls != COHM_RCL &&
+                m->cls != COHM_FWD_GETS && m->cls != COHM_FWD_GETX;
+    if (reply && !e) {
         fail(c, "protocol %s, L1: reply %s for line without entry%s%s",
              coh_msg_names[m->cls], "", "");
         msg_free(c, m);
         return;
-    } else {
-        int last = e->pending == 1;
-        if (m->op == CM_OP_STORE)
-            ev = last ? L1E_ACK_LAST : L1E_ACK;
-        else if (m->op == CM_OP_ATOMIC)
-            ev = last ? L1E_AREPLY_LAST : L1E_AREPLY;
-        else if (m->seq != e->gets_seq || m->seq <= e->cancel_seq)
-            ev = L1E_DATA_STALE;
-        else if ((c->p->flags & CF_TC) && m->ts < cm_engine_now(&c->eng))
-            ev = L1E_DATA_EXP;
-        else
-            ev = last ? L1E_DATA_LAST : L1E_DATA;
     }
+    unsigned ev = l1_event(c, m, e);
     const coh_row *r = l1_row(k, st, ev);
     if (!r) {
         msg_free(c, m);
@@ -812,6 +920,9 @@ static void l1_receive(core *k, cmsg *m)
     if (ev == L1E_DATA_STALE) cm_stat_add(c->st_fstale, 1);
     if (ev == L1E_DATA_EXP) cm_stat_add(c->st_fexp, 1);
     uint32_t a = r->actions;
+    /* an answer carries the copy as it was before this row */
+    uint64_t cval = way ? way->value : 0;
+    int cdirty = way && way->dirty;
     if (reply) {
         e->pending--;
         k->inflight--;
@@ -822,22 +933,20 @@ static void l1_receive(core *k, cmsg *m)
         way = NULL;
     }
     if (a & A1_CANCEL) e->cancel_seq = e->gets_seq;
+    l1way spill;
     if (a & A1_FILL) {
         way = l1_install(k, m, coh_l1_transient(r->next) ? L1_V : r->next);
-    }
-    if (a & A1_WAKE) {
-        uint32_t kept = 0;
-        for (uint32_t i = 0; i < e->nwait; i++) {
-            waiter w = e->w[i];
-            if (w.need <= m->seq) {
-                warp_value(k, w.warp, m->line,
-                           way && (a & A1_FILL) ? way->value : m->value);
-            } else {
-                e->w[kept++] = w;
-            }
+        if (!way && (c->p->flags & CF_WRITE_BACK)) {
+            /* every way of the set waits: a granted line is still used,
+             * then evicted by its REPLACE row (never dropped silently) */
+            spill = (l1way){.line = m->line, .value = m->value,
+                            .state = r->next,
+                            .fill_t = cm_engine_now(&c->eng)};
+            way = &spill;
         }
-        e->nwait = kept;
     }
+    if (a & A1_WAKE)
+        l1_wake(k, e, m, way, (a & A1_FILL) != 0, r->next == L1_M);
     if (a & A1_DONE) {
         warp *w = &k->w[m->warp];
         if (m->op == CM_OP_STORE) {
@@ -851,23 +960,17 @@ static void l1_receive(core *k, cmsg *m)
             warp_value(k, m->warp, m->line, m->value);
         }
     }
-    if (a & A1_SEND) {
-        cmsg *x = msg_new(c);
-        if (x) {
-            x->cls = r->msg;
-            x->line = m->line;
-            x->core = k->id;
-            noc_send(c, x, k->id, c->ncores + bank_of(c, m->line),
-                     cm_engine_now(&c->eng));
-        }
-    }
+    if (a & A1_SEND) l1_answer(k, r->msg, m->line, cval, cdirty, way);
     if (e) {
         if (coh_l1_transient(r->next)) e->state = r->next;
         if (!e->pending && !e->nwait) e->used = 0;
     }
-    if (!coh_l1_transient(r->next) && r->next == L1_I && way &&
-        way->state != L1_I)
-        l1_drop(c, way);
+    if (way == &spill) {
+        l1_replace(k, &spill);
+    } else if (!coh_l1_transient(r->next) && way && way->state != L1_I) {
+        if (r->next == L1_I) l1_drop(c, way);
+        else if (!(a & A1_FILL)) way->state = r->next; /* MESI: E/M -> S */
+    }
     msg_free(c, m);
     if (k->refused) {
         k->refused = 0;
@@ -961,6 +1064,7 @@ static unsigned l2_state(bank *b, uint64_t line, l2way **way, l2ent **ent)
     if (!*way) return L2_I;
     if (c->p->flags & CF_TC)
         return (*way)->gt >= cm_engine_now(&c->eng) ? L2_V : L2_E;
+    if ((c->p->flags & CF_WRITE_BACK) && (*way)->owner >= 0) return L2_X;
     uint64_t *sh = sharers_of(b, line, *way);
     return sh && *sh ? L2_S : L2_N;
 }
@@ -1041,6 +1145,7 @@ static void l2_evict(bank *b, l2way *w)
     w->valid = 0;
     w->dirty = 0;
     w->sharers = 0;
+    w->owner = -1;
 }
 
 /* Frees e and puts what waited on it back at the head of the queue. */
@@ -1074,15 +1179,16 @@ static void l2_wait_on(l2ent *e, cmsg *m)
     e->wt = m;
 }
 
-/* Sends INV (others: all sharers but req) or RCL (all) and counts the
- * acks the entry waits for. */
+/* Sends INV (others: all sharers but req) or RCL (all, and the owner)
+ * and counts the acks the entry waits for. */
 static void l2_invalidate(bank *b, l2ent *e, uint64_t line, uint64_t *sh,
-                          int32_t req, uint8_t cls)
+                          const l2way *way, int32_t req, uint8_t cls)
 {
     cm_coh *c = b->c;
-    if (!sh) return;
+    uint64_t to = sh ? *sh : 0;
+    if (cls == COHM_RCL && way && way->owner >= 0) to |= 1ull << way->owner;
     for (uint32_t i = 0; i < c->ncores; i++) {
-        if (!(*sh >> i & 1) || (int32_t)i == req) continue;
+        if (!(to >> i & 1) || (int32_t)i == req) continue;
         cmsg *x = msg_new(c);
         if (!x) return;
         x->cls = cls;
@@ -1095,10 +1201,11 @@ static void l2_invalidate(bank *b, l2ent *e, uint64_t line, uint64_t *sh,
 static int dir_make_room(bank *b, uint64_t line);
 
 /* Executes row r for line in bank b.  m: the request (queue events, or
- * the entry's transaction on INVACK), may be NULL. */
+ * the entry's transaction on an answer), may be NULL; resp: the answer
+ * (INVACK, WB, NODATA, PUT) being handled, else NULL. */
 static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
                     uint64_t line, l2way *way, l2ent *e, cmsg *m,
-                    int *consumed)
+                    const cmsg *resp, int *consumed)
 {
     cm_coh *c = b->c;
     uint64_t now = cm_engine_now(&c->eng);
@@ -1135,8 +1242,22 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
         }
     }
     uint64_t *sh = sharers_of(b, line, way);
-    if (a & A2_INV) l2_invalidate(b, e, line, sh, req, COHM_INV);
-    if (a & A2_RCL) l2_invalidate(b, e, line, sh, -1, COHM_RCL);
+    if (a & A2_INV) l2_invalidate(b, e, line, sh, way, req, COHM_INV);
+    if (a & A2_RCL) l2_invalidate(b, e, line, sh, way, -1, COHM_RCL);
+    if ((a & A2_FWD) && way && e) {
+        if (way->owner < 0 || way->owner == req) {
+            fail(c, "protocol %s, L2: %s to %s owner%s",
+                 coh_msg_names[r->msg], way->owner < 0 ? "no" : "the "
+                 "requesting", "");
+            return;
+        }
+        cmsg *x = msg_new(c);
+        if (!x) return;
+        x->cls = r->msg;
+        x->line = line;
+        bank_send(b, x, (uint32_t)way->owner);
+        e->acks++;
+    }
     if ((a & A2_WRITE) && way && m) {
         c->n_l2_stores++;
         hist_add(&c->h[H_R2W], way->read_t == NONE64
@@ -1145,6 +1266,14 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
         way->value = m->value;
         way->dirty = 1;
         if (m->stalled) cm_stat_add(c->st_sstall, (double)(now - m->stall_t));
+    }
+    if ((a & A2_TAKE) && resp) {
+        if (way) {
+            way->value = resp->value;
+            way->dirty |= (resp->flags & MF_DIRTY) != 0;
+        } else if (resp->flags & MF_DIRTY) { /* the line has left (M_I) */
+            dram_writeback(b, line, resp->value);
+        }
     }
     if ((a & A2_GT) && way) {
         if (way->gt < now) {
@@ -1172,6 +1301,15 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
     }
     if ((a & A2_KEEP) && sh) *sh &= req >= 0 ? 1ull << req : 0;
     if ((a & A2_DROP) && sh) *sh = 0;
+    if ((a & A2_DROP) && way) way->owner = -1;
+    if ((a & A2_OWN) && way && req >= 0) {
+        way->owner = req;
+        way->sharers = 0;
+    }
+    if ((a & A2_DEMOTE) && way && way->owner >= 0) {
+        way->sharers |= 1ull << way->owner;
+        way->owner = -1;
+    }
     if ((a & A2_REPLY) && m) {
         cmsg *x = msg_new(c);
         if (x) {
@@ -1225,6 +1363,14 @@ static unsigned l2_refine(bank *b, const cmsg *m, unsigned st, l2way *way)
     if (c->p->flags & CF_SHARERS) {
         uint64_t *sh = sharers_of(b, m->line, way);
         uint64_t others = sh ? *sh & ~(1ull << m->core) : 0;
+        /* MESI: an UPGR whose requester lost its copy (invalidated or
+         * recalled while the UPGR was on its way: its L1 is in IM now) is
+         * served as the GETX it has become */
+        if ((c->p->flags & CF_WRITE_BACK) && ev == L2E_UPGR &&
+            !(sh && (*sh >> m->core & 1)))
+            ev = L2E_GETX;
+        if (!others && ev == L2E_UPGR && (c->p->flags & CF_WRITE_BACK))
+            ev = L2E_UPGR_SOLE;
         if (!others && ev == L2E_GETX) ev = L2E_GETX_SOLE;
         if (!others && ev == L2E_ATOMIC) ev = L2E_ATOMIC_SOLE;
     }
@@ -1285,7 +1431,7 @@ static int l2_request(bank *b, cmsg *m)
     if (way) way->stamp = ++b->stamp;
     profile_request(b, m, way, st);
     int consumed = 0;
-    l2_exec(b, r, st, ev, m->line, way, e, m, &consumed);
+    l2_exec(b, r, st, ev, m->line, way, e, m, NULL, &consumed);
     if (m->cls == COHM_GETS && way && way->valid && way->line == m->line &&
         !(r->actions & (A2_FETCH | A2_MERGE | A2_STALL)))
         way->read_t = now;
@@ -1389,10 +1535,13 @@ static int l2_replace(bank *b, uint64_t line, unsigned ev, uint64_t *retry)
     pred_event(b, st, ev, NULL);
     if (ev == L2E_DIR_REPLACE || !(b->c->p->flags & CF_DIR)) {
         uint64_t *sh = sharers_of(b, line, way);
-        b->c->sharers_hist[sh ? __builtin_popcountll(*sh) : 0] += 1;
+        /* a MESI owner is the one L1 copy the recall reaches */
+        int n = (sh ? __builtin_popcountll(*sh) : 0) +
+                (way && way->owner >= 0);
+        b->c->sharers_hist[n] += 1;
     }
     int consumed = 0;
-    l2_exec(b, r, st, ev, line, way, e, NULL, &consumed);
+    l2_exec(b, r, st, ev, line, way, e, NULL, NULL, &consumed);
     return 1;
 }
 
@@ -1454,6 +1603,7 @@ static void fill_event(cm_engine *eng, void *obj, uint64_t arg)
     v->dirty = 0;
     v->sharers = 0;
     v->reader = -1;
+    v->owner = -1;
     v->multi = 0;
     v->gt = 0;
     v->read_t = NONE64;
@@ -1468,7 +1618,7 @@ static void fill_event(cm_engine *eng, void *obj, uint64_t arg)
     const coh_row *r = l2_row(b, e->state, L2E_FILL);
     if (!r) return;
     int consumed = 0;
-    l2_exec(b, r, e->state, L2E_FILL, e->line, v, e, NULL, &consumed);
+    l2_exec(b, r, e->state, L2E_FILL, e->line, v, e, NULL, NULL, &consumed);
 }
 
 static void expire_event(cm_engine *eng, void *obj, uint64_t arg)
@@ -1487,29 +1637,50 @@ static void expire_event(cm_engine *eng, void *obj, uint64_t arg)
     const coh_row *r = l2_row(b, L2_M_I, L2E_EXPIRE);
     if (!r) return;
     int consumed = 0;
-    l2_exec(b, r, L2_M_I, L2E_EXPIRE, e->line, NULL, e, NULL, &consumed);
+    l2_exec(b, r, L2_M_I, L2E_EXPIRE, e->line, NULL, e, NULL, NULL,
+            &consumed);
 }
 
-/* INVACK from a sharer. */
-static void l2_ack(bank *b, cmsg *m)
+/* An answer handled on arrival: INVACK (to INV or RCL), WB or NODATA (an
+ * owner's answer to FWD or RCL) each count one of the acks the line's
+ * entry awaits; PUT (MESI eviction of E or M) needs no entry. */
+static void l2_response(bank *b, cmsg *m)
 {
     cm_coh *c = b->c;
     l2way *way;
     l2ent *e;
     unsigned st = l2_state(b, m->line, &way, &e);
-    if (!e || !e->acks) {
-        fail(c, "protocol %s, L2: INVACK in state %s without a transaction%s%s",
-             coh_l2_state_names[st], "", "");
-        return;
+    unsigned ev;
+    if (m->cls == COHM_PUT) {
+        ev = L2E_PUT;
+        if (way && way->owner != (int32_t)m->core) {
+            fail(c, "protocol %s, L2: PUT in state %s from an L1 that does "
+                    "not own the line%s%s",
+                 coh_l2_state_names[st], "", "");
+            return;
+        }
+    } else {
+        if (!e || !e->acks) {
+            fail(c, "protocol %s, L2: %s in state %s without a "
+                    "transaction%s",
+                 coh_msg_names[m->cls], coh_l2_state_names[st], "");
+            return;
+        }
+        --e->acks;
+        const cmsg *t = e->txn;
+        if (m->cls == COHM_WB) ev = L2E_WB;
+        else if (m->cls == COHM_NODATA) ev = L2E_NODATA;
+        else if (e->acks) ev = L2E_INVACK;
+        else if (t && t->cls == COHM_ATOMIC) ev = L2E_INVACK_LAST_A;
+        else if (t && t->cls == COHM_UPGR && way &&
+                 (way->sharers >> t->core & 1))
+            ev = L2E_INVACK_LAST_U; /* its copy survived: grant, no data */
+        else ev = L2E_INVACK_LAST;
     }
-    unsigned ev = L2E_INVACK;
-    if (--e->acks == 0)
-        ev = e->txn && e->txn->op == CM_OP_ATOMIC ? L2E_INVACK_LAST_A
-                                                   : L2E_INVACK_LAST;
     const coh_row *r = l2_row(b, st, ev);
     if (!r) return;
     int consumed = 0;
-    l2_exec(b, r, st, ev, m->line, way, e, e->txn, &consumed);
+    l2_exec(b, r, st, ev, m->line, way, e, e ? e->txn : NULL, m, &consumed);
 }
 
 static void deliver(cm_engine *eng, void *obj, uint64_t arg)
@@ -1524,8 +1695,9 @@ static void deliver(cm_engine *eng, void *obj, uint64_t arg)
     bank *b = &c->banks[m->dst - c->ncores];
     if (coh_msg_awaits_reply(m->cls)) {
         bank_enqueue(b, m);
-    } else if (m->cls == COHM_INVACK) {
-        l2_ack(b, m);
+    } else if (m->cls == COHM_INVACK || m->cls == COHM_WB ||
+               m->cls == COHM_NODATA || m->cls == COHM_PUT) {
+        l2_response(b, m);
         msg_free(c, m);
     } else {
         fail(c, "protocol %s, L2: unexpected message %s%s%s",
@@ -1844,5 +2016,9 @@ uint64_t cm_coh_value(const cm_coh *c, uint64_t line)
 {
     bank *b = &c->banks[bank_of(c, line)];
     l2way *w = l2_find(b, line);
+    if (w && w->owner >= 0) { /* MESI: the owner's copy is the newest */
+        l1way *o = l1_find(&c->cores[w->owner], line);
+        if (o && (o->state == L1_E || o->state == L1_M)) return o->value;
+    }
     return w ? w->value : mem_read(c, line);
 }

@@ -27,7 +27,11 @@
  * X_M (MESI: the owner was asked for the line), M_I (an eviction waits for
  * INVACKs or owner data, or TC-Strong's parked timestamp waits to expire).
  * Requests (GETS, GETX, UPGR, WRITE, ATOMIC) come through the bank's queue;
- * INVACK, WB, NODATA, PUT, FILL and EXPIRE are handled on arrival. */
+ * INVACK, WB, NODATA, PUT, FILL and EXPIRE are handled on arrival.
+ * Under MESI (CF_WRITE_BACK) the L2 keeps an owner per line besides the
+ * sharers; A2_DROP clears both, A2_OWN makes the requester the only
+ * holder, A2_RCL recalls the owner too, and every answer to an INV, RCL or
+ * FWD (INVACK, WB, NODATA) counts as one of the acks an entry awaits. */
 #ifndef CM_COH_PROTO_H
 #define CM_COH_PROTO_H
 
@@ -91,6 +95,8 @@ enum coh_l2_event {
     L2E_WRITE, L2E_ATOMIC, L2E_ATOMIC_SOLE,
     L2E_PUT, L2E_WB, L2E_NODATA, L2E_INVACK, L2E_INVACK_LAST,
     L2E_INVACK_LAST_A, /* the last ack of an atomic's transaction */
+    L2E_INVACK_LAST_U, /* MESI: the last ack of an UPGR whose requester
+                          still holds its copy (grant without data) */
     L2E_FILL, L2E_REPLACE, L2E_DIR_REPLACE, L2E_EXPIRE,
     L2_NEVENTS
 };
@@ -109,6 +115,13 @@ enum {
     A1_DONE = 1u << 9,   /* a store or atomic of the reply's warp is done */
     A1_CANCEL = 1u << 10 /* the pending fill will not be installed */
 };
+/* Under CF_WRITE_BACK (MESI) the L1 owns lines: A1_MERGE also buffers a
+ * store or atomic on the entry (with its value), A1_WAKE then performs the
+ * merged accesses in order on the granted copy (loads read, stores write,
+ * atomics read then write), A1_FILL of a grant without data (ACK) upgrades
+ * the local copy in place, A1_HIT performs a store or atomic on a writable
+ * copy at once, and A1_SEND of a line-carrying answer (WB, PUT) carries
+ * the copy, marked dirty if it was written. */
 
 /* L2 actions, executed in this order. */
 enum {
@@ -130,7 +143,11 @@ enum {
     A2_EVICT = 1u << 15,  /* the line leaves the tags (write back if dirty) */
     A2_PARK = 1u << 16,   /* TC: an unexpired evictee's GT waits in an MSHR */
     A2_DONE = 1u << 17,   /* free the MSHR entry, replay what waited on it */
-    A2_DEMOTE = 1u << 18  /* MESI: the old owner becomes a sharer */
+    A2_DEMOTE = 1u << 18, /* MESI: the old owner becomes a sharer */
+    A2_TAKE = 1u << 19    /* MESI: the owner's line (WB or PUT) into the L2
+                             line, or to DRAM once the line has left;
+                             dirty if the owner had modified it.  Runs
+                             right after A2_WRITE (before any REPLY) */
 };
 
 typedef struct coh_row {
@@ -176,7 +193,8 @@ int coh_l1_transient(unsigned state);
 int coh_l2_transient(unsigned state);
 /* Whether a message class is a request that the L1 awaits a reply to. */
 int coh_msg_awaits_reply(unsigned msg);
-/* Whether a message carries a line of data (for its flit count). */
+/* Whether a message carries a line of data (for its flit count; a clean
+ * MESI PUT, of an E copy, carries none). */
 int coh_msg_carries_line(unsigned msg);
 
 const coh_row *coh_table_find(const coh_table *t, unsigned state,

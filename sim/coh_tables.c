@@ -2,7 +2,8 @@
  * and action meanings in sim/coh_proto.h), and the protocol registry.
  *
  * Seed statements are quoted from protocols.md part A; where the seed is
- * silent the choice is written beside the row.  Choices common to all:
+ * silent the choice is written beside the row.  Choices common to all the
+ * write-through protocols (MESI's own are written above its tables):
  *  - values are per line (coh.h), so a store replaces the line's value;
  *  - a store sent while a fill is in flight cancels that fill's install
  *    (the fill predates the store at the L2; installing it would let the
@@ -34,7 +35,8 @@ const char *const coh_l2_event_names[L2_NEVENTS] = {
     "GETS",   "GETX",       "GETX_SOLE", "UPGR",     "UPGR_SOLE",
     "UPGR_PRIV", "UPGR_STALE", "WRITE",  "ATOMIC",   "ATOMIC_SOLE",
     "PUT",    "WB",         "NODATA",    "INVACK",   "INVACK_LAST",
-    "INVACK_LAST_A", "FILL", "REPLACE",  "DIR_REPLACE", "EXPIRE"};
+    "INVACK_LAST_A", "INVACK_LAST_U", "FILL", "REPLACE", "DIR_REPLACE",
+    "EXPIRE"};
 
 int coh_l1_transient(unsigned s)
 {
@@ -359,6 +361,150 @@ static const coh_row l2_tcw[] = {
     R2(V, REPLACE, I, NONE, A2_PARK | A2_EVICT),
 };
 
+/* ---- MESI -------------------------------------------------------------- */
+
+/* MESI (seed: "L1 and L2 write-back and write-allocate.  Inclusive: an L2
+ * eviction recalls L1 copies.  E allows silent E->M.  Atomics execute at
+ * the L1 once write permission is held.  Controllers pick serviceable
+ * requests from a pool.  Store data is buffered until permission arrives.
+ * Extra traffic: write-allocate refills and full-line PUTs"; the thesis
+ * takes it from gem5's MESI_Two_Level).  Choices where the seed is silent:
+ *  - L1 stable I, S, E, M; transient IS (load miss: GETS), IM (store or
+ *    atomic miss: GETX), SM (store or atomic to S: UPGR).  Loads, stores
+ *    and atomics to IM and SM wait on the entry (store data buffered
+ *    there) and are performed in arrival order when write permission
+ *    arrives; a store counts as outstanding (for fences) until performed.
+ *    Loads merge in IS; stores and atomics to IS wait (stall) until it
+ *    settles in S.  Loads to SM wait too, so a warp reads its own buffered
+ *    store.  One request per entry: a reply always answers it.
+ *  - Stores and atomics to E or M are performed at once (E -> M silently)
+ *    and never counted outstanding.
+ *  - L1 eviction: S silent; E and M send PUT, the whole line if M (the
+ *    seed's "full-line PUTs": no partial-line write-back), control-sized
+ *    if E (gem5's PUTX: Writeback_Data if dirty, else Writeback_Control),
+ *    so noc.msgs.put mixes both sizes.  PUTs are not acknowledged.
+ *  - INV or RCL to an L1 without the line (silently evicted S, or an
+ *    evicted owner whose PUT is in flight) is answered by INVACK; SM -> IM
+ *    (the copy is gone, the UPGR will be served as a GETX).  RCL to an
+ *    owner: WB with the line, the copy dropped.  FWD_GETS to an owner: WB,
+ *    E/M -> S; FWD_GETX: WB, -> I; FWD to an evicted owner (I, IS, IM):
+ *    NODATA.  A grant that finds every way of its set waiting is used and
+ *    evicted at once (REPLACE row), so ownership is never dropped silently.
+ *  - L2 stable I, N (no L1 copy), S (sharers), X (one owner, E or M).
+ *    GETS: N -> DATA_E, requester owns (X); S -> DATA, sharer added; X ->
+ *    FWD_GETS to the owner (X_S), then DATA to the requester, owner and
+ *    requester sharers (S).  GETX: sole holder -> DATA_M (X); S -> INV to
+ *    the other sharers (S_M), last INVACK -> DATA_M; X -> FWD_GETX (X_M),
+ *    owner's answer -> DATA_M, requester owns.  UPGR from a sharer: sole ->
+ *    ACK (grant without data), else INV (S_M), last INVACK -> ACK.  An UPGR
+ *    from a requester no longer among the sharers (invalidated or recalled
+ *    while its UPGR was on the way; its L1 went SM -> IM) is served as a
+ *    GETX (event refined to GETX / GETX_SOLE).  Requests to I fetch from
+ *    DRAM (I_S, I_M; later requests wait on the fetch) and replay as N.
+ *  - Requests to a line in a transaction (S_M, X_S, X_M, M_I) stall;
+ *    CF_OOO serves other lines meanwhile.  INVACK, WB, NODATA and PUT are
+ *    handled on arrival.
+ *  - PUT from the owner: X -> N (data taken, dirty if M); in X_S, X_M,
+ *    M_I the data is taken and the owner cleared, and the transaction
+ *    waits for the owner's NODATA (or INVACK, for a recall).  The crossbar
+ *    keeps per-pair order, so that PUT always arrives before the answer,
+ *    and a grant before any later INV or FWD to the same L1; the real
+ *    design's five virtual networks are not modelled.
+ *  - L2 eviction (inclusive): N evicts at once; S and X recall (RCL to
+ *    every sharer or the owner, M_I), the way leaves at once and the
+ *    owner's WB goes to DRAM; the last answer ends it. */
+#define L1_MESI_WRITE(ev)                                                      \
+    R1(I, ev, IM, GETX, GET), R1(S, ev, SM, UPGR, GET),                        \
+        R1(E, ev, M, NONE, A1_HIT | A1_WRITE),                                 \
+        R1(M, ev, M, NONE, A1_HIT | A1_WRITE),                                 \
+        R1(IS, ev, IS, NONE, A1_STALL), R1(IM, ev, IM, NONE, A1_MERGE),        \
+        R1(SM, ev, SM, NONE, A1_MERGE)
+/* INV (to a sharer) and RCL (to a sharer or the owner). */
+#define L1_MESI_INV(ev)                                                        \
+    R1(I, ev, I, INVACK, A1_SEND), R1(S, ev, I, INVACK, A1_INVAL | A1_SEND),   \
+        R1(IS, ev, IS, INVACK, A1_SEND), R1(IM, ev, IM, INVACK, A1_SEND),      \
+        R1(SM, ev, IM, INVACK, A1_INVAL | A1_SEND)
+/* FWD_GETS / FWD_GETX to the owner, or to an owner whose PUT is on the
+ * way (I, and IS / IM if it asked for the line again since). */
+#define L1_MESI_FWD(ev, next, drop)                                            \
+    R1(E, ev, next, WB, (drop) | A1_SEND),                                     \
+        R1(M, ev, next, WB, (drop) | A1_SEND),                                 \
+        R1(I, ev, I, NODATA, A1_SEND), R1(IS, ev, IS, NODATA, A1_SEND),        \
+        R1(IM, ev, IM, NODATA, A1_SEND)
+
+static const coh_row l1_mesi[] = {
+    R1(I, LOAD, IS, GETS, GET),
+    R1(S, LOAD, S, NONE, A1_HIT),
+    R1(E, LOAD, E, NONE, A1_HIT),
+    R1(M, LOAD, M, NONE, A1_HIT),
+    R1(IS, LOAD, IS, NONE, A1_MERGE),
+    R1(IM, LOAD, IM, NONE, A1_MERGE),
+    R1(SM, LOAD, SM, NONE, A1_MERGE),
+    L1_MESI_WRITE(STORE),
+    L1_MESI_WRITE(ATOMIC),
+    R1(IS, DATA, S, NONE, A1_FILL | A1_WAKE),
+    R1(IS, DATA_E, E, NONE, A1_FILL | A1_WAKE),
+    R1(IM, DATA_M, M, NONE, A1_FILL | A1_WAKE),
+    R1(SM, ACK, M, NONE, A1_FILL | A1_WAKE),
+    L1_MESI_INV(INV),
+    L1_MESI_INV(RCL),
+    R1(E, RCL, I, WB, A1_INVAL | A1_SEND),
+    R1(M, RCL, I, WB, A1_INVAL | A1_SEND),
+    L1_MESI_FWD(FWD_GETS, S, 0),
+    L1_MESI_FWD(FWD_GETX, I, A1_INVAL),
+    R1(S, REPLACE, I, NONE, A1_INVAL),
+    R1(E, REPLACE, I, PUT, A1_INVAL | A1_SEND),
+    R1(M, REPLACE, I, PUT, A1_INVAL | A1_SEND),
+};
+
+/* Every request stalls while the line is in a transaction. */
+#define L2_MESI_BUSY(s)                                                        \
+    R2(s, GETS, s, NONE, A2_STALL), R2(s, GETX, s, NONE, A2_STALL),            \
+        R2(s, GETX_SOLE, s, NONE, A2_STALL), R2(s, UPGR, s, NONE, A2_STALL),   \
+        R2(s, UPGR_SOLE, s, NONE, A2_STALL)
+
+/* Absent lines have no sharers: writes arrive as GETX_SOLE. */
+static const coh_row l2_mesi[] = {
+    R2(I, GETS, I_S, NONE, A2_FETCH),
+    R2(I, GETX_SOLE, I_M, NONE, A2_FETCH),
+    R2(I_S, GETS, I_S, NONE, A2_MERGE),
+    R2(I_S, GETX_SOLE, I_S, NONE, A2_MERGE),
+    R2(I_M, GETS, I_M, NONE, A2_MERGE),
+    R2(I_M, GETX_SOLE, I_M, NONE, A2_MERGE),
+    R2(I_S, FILL, N, NONE, A2_DONE),
+    R2(I_M, FILL, N, NONE, A2_DONE),
+    R2(N, GETS, X, DATA_E, A2_OWN | A2_REPLY),
+    R2(N, GETX_SOLE, X, DATA_M, A2_OWN | A2_REPLY),
+    R2(S, GETS, S, DATA, A2_ADD | A2_REPLY),
+    R2(S, GETX_SOLE, X, DATA_M, A2_OWN | A2_REPLY),
+    R2(S, GETX, S_M, INV, A2_TXN | A2_INV),
+    R2(S, UPGR_SOLE, X, ACK, A2_OWN | A2_REPLY),
+    R2(S, UPGR, S_M, INV, A2_TXN | A2_INV),
+    R2(X, GETS, X_S, FWD_GETS, A2_TXN | A2_FWD),
+    R2(X, GETX_SOLE, X_M, FWD_GETX, A2_TXN | A2_FWD),
+    R2(X, PUT, N, NONE, A2_TAKE | A2_DROP),
+    L2_MESI_BUSY(S_M),
+    L2_MESI_BUSY(X_S),
+    L2_MESI_BUSY(X_M),
+    L2_MESI_BUSY(M_I),
+    R2(S_M, INVACK, S_M, NONE, 0),
+    R2(S_M, INVACK_LAST, X, DATA_M, A2_OWN | A2_REPLY | A2_DONE),
+    R2(S_M, INVACK_LAST_U, X, ACK, A2_OWN | A2_REPLY | A2_DONE),
+    R2(X_S, WB, S, DATA, A2_TAKE | A2_ADD | A2_DEMOTE | A2_REPLY | A2_DONE),
+    R2(X_S, NODATA, S, DATA, A2_ADD | A2_REPLY | A2_DONE),
+    R2(X_S, PUT, X_S, NONE, A2_TAKE | A2_DROP),
+    R2(X_M, WB, X, DATA_M, A2_TAKE | A2_OWN | A2_REPLY | A2_DONE),
+    R2(X_M, NODATA, X, DATA_M, A2_OWN | A2_REPLY | A2_DONE),
+    R2(X_M, PUT, X_M, NONE, A2_TAKE | A2_DROP),
+    R2(N, REPLACE, I, NONE, A2_EVICT),
+    R2(S, REPLACE, M_I, RCL, A2_TXN | A2_RCL | A2_EVICT),
+    R2(X, REPLACE, M_I, RCL, A2_TXN | A2_RCL | A2_EVICT),
+    R2(M_I, INVACK, M_I, NONE, 0),
+    R2(M_I, INVACK_LAST, I, NONE, A2_DONE),
+    R2(M_I, WB, I, NONE, A2_TAKE | A2_DONE),
+    R2(M_I, PUT, M_I, NONE, A2_TAKE | A2_DROP),
+};
+
 /* ---- registry ---------------------------------------------------------- */
 
 static const cm_coh_protocol protocols[] = {
@@ -370,6 +516,10 @@ static const cm_coh_protocol protocols[] = {
            "(seed 003)",
      CM_COH_MODEL_RCSC, CF_ACQUIRE_INV | CF_KERNEL_INV, TAB(l1_wt),
      TAB(l2_plain)},
+    {"mesi", "write-back, write-allocate MESI L1 and inclusive L2 "
+             "directory, atomics at the L1 (seed 000)",
+     CM_COH_MODEL_RCSC, CF_SHARERS | CF_OOO | CF_WRITE_BACK, TAB(l1_mesi),
+     TAB(l2_mesi)},
     {"gpu-vi", "write-through valid/invalid L1, directory in the L2 tags, "
                "recalls on L2 eviction (seed 000)",
      CM_COH_MODEL_RCSC, CF_SHARERS, TAB(l1_gpu_vi), TAB(l2_gpu_vi)},

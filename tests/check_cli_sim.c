@@ -83,7 +83,7 @@ START_TEST(test_sim_lists_and_rejects)
     tu_run_free(&r);
     struct { const char *args, *needle; } bad[] = {
         {"sim --workload nosuch", "no such built-in"},
-        {"sim --workload bfs --protocol mesi", "--protocol"},
+        {"sim --workload bfs --protocol moesi", "--protocol"},
         {"sim --workload bfs --sched fifo", "sched.policy"},
         {"sim", "which workload"},
         {"sim --workload /nonexistent.csv", "/nonexistent.csv"},

@@ -1,7 +1,7 @@
 /* check_coh_sim.c - the coherence simulator (sim/coh.h) on every protocol:
  * a small machine runs a synthetic sharing program to completion, and the
- * run must conserve messages (every request answered, every INV or RCL
- * acknowledged), leave each line holding a value some store wrote (the
+ * run must conserve messages (every request answered, every INV, RCL or
+ * FWD answered), leave each line holding a value some store wrote (the
  * last one when a single warp writes it), repeat byte for byte, and give
  * lifetime outcomes that account for every installed fill. */
 #include <math.h>
@@ -151,12 +151,15 @@ START_TEST(test_every_protocol_conserves)
                      stat(r.rows, r.n, "noc.msgs.areply");
         ck_assert_msg(req > 0 && req == rep, "%s: %g requests, %g replies",
                       name, req, rep);
+        /* MESI: an owner answers FWD_GETS and FWD_GETX by WB or NODATA */
         double inv = stat(r.rows, r.n, "noc.msgs.inv") +
-                     stat(r.rows, r.n, "noc.msgs.rcl");
+                     stat(r.rows, r.n, "noc.msgs.rcl") +
+                     stat(r.rows, r.n, "noc.msgs.fwd_gets") +
+                     stat(r.rows, r.n, "noc.msgs.fwd_getx");
         double ack = stat(r.rows, r.n, "noc.msgs.invack") +
                      stat(r.rows, r.n, "noc.msgs.wb") +
                      stat(r.rows, r.n, "noc.msgs.nodata");
-        ck_assert_msg(inv == ack, "%s: %g INV+RCL, %g answers", name, inv,
+        ck_assert_msg(inv == ack, "%s: %g INV+RCL+FWD, %g answers", name, inv,
                       ack);
         ck_assert_msg(stat(r.rows, r.n, "dir.recalls") ==
                           stat(r.rows, r.n, "noc.msgs.rcl"),
