@@ -255,7 +255,11 @@ static void deliver(cm_engine *eng, void *obj, uint64_t arg);
 static void noc_send(cm_coh *c, cmsg *m, uint32_t src, uint32_t dst,
                      uint64_t depart)
 {
-    uint32_t payload = coh_msg_carries_line(m->cls) ? c->line_bytes
+    /* a clean PUT (MESI eviction of E) carries no data (gem5's PUTX:
+     * Writeback_Control unless dirty) */
+    int line = coh_msg_carries_line(m->cls) &&
+               !(m->cls == COHM_PUT && !(m->flags & MF_DIRTY));
+    uint32_t payload = line ? c->line_bytes
                        : (m->cls == COHM_GETX || m->cls == COHM_UPGR ||
                           m->cls == COHM_WRITE || m->cls == COHM_ATOMIC ||
                           m->cls == COHM_AREPLY)

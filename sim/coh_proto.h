@@ -193,7 +193,8 @@ int coh_l1_transient(unsigned state);
 int coh_l2_transient(unsigned state);
 /* Whether a message class is a request that the L1 awaits a reply to. */
 int coh_msg_awaits_reply(unsigned msg);
-/* Whether a message carries a line of data (for its flit count). */
+/* Whether a message carries a line of data (for its flit count; a clean
+ * MESI PUT, of an E copy, carries none). */
 int coh_msg_carries_line(unsigned msg);
 
 const coh_row *coh_table_find(const coh_table *t, unsigned state,

@@ -379,10 +379,10 @@ static const coh_row l2_tcw[] = {
  *    store.  One request per entry: a reply always answers it.
  *  - Stores and atomics to E or M are performed at once (E -> M silently)
  *    and never counted outstanding.
- *  - L1 eviction: S silent; E and M send PUT with the whole line (gem5's
- *    PUTX carries data for E too; it also keeps one size per message class
- *    for the bandwidth model), dirty only from M.  PUTs are not
- *    acknowledged.
+ *  - L1 eviction: S silent; E and M send PUT, the whole line if M (the
+ *    seed's "full-line PUTs": no partial-line write-back), control-sized
+ *    if E (gem5's PUTX: Writeback_Data if dirty, else Writeback_Control),
+ *    so noc.msgs.put mixes both sizes.  PUTs are not acknowledged.
  *  - INV or RCL to an L1 without the line (silently evicted S, or an
  *    evicted owner whose PUT is in flight) is answered by INVACK; SM -> IM
  *    (the copy is gone, the UPGR will be served as a GETX).  RCL to an

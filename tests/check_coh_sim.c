@@ -151,6 +151,7 @@ START_TEST(test_every_protocol_conserves)
                      stat(r.rows, r.n, "noc.msgs.areply");
         ck_assert_msg(req > 0 && req == rep, "%s: %g requests, %g replies",
                       name, req, rep);
+        /* MESI: an owner answers FWD_GETS and FWD_GETX by WB or NODATA */
         double inv = stat(r.rows, r.n, "noc.msgs.inv") +
                      stat(r.rows, r.n, "noc.msgs.rcl") +
                      stat(r.rows, r.n, "noc.msgs.fwd_gets") +
@@ -158,8 +159,8 @@ START_TEST(test_every_protocol_conserves)
         double ack = stat(r.rows, r.n, "noc.msgs.invack") +
                      stat(r.rows, r.n, "noc.msgs.wb") +
                      stat(r.rows, r.n, "noc.msgs.nodata");
-        ck_assert_msg(inv == ack, "%s: %g INV+RCL+FWD, %g answers", name,
-                      inv, ack);
+        ck_assert_msg(inv == ack, "%s: %g INV+RCL+FWD, %g answers", name, inv,
+                      ack);
         ck_assert_msg(stat(r.rows, r.n, "dir.recalls") ==
                           stat(r.rows, r.n, "noc.msgs.rcl"),
                       "%s", name);
