@@ -108,7 +108,7 @@ typedef struct core {
     cm_coh *c;
     uint32_t id, lrr, live, at_bar, inflight;
     warp *w;
-    uint64_t issue_free, tick_at, stamp;
+    uint64_t issue_free, tick_at, timer_at, stamp;
     /* LD/ST unit: the memory instruction being handed to the L1 */
     uint64_t *ld_lines;
     uint32_t ld_n, ld_i, ld_warp;
@@ -144,7 +144,7 @@ typedef struct bank {
     dirent *dir;
     cmsg *qh, *qt;
     uint32_t qn;
-    uint64_t next_slot, chan_free, stamp, hol_since, pred_t;
+    uint64_t next_slot, chan_free, stamp, hol_since, pred_t, wake_at;
     double pred, pred_area;
     uint8_t serve_pending, hol;
     cm_stat *st_mocc;
@@ -358,6 +358,25 @@ static void warp_value(core *k, uint32_t wi, uint64_t line, uint64_t value)
 
 static void flash_l1(core *k);
 
+static void core_timer(cm_engine *eng, void *obj, uint64_t arg)
+{
+    (void)arg;
+    core *k = obj;
+    if (cm_engine_now(eng) < k->timer_at) return; /* an earlier one ran */
+    k->timer_at = NONE64;
+    core_wake(k, cm_engine_now(eng));
+}
+
+/* A wake-up at time t for fences waiting out a GWCT.  Kept apart from the
+ * tick (which moves every cycle) so that a fence re-checked each cycle
+ * does not leave an event behind each time. */
+static void core_timer_set(core *k, uint64_t t)
+{
+    if (k->timer_at != NONE64 && k->timer_at <= t) return;
+    k->timer_at = t;
+    cm_engine_schedule_at(&k->c->eng, t, core_timer, k, t);
+}
+
 /* A fence may go once the warp's stores are acknowledged and, under
  * TC-Weak, TIME has passed its GWCT (a copy is valid while TIME <= LT, so
  * TIME > GWCT is when every copy the stores raced with has expired). */
@@ -367,7 +386,7 @@ static void fence_try(core *k, warp *w)
     uint64_t now = cm_engine_now(&c->eng);
     if (w->st != W_FENCE || w->stores_out) return;
     if ((c->p->flags & CF_TC_WEAK) && now <= w->gwct) {
-        core_wake(k, w->gwct + 1);
+        core_timer_set(k, w->gwct + 1);
         return;
     }
     if (c->p->flags & CF_ACQUIRE_INV) flash_l1(k);
@@ -996,9 +1015,10 @@ static void bank_kick(bank *b)
 
 static void bank_kick_at(cm_engine *eng, void *obj, uint64_t arg)
 {
-    (void)eng;
     (void)arg;
-    bank_kick(obj);
+    bank *b = obj;
+    if (cm_engine_now(eng) >= b->wake_at) b->wake_at = 0;
+    bank_kick(b);
 }
 
 static l2way *l2_find(bank *b, uint64_t line)
@@ -1424,8 +1444,14 @@ static int l2_request(bank *b, cmsg *m)
             m->stalled = 1;
             m->stall_t = now;
         }
-        if (st == L2_V && way)
-            cm_engine_schedule_at(&c->eng, way->gt + 1, bank_kick_at, b, 0);
+        /* a store waits for the GT to pass: one wake-up per bank at the
+         * earliest such time (a stall repeats every serve attempt) */
+        uint64_t t = way ? way->gt + 1 : 0;
+        if (st == L2_V && way && (r->actions & A2_STALL) &&
+            (b->wake_at <= now || t < b->wake_at)) {
+            b->wake_at = t;
+            cm_engine_schedule_at(&c->eng, t, bank_kick_at, b, 0);
+        }
         return 0;
     }
     pred_event(b, st, ev, m);
@@ -1882,6 +1908,7 @@ cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
         k->id = i;
         k->live = nwarps;
         k->tick_at = NONE64;
+        k->timer_at = NONE64;
         k->w = calloc(nwarps, sizeof *k->w);
         for (uint32_t j = 0; k->w && j < nwarps; j++) k->w[j].last_store = NONE64;
         k->ld_lines = calloc(2 * 64, sizeof *k->ld_lines);

@@ -10,6 +10,7 @@
 
 #include "models/profile.h"
 #include "sim/coh.h"
+#include "sim/workload.h"
 #include "tests/testutil.h"
 
 enum { CORES = 4, WARPS = 4, ITERS = 60, SHARED = 24, PRIVATE_BASE = 1000 };
@@ -91,10 +92,10 @@ typedef struct run {
     uint64_t value[SHARED + CORES];
 } run;
 
-static void run_protocol(const cm_coh_protocol *pr, uint64_t seed, run *out)
+static void run_on(const cm_coh_protocol *pr, const cm_params *pp,
+                   uint64_t seed, run *out)
 {
-    cm_params p;
-    small_machine(&p);
+    cm_params p = *pp;
     prog g = {0};
     cm_stats *s = cm_stats_new();
     cm_profile *prof = cm_profile_new();
@@ -116,6 +117,13 @@ static void run_protocol(const cm_coh_protocol *pr, uint64_t seed, run *out)
     cm_coh_free(c);
     cm_profile_free(prof);
     out->stats = s;
+}
+
+static void run_protocol(const cm_coh_protocol *pr, uint64_t seed, run *out)
+{
+    cm_params p;
+    small_machine(&p);
+    run_on(pr, &p, seed, out);
 }
 
 static void run_free(run *r)
@@ -231,6 +239,33 @@ START_TEST(test_recalls_and_stalls_where_expected)
 }
 END_TEST
 
+/* Bug: a fence waiting out a long GWCT left one wake-up event behind per
+ * cycle the other warps kept the core ticking, until the event queue
+ * overflowed (bh under TC-Weak, whose predicted lifetimes grow long, at
+ * 300k cycles on 2 SMs). */
+START_TEST(test_long_gwct_wait_finishes)
+{
+    cm_params p;
+    cm_params_init(&p);
+    p.gpu_sms = 2;
+    p.sim_max_cycles = 300000;
+    cm_stats *s = cm_stats_new();
+    cm_coh_result res;
+    cm_err err = {0};
+    ck_assert_msg(cm_coh_simulate(&p, cm_workload_builtin("bh"),
+                                  (cm_warp_source){0},
+                                  cm_coh_protocol_find("tcw"), s, &res,
+                                  &err) == CM_OK,
+                  "%s", err.msg);
+    cm_stat_row *rows;
+    size_t n;
+    ck_assert(cm_stats_rows(s, &rows, &n, &err) == CM_OK);
+    ck_assert(stat(rows, n, "fence.wait_cycles") > 0);
+    free(rows);
+    cm_stats_free(s);
+}
+END_TEST
+
 Suite *suite_coh_sim(void)
 {
     Suite *s = suite_create("coh_sim");
@@ -239,6 +274,7 @@ Suite *suite_coh_sim(void)
     tcase_add_test(tc, test_every_protocol_conserves);
     tcase_add_test(tc, test_same_seed_same_run);
     tcase_add_test(tc, test_recalls_and_stalls_where_expected);
+    tcase_add_test(tc, test_long_gwct_wait_finishes);
     suite_add_tcase(s, tc);
     return s;
 }
