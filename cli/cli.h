@@ -13,6 +13,7 @@
 
 #include "data/err.h"
 #include "data/params.h"
+#include "data/sweep.h"
 #include "models/reuse_stream.h"
 
 typedef struct cli_command {
@@ -80,6 +81,21 @@ int cli_ctx_resolve(cli_ctx *ctx);
 int cli_fail(const cli_ctx *ctx, const cm_err *err);
 int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* The --sweep options of a model command: kept as given while options are
+ * parsed, then parsed into grid axes (last fastest). */
+#define CLI_MAX_SWEEPS 16
+typedef struct cli_sweeps {
+    const char *spec[CLI_MAX_SWEEPS];
+    cm_sweep sweep[CLI_MAX_SWEEPS];
+    size_t nspec, nparsed;
+} cli_sweeps;
+
+/* One more --sweep; a usage error (exit 2) past CLI_MAX_SWEEPS. */
+int cli_sweeps_add(const cli_ctx *ctx, cli_sweeps *s, const char *arg);
+/* Parses every spec; the first bad one is the error. */
+cm_status cli_sweeps_parse(cli_sweeps *s, cm_err *err);
+void cli_sweeps_free(cli_sweeps *s);
 
 /* The option loop every subcommand shares.  Runs getopt_long over argv:
  * the common options fill ctx, any other option goes to own(opt, optarg,

@@ -8,7 +8,6 @@
 #include "data/table.h"
 #include "models/mshr_grid.h"
 
-#define MAX_SWEEPS 16
 
 static void usage(FILE *f)
 {
@@ -53,8 +52,7 @@ enum { OPT_SWEEP = CLI_OPT_FIRST_FREE, OPT_PMF };
 
 typedef struct model_opts {
     cli_ctx *ctx;
-    const char *specs[MAX_SWEEPS];
-    size_t nspecs;
+    cli_sweeps sweeps;
     int pmf;
 } model_opts;
 
@@ -64,10 +62,7 @@ static int own_option(int opt, const char *arg, void *u)
     if (opt == OPT_PMF) {
         mo->pmf = 1;
     } else if (opt == OPT_SWEEP) {
-        if (mo->nspecs == MAX_SWEEPS)
-            return cli_usage_error(mo->ctx, "at most %d --sweep options",
-                                   MAX_SWEEPS);
-        mo->specs[mo->nspecs++] = arg;
+        return cli_sweeps_add(mo->ctx, &mo->sweeps, arg);
     } else {
         return CM_EINPUT;
     }
@@ -89,8 +84,6 @@ static int run(int argc, char **argv)
     model_opts mo = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &mo, usage);
     if (rc != CLI_CONTINUE) return rc;
-    const char **specs = mo.specs;
-    size_t nspecs = mo.nspecs;
     int pmf = mo.pmf;
     if (optind >= argc)
         return cli_usage_error(&ctx, "which model? (" MODEL_NAMES ")");
@@ -105,20 +98,17 @@ static int run(int argc, char **argv)
     if (rc) return rc;
 
     cm_err err = {0};
-    cm_sweep sweeps[MAX_SWEEPS];
-    size_t nsweeps = 0;
-    for (; nsweeps < nspecs; nsweeps++)
-        if (cm_sweep_parse(specs[nsweeps], &sweeps[nsweeps], &err)) break;
+    cli_sweeps *sw = &mo.sweeps;
     cm_table *t = NULL;
-    if (nsweeps == nspecs)
-        cm_mshr_grid_table(&ctx.params, sweeps, nsweeps, pmf, cli_progress,
-                           NULL, &t, &err);
+    if (!cli_sweeps_parse(sw, &err))
+        cm_mshr_grid_table(&ctx.params, sw->sweep, sw->nparsed, pmf,
+                           cli_progress, NULL, &t, &err);
     if (t && !cm_table_write_file(t, ctx.out, &err))
         rc = cli_write_param_dump(&ctx, ctx.out);
     else
         rc = cli_fail(&ctx, &err);
     cm_table_free(t);
-    for (size_t i = 0; i < nsweeps; i++) cm_sweep_free(&sweeps[i]);
+    cli_sweeps_free(sw);
     return rc;
 }
 

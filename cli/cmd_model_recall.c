@@ -12,7 +12,6 @@
 #include "models/profile.h"
 #include "models/recall.h"
 
-#define MAX_SWEEPS 16
 
 static void usage(FILE *f)
 {
@@ -64,8 +63,7 @@ enum { OPT_SWEEP = CLI_OPT_FIRST_FREE, OPT_PROFILE, OPT_PROTOCOL };
 
 typedef struct recall_opts {
     cli_ctx *ctx;
-    const char *specs[MAX_SWEEPS];
-    size_t nspecs;
+    cli_sweeps sweeps;
     const char *profile, *protocol;
 } recall_opts;
 
@@ -77,10 +75,7 @@ static int own_option(int opt, const char *arg, void *u)
     } else if (opt == OPT_PROTOCOL) {
         o->protocol = arg;
     } else if (opt == OPT_SWEEP) {
-        if (o->nspecs == MAX_SWEEPS)
-            return cli_usage_error(o->ctx, "at most %d --sweep options",
-                                   MAX_SWEEPS);
-        o->specs[o->nspecs++] = arg;
+        return cli_sweeps_add(o->ctx, &o->sweeps, arg);
     } else {
         return CM_EINPUT;
     }
@@ -117,23 +112,18 @@ int cli_model_recall(int argc, char **argv)
     if (rc) return rc;
 
     cm_profile *prof = NULL;
-    cm_sweep sweeps[MAX_SWEEPS];
-    size_t nsweeps = 0;
+    cli_sweeps *sw = &o.sweeps;
     cm_table *t = NULL;
-    if (!cm_profile_read(o.profile, &prof, &err)) {
-        for (; nsweeps < o.nspecs; nsweeps++)
-            if (cm_sweep_parse(o.specs[nsweeps], &sweeps[nsweeps], &err))
-                break;
-        if (nsweeps == o.nspecs)
-            cm_recall_grid_table(&ctx.params, proto, prof, sweeps, nsweeps,
-                                 cli_progress, NULL, &t, &err);
-    }
+    if (!cm_profile_read(o.profile, &prof, &err) &&
+        !cli_sweeps_parse(sw, &err))
+        cm_recall_grid_table(&ctx.params, proto, prof, sw->sweep, sw->nparsed,
+                             cli_progress, NULL, &t, &err);
     if (t && !cm_table_write_file(t, ctx.out, &err))
         rc = cli_write_param_dump(&ctx, ctx.out);
     else
         rc = cli_fail(&ctx, &err);
     cm_table_free(t);
-    for (size_t i = 0; i < nsweeps; i++) cm_sweep_free(&sweeps[i]);
+    cli_sweeps_free(sw);
     cm_profile_free(prof);
     return rc;
 }

@@ -144,6 +144,31 @@ int cli_sibling_path(const char *result_path, const char *suffix, char *buf,
     return 0;
 }
 
+int cli_sweeps_add(const cli_ctx *ctx, cli_sweeps *s, const char *arg)
+{
+    if (s->nspec == CLI_MAX_SWEEPS)
+        return cli_usage_error(ctx, "at most %d --sweep options",
+                               CLI_MAX_SWEEPS);
+    s->spec[s->nspec++] = arg;
+    return 0;
+}
+
+cm_status cli_sweeps_parse(cli_sweeps *s, cm_err *err)
+{
+    for (; s->nparsed < s->nspec; s->nparsed++) {
+        cm_status st = cm_sweep_parse(s->spec[s->nparsed],
+                                      &s->sweep[s->nparsed], err);
+        if (st) return st;
+    }
+    return CM_OK;
+}
+
+void cli_sweeps_free(cli_sweeps *s)
+{
+    for (size_t i = 0; i < s->nparsed; i++) cm_sweep_free(&s->sweep[i]);
+    s->nparsed = 0;
+}
+
 int cli_write_param_dump(const cli_ctx *ctx, const char *result_path)
 {
     if (!result_path || strcmp(result_path, "-") == 0) return 0;
