@@ -10,37 +10,57 @@
 
 #define MAX_GRID 8
 #define MAX_WORKLOADS 32
+#define MODEL_NAMES "mshr|reuse|lifetime|recall"
 
-/* The default machine when no --config is given: tc2013 shrunk so that the
- * default grid (27 runs) takes about a minute on one core. */
+/* The default machine of the detailed-machine models when no --config is
+ * given: tc2013 shrunk so that the default grid (27 runs) takes about a
+ * minute on one core. */
 static const char *const small_machine[] = {
     "gpu.sms=2", "gpu.warps_per_sm=48", "sim.max_cycles=300000"};
+/* The coherence models' default: the seed-000 machine (tc2013), each run
+ * cut at 100k cycles (about a second). */
+static const char *const coh_machine[] = {"sim.max_cycles=100000"};
 static const char *const mshr_grid[] = {"mshrs=8,16,32", "warps=8,24,48"};
 static const char *const reuse_grid[] = {"l1size=16K,32K,64K",
                                          "warps=8,24,48"};
+static const char *const lifetime_grid[] = {"lifetime=400,1000,2500,6400,16000"};
+static const char *const recall_grid[] = {"ratio=1,2,4,16", "ways=8,16,32"};
 
-/* Each model's default grid and workloads: MSHR occupancy needs
- * miss-heavy workloads, the L1 reuse model ones whose L1 hits. */
+/* Each model's default grid, workloads and protocol: MSHR occupancy needs
+ * miss-heavy workloads, the L1 reuse model ones whose L1 hits; the
+ * coherence models run seed 000's workloads on the coherence simulator
+ * (coh_config names its machine) and want fences and sharing. */
 static const struct val_model {
     const cm_validate_model *model;
     const char *const *grid;
     size_t ngrid;
-    const char *workloads;
+    const char *workloads, *protocol;
+    const char *coh_config; /* non-NULL: a coherence model */
 } val_models[] = {
     {&cm_validate_mshr, mshr_grid, sizeof mshr_grid / sizeof *mshr_grid,
-     "kmn,bfs,cfd"},
+     "kmn,bfs,cfd", "no-coh", NULL},
     {&cm_validate_reuse, reuse_grid, sizeof reuse_grid / sizeof *reuse_grid,
-     "kmn,bfs,hsp,cfd"}};
+     "kmn,bfs,hsp,cfd", "no-coh", NULL},
+    {&cm_validate_lifetime, lifetime_grid,
+     sizeof lifetime_grid / sizeof *lifetime_grid, "bh,cl,stn", "tcw-fixed",
+     "tc2013"},
+    {&cm_validate_recall, recall_grid, sizeof recall_grid / sizeof *recall_grid,
+     "bh,cl,kmn", "gpu-vini", "tc2013"}};
 
+/* "lifetime" is the lifetime the protocol uses; the others are fixed. */
 static const struct {
     const char *alias, *param;
 } grid_aliases[] = {{"mshrs", "l1.mshrs"},
                     {"warps", "sched.active_warps"},
-                    {"l1size", "l1.size"}};
+                    {"l1size", "l1.size"},
+                    {"ratio", "dir.ratio"},
+                    {"ways", "dir.ways"},
+                    {"lifetime", NULL}};
 
 static void usage(FILE *f)
 {
-    fputs("Usage: cohmod validate mshr|reuse [--grid NAME=V1,V2,...|"
+    fputs("Usage: cohmod validate mshr|reuse|lifetime|recall [--grid "
+          "NAME=V1,V2,...|"
           "NAME=LO:HI:STEP]...\n"
           "                            [--workloads W1,W2,...] [--protocol "
           "P] [--quiet]\n"
@@ -63,6 +83,26 @@ static void usage(FILE *f)
           "warps whose accesses interleave in the L1), params.csv, and "
           "figures:\nparity_<q>.png and <q>_vs_<last axis>_<workload>.png."
           "\n\n"
+          "Coherence models, on the coherence simulator (seed 000): "
+          "lifetime (models/\nlifetime.h: p_hit, p_expired and the stall "
+          "per L2 store under TC-Strong or per\nfence under TC-Weak, on "
+          "tcsuo, tcs, tcsoo or tcw-fixed; targets: MARE <= 15% on\n"
+          "p_expired and stall) and recall (models/recall.h: recall "
+          "messages per\ndirectory access on gpu-vini, gpu-vi or mesi; "
+          "MARE <= 10%).  Each calibrates\non a fifth of every workload's "
+          "points: a held-out point is predicted from the\ntiming profile "
+          "measured at its workload's calibration point, with its own\n"
+          "parameters (nothing is fitted; calib.csv has no rows).  "
+          "Defaults:\n"
+          "  lifetime: --protocol tcw-fixed --grid "
+          "lifetime=400,1000,2500,6400,16000\n"
+          "            --workloads bh,cl,stn (lifetime is tc.lifetime_strong "
+          "on tcs*,\n            tc.lifetime_weak otherwise)\n"
+          "  recall:   --protocol gpu-vini --grid ratio=1,2,4,16 --grid "
+          "ways=8,16,32\n            --workloads bh,cl,kmn (ratio is "
+          "dir.ratio, ways dir.ways)\n"
+          "on the tc2013 machine with sim.max_cycles=100000 unless --config "
+          "is given.\n\n"
           "  --grid SPEC       a grid axis over any parameter; mshrs is "
           "l1.mshrs, l1size\n"
           "                    is l1.size (bytes, 16K ...) and warps is "
@@ -75,10 +115,11 @@ static void usage(FILE *f)
           "  --workloads LIST  built-in profiles (default mshr: kmn,bfs,cfd;"
           " reuse:\n"
           "                    kmn,bfs,hsp,cfd)\n"
-          "  --protocol P      L1 protocol (default no-coh; the reuse model "
-          "assumes it)\n"
+          "  --protocol P      mshr, reuse: the L1 protocol (default no-coh;"
+          " the reuse model\n                    assumes it); lifetime, "
+          "recall: the coherence protocol\n"
           "  --quiet           no progress bar or summary on stderr\n\n"
-          "Without --config the machine is tc2013 with gpu.sms=2, "
+          "Without --config the mshr and reuse machine is tc2013 with gpu.sms=2, "
           "gpu.warps_per_sm=48 and\nsim.max_cycles=300000 (each run is cut "
           "after 300k cycles: occupancy is a\nsteady-state quantity), so "
           "the default grid runs in about a minute; --set\noverrides any "
@@ -120,8 +161,10 @@ static int own_option(int opt, const char *arg, void *u)
     }
 }
 
-/* One --grid spec, its alias replaced by the registry name. */
-static int parse_axis(cli_ctx *ctx, const char *spec, cm_sweep *sw)
+/* One --grid spec, its alias replaced by the registry name (lifetime: the
+ * one the protocol coh uses, or tc.lifetime_weak without one). */
+static int parse_axis(cli_ctx *ctx, const char *spec,
+                      const cm_coh_protocol *coh, cm_sweep *sw)
 {
     char buf[1024];
     const char *eq = strchr(spec, '=');
@@ -130,7 +173,11 @@ static int parse_axis(cli_ctx *ctx, const char *spec, cm_sweep *sw)
     for (size_t i = 0; i < sizeof grid_aliases / sizeof *grid_aliases; i++)
         if (strlen(grid_aliases[i].alias) == n &&
             !strncmp(spec, grid_aliases[i].alias, n))
-            name = grid_aliases[i].param;
+            name = grid_aliases[i].param
+                       ? grid_aliases[i].param
+                       : coh && !strncmp(cm_coh_protocol_name(coh), "tcs", 3)
+                             ? "tc.lifetime_strong"
+                             : "tc.lifetime_weak";
     if (name && eq) {
         snprintf(buf, sizeof buf, "%s%s", name, eq);
         spec = buf;
@@ -159,15 +206,19 @@ static int split_workloads(cli_ctx *ctx, char *list, const char **names,
     return 0;
 }
 
-/* The small default machine goes before the user's --set, so theirs win. */
-static int add_default_machine(cli_ctx *ctx)
+/* Without --config, the model's default machine: its preset, then its
+ * settings before the user's --set, so theirs win. */
+static int add_default_machine(cli_ctx *ctx, const struct val_model *vm)
 {
-    size_t k = sizeof small_machine / sizeof *small_machine;
+    const char *const *sets = vm->coh_config ? coh_machine : small_machine;
+    size_t k = vm->coh_config ? sizeof coh_machine / sizeof *coh_machine
+                              : sizeof small_machine / sizeof *small_machine;
     if (ctx->nconfigs > 0) return 0;
     if (ctx->nsets + (int)k > CLI_MAX_SETS)
         return cli_usage_error(ctx, "too many --set options");
+    if (vm->coh_config) ctx->configs[ctx->nconfigs++] = vm->coh_config;
     memmove(ctx->sets + k, ctx->sets, (size_t)ctx->nsets * sizeof *ctx->sets);
-    for (size_t i = 0; i < k; i++) ctx->sets[i] = small_machine[i];
+    for (size_t i = 0; i < k; i++) ctx->sets[i] = sets[i];
     ctx->nsets += (int)k;
     return 0;
 }
@@ -199,21 +250,25 @@ static int run(int argc, char **argv)
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;
     const char *name;
-    if ((rc = cli_one_positional(&ctx, argc, argv, "model (mshr|reuse)",
-                                 &name)))
+    if ((rc = cli_one_positional(&ctx, argc, argv, MODEL_NAMES, &name)))
         return rc;
     const struct val_model *vm = NULL;
     for (size_t i = 0; i < sizeof val_models / sizeof *val_models; i++)
         if (!strcmp(name, val_models[i].model->name)) vm = &val_models[i];
     if (!vm)
-        return cli_usage_error(&ctx, "unknown model '%s' (mshr|reuse)", name);
+        return cli_usage_error(&ctx, "unknown model '%s' (%s)", name,
+                               MODEL_NAMES);
     const cm_validate_model *model = vm->model;
-    const char *pname = o.protocol ? o.protocol : "no-coh";
-    const cm_protocol *proto = cm_protocol_find(pname);
-    if (!proto)
+    const char *pname = o.protocol ? o.protocol : vm->protocol;
+    const cm_protocol *proto = NULL;
+    const cm_coh_protocol *coh = NULL;
+    if (vm->coh_config && !(coh = cm_coh_protocol_find(pname)))
+        return cli_usage_error(&ctx, "--protocol '%s': not a coherence "
+                               "protocol (see cohmod litmus --help)", pname);
+    if (!vm->coh_config && !(proto = cm_protocol_find(pname)))
         return cli_usage_error(&ctx, "--protocol '%s': expected no-l1, "
                                "no-coh or wt", pname);
-    if ((rc = add_default_machine(&ctx)) || (rc = cli_ctx_resolve(&ctx)))
+    if ((rc = add_default_machine(&ctx, vm)) || (rc = cli_ctx_resolve(&ctx)))
         return rc;
     if (o.ngrid == 0) {
         o.ngrid = vm->ngrid;
@@ -228,12 +283,12 @@ static int run(int argc, char **argv)
     cm_sweep axes[MAX_GRID];
     size_t naxes = 0;
     for (; naxes < o.ngrid && !rc; naxes++)
-        rc = parse_axis(&ctx, o.grid[naxes], &axes[naxes]);
+        rc = parse_axis(&ctx, o.grid[naxes], coh, &axes[naxes]);
     if (rc) naxes--; /* the failed one owns nothing */
     char outdir[1024];
     snprintf(outdir, sizeof outdir, "validate-%s", model->name);
     cm_validate_config cfg = {&ctx.params, model, axes, naxes, workloads,
-                              nwl, proto, ctx.out ? ctx.out : outdir,
+                              nwl, proto, coh, ctx.out ? ctx.out : outdir,
                               o.quiet ? NULL : cli_progress, NULL};
     if (!rc) {
         cm_err err = {0};

@@ -37,7 +37,30 @@
  * L - A, so by Little's law each bank holds rate.l2_evictions m_A(L) /
  * banks MSHRs on average.
  *
- * TC-Weak fence wait.  The GWCT of a store is when its line's lease ends:
+ * The private-write optimisation (TCS, TCSOO): a store by the line's only
+ * lease holder completes at once.  The profile's S' (l2.read_to_write_
+ * shared) is S with those stores at infinity, so E[(L - S')+] is their
+ * stall; it assumes the same stores are private at every L.
+ *
+ * TC-Weak fence wait, from the profile's per-fence quantities.  A fence
+ * waits for the acks of its warp's stores (A = warp.fence_ack_wait cycles
+ * after it issues, 0 if none was outstanding) and for TIME >= GWCT, the
+ * latest lease end among the lines those stores wrote.  A lease ends L
+ * after the line's latest L2 load, so with Z = warp.fence_lease_slack (the
+ * fence time minus the latest such load; inf: no store found a lease)
+ * the GWCT lies L - Z after the fence, and the wait is W = max(A, L - Z)+.
+ * With A and Z independent,
+ *     E[W] = int_0^inf P(W > t) dt
+ *          = int_0^L (1 - F_A(t) P(Z >= L - t)) dt + E[(A - L)+],
+ *     E[(A - L)+] = E[A] - L + m_A(L).
+ * Both cdfs are piecewise linear in t, so the integrand is piecewise
+ * quadratic between the merged bin edges (of A at t, of Z at L - t), and
+ * two-point Gauss-Legendre (GSL) on each piece is exact.  A and Z depend
+ * little on L: acks come from the L2 at once under TC-Weak, and Z is set
+ * by loads and stores, not leases.
+ *
+ * Without those two (older profiles), the latest store only: the GWCT of
+ * a store is when its line's lease ends:
  * store time + X, X = max(0, L - S) (the cycles the store takes to reach
  * the L2 are neglected; they are below one ack latency).  A fence comes D
  * after the warp's latest store and waits max(0, X - D).  Approximation:
@@ -86,6 +109,7 @@
 #include "models/lifetime.h"
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_integration.h>
 #include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdlib.h>
@@ -126,6 +150,9 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
         return CM_EINPUT;
     in->read_to_write = optional_dist(prof, "l2.read_to_write");
     in->store_to_fence = optional_dist(prof, "warp.store_to_fence");
+    in->read_to_write_shared = optional_dist(prof, "l2.read_to_write_shared");
+    in->fence_slack = optional_dist(prof, "warp.fence_lease_slack");
+    in->fence_ack = optional_dist(prof, "warp.fence_ack_wait");
     if (!(in->banks >= 1))
         return cm_err_set(err, CM_EINPUT,
                           "rate.l2_banks must be >= 1, got %g", in->banks);
@@ -214,6 +241,63 @@ static double fence_wait(const cm_dist *s, const cm_dist *d, double L)
     return sum / cm_dist_total(d);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct wait_ctx {
+    const cm_dist *ack, *slack;
+    double L;
+} wait_ctx;
+
+/* P(W > t) for t in [0, L]: 1 - F_A(t) P(Z >= L - t). */
+static double wait_survival(double t, void *arg)
+{
+    const wait_ctx *w = arg;
+    return 1 - cm_dist_cdf(w->ack, t) * cm_dist_survival(w->slack, w->L - t);
+}
+
+/* E[max(A, L - Z)+] (header comment). */
+static cm_status fence_wait_acked(const cm_dist *ack, const cm_dist *slack,
+                                  double L, double *out, cm_err *err)
+{
+    size_t n = 2 + 2 * (ack->n + slack->n), k = 0;
+    double *x = malloc(n * sizeof *x);
+    gsl_integration_glfixed_table *gl = gsl_integration_glfixed_table_alloc(2);
+    if (!x || !gl) {
+        free(x);
+        if (gl) gsl_integration_glfixed_table_free(gl);
+        return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    }
+    x[k++] = 0;
+    x[k++] = L;
+    for (size_t i = 0; i < ack->n; i++) {
+        if (ack->lo[i] < L) x[k++] = ack->lo[i];
+        if (ack->hi[i] < L) x[k++] = ack->hi[i];
+    }
+    for (size_t i = 0; i < slack->n; i++) {
+        if (slack->lo[i] < L) x[k++] = L - slack->lo[i];
+        if (slack->hi[i] < L) x[k++] = L - slack->hi[i];
+    }
+    qsort(x, k, sizeof *x, cmp_double);
+    wait_ctx w = {ack, slack, L};
+    gsl_function f = {wait_survival, &w};
+    double sum = 0;
+    for (size_t i = 0; i + 1 < k; i++)
+        if (x[i + 1] > x[i])
+            sum += gsl_integration_glfixed(&f, x[i], x[i + 1], gl);
+    gsl_integration_glfixed_table_free(gl);
+    free(x);
+    double mean_a = cm_dist_mean_finite(ack);
+    if (cm_dist_mass_inf(ack) > 0 || !isfinite(mean_a))
+        return cm_err_set(err, CM_EINPUT, "warp.fence_ack_wait must be "
+                          "finite (every fence's acks arrive)");
+    *out = sum + fmax(0, mean_a - L + cm_dist_mean_excess_below(ack, L));
+    return CM_OK;
+}
+
 cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
                            cm_lifetime_result *r, cm_err *err)
 {
@@ -229,6 +313,10 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
     double stall = s2w ? cm_dist_mean_excess_below(s2w, L) : 0;
     double stall2 = s2w ? cm_dist_mean_excess2_below(s2w, L) : 0;
     r->store_stall = stall;
+    r->store_stall_shared =
+        in->read_to_write_shared
+            ? cm_dist_mean_excess_below(in->read_to_write_shared, L)
+            : stall;
     r->store_stall_rate = in->l2_stores * stall;
 
     double req = in->l2_loads + in->l2_stores;
@@ -249,7 +337,13 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
     r->parked_rate = in->l2_evictions * cm_dist_cdf(in->evict_age, L);
     r->parked_mshrs = in->l2_evictions *
                       cm_dist_mean_excess_below(in->evict_age, L) / in->banks;
-    r->fence_wait = fence_wait(in->read_to_write, in->store_to_fence, L);
+    if (in->fence_ack && in->fence_slack) {
+        cm_status st = fence_wait_acked(in->fence_ack, in->fence_slack, L,
+                                        &r->fence_wait, err);
+        if (st) return st;
+    } else {
+        r->fence_wait = fence_wait(in->read_to_write, in->store_to_fence, L);
+    }
     cm_lifetime_event_rates(in, L, &r->rates);
     r->drift = drift_of(in, &r->rates);
     return CM_OK;
@@ -420,8 +514,9 @@ cm_status cm_lifetime_table(const cm_lifetime_input *in,
         "lifetime",     "p_hit",       "p_expired",        "p_evicted",
         "p_unused",     "store_stall", "hol_delay",        "fence_wait",
         "parked_mshrs", "drift",       "store_stall_rate", "parked_rate",
-        "equilibrium",  "equilibrium_bound", "stationary_mean"};
-    enum { NBASE = 12, NALL = 15 };
+        "store_stall_shared", "equilibrium", "equilibrium_bound",
+        "stationary_mean"};
+    enum { NBASE = 13, NALL = 16 };
     *out = NULL;
     double eq = NAN, smean = NAN;
     cm_lifetime_bound bound = CM_LIFETIME_ROOT;
@@ -447,14 +542,15 @@ cm_status cm_lifetime_table(const cm_lifetime_input *in,
                           r.p_evicted,    r.p_unused,    r.store_stall,
                           r.hol_delay,    r.fence_wait,  r.parked_mshrs,
                           r.drift,        r.store_stall_rate, r.parked_rate,
-                          eq,             0,             smean};
+                          r.store_stall_shared, eq,      0,
+                          smean};
         char buf[NALL][32];
         const char *cells[NALL];
         for (size_t c = 0; c < nc; c++) {
             cm_fmt_double(buf[c], v[c]);
             cells[c] = buf[c];
         }
-        if (equilibrium) cells[13] = cm_lifetime_bound_name(bound);
+        if (equilibrium) cells[14] = cm_lifetime_bound_name(bound);
         if ((st = cm_table_append(t, cells, err))) {
             cm_table_free(t);
             return st;

@@ -27,6 +27,10 @@ typedef struct cm_lifetime_input {
     const cm_dist *load_gap;       /* G  l2.load_gap */
     const cm_dist *evict_age;      /* A  l2.evict_age */
     const cm_dist *store_to_fence; /* D  warp.store_to_fence */
+    /* optional (NULL: absent from the profile) */
+    const cm_dist *read_to_write_shared; /* S' l2.read_to_write_shared */
+    const cm_dist *fence_slack;    /* Z  warp.fence_lease_slack */
+    const cm_dist *fence_ack;      /* A  warp.fence_ack_wait */
     /* machine-wide rates per core cycle */
     double l1_fills, l2_loads, l2_stores, l2_evictions, fences;
     double banks;      /* L2 banks sharing those rates evenly */
@@ -60,7 +64,10 @@ typedef struct cm_lifetime_result {
     /* per L1 fill; the four sum to 1 */
     double p_hit, p_expired, p_evicted, p_unused;
     /* TC-Strong */
-    double store_stall;      /* E[max(0, L - S)] per store, cycles */
+    double store_stall;      /* E[max(0, L - S)] per store, cycles (TCSUO) */
+    double store_stall_shared; /* the same with the private-write
+                                  optimisation, E[max(0, L - S')] (TCS,
+                                  TCSOO); store_stall without S' */
     double store_stall_rate; /* stall cycles per cycle, machine-wide */
     double bank_util;        /* utilisation of one L2 bank */
     double hol_delay;        /* mean queueing delay per request at a bank,
@@ -69,7 +76,9 @@ typedef struct cm_lifetime_result {
     double parked_mshrs;     /* mean L2 MSHRs holding parked timestamps,
                                 per bank */
     /* TC-Weak */
-    double fence_wait;       /* mean wait of a fence for its GWCT, cycles */
+    double fence_wait;       /* mean wait of a fence for its stores' acks
+                                and GWCT, cycles (GWCT part only, from the
+                                latest store, without Z and A) */
     cm_lifetime_rates rates;
     double drift;            /* predictor drift, cycles per cycle per bank */
 } cm_lifetime_result;
@@ -116,8 +125,9 @@ void cm_lifetime_chain_free(cm_lifetime_chain *c);
 
 /* The sweep table: lifetime,p_hit,p_expired,p_evicted,p_unused,
  * store_stall,hol_delay,fence_wait,parked_mshrs,drift,store_stall_rate,
- * parked_rate; with equilibrium != 0 three more columns, the same on every
- * row: equilibrium, equilibrium_bound, stationary_mean. */
+ * parked_rate,store_stall_shared; with equilibrium != 0 three more
+ * columns, the same on every row: equilibrium, equilibrium_bound,
+ * stationary_mean. */
 cm_status cm_lifetime_table(const cm_lifetime_input *in,
                             const double *lifetimes, size_t n,
                             int equilibrium, cm_table **out, cm_err *err);

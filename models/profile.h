@@ -28,6 +28,16 @@
  *                      at the L2; inf if never loaded
  *   warp.store_to_fence per fence: cycles since the warp's latest store was
  *                      issued; inf if none since the previous fence
+ *   l2.read_to_write_shared as l2.read_to_write, but inf for a store by
+ *                      the line's only lease holder (TC-Strong's private
+ *                      write, which never stalls); S is taken when the
+ *                      store reaches the head of the bank's queue
+ *   warp.fence_lease_slack per fence: its issue time minus the latest L2
+ *                      load of any line its warp's stores since the
+ *                      previous fence wrote (0 if later); inf if none had
+ *                      been loaded
+ *   warp.fence_ack_wait per fence: cycles from its issue until its warp's
+ *                      last outstanding store ack arrived (0 if none)
  *   dir.stack_distance per directory (GPU-VIni) or L2 (GPU-VI, MESI)
  *                      access: LRU stack distance in distinct lines of the
  *                      L1-miss stream (a count, not cycles); inf if first

@@ -35,6 +35,7 @@ typedef struct vrun {
     const cm_workload_profile **wl;
     vpoint *pts;
     char *obs; /* n observations of obs_size bytes */
+    cm_profile **prof; /* coherence runs: n timing profiles, else NULL */
     size_t n;
 } vrun;
 
@@ -62,25 +63,45 @@ static void point_label(const vrun *r, const vpoint *pt, char *buf,
     }
 }
 
-/* Simulates one point and hands its statistics to the model. */
-static cm_status simulate_point(const vrun *r, const cm_params *p,
-                                const vpoint *pt, void *obs, cm_err *err)
+/* Runs one point on the machine the configuration names. */
+static cm_status run_engine(const vrun *r, const cm_params *p,
+                            const cm_workload_profile *wl, cm_stats *stats,
+                            cm_profile *prof, cm_err *err)
 {
+    if (r->cfg->coh) {
+        cm_coh_result res;
+        return cm_coh_simulate_profile(p, wl, (cm_warp_source){0},
+                                       r->cfg->coh, stats, prof, &res, err);
+    }
+    cm_gpu_run_config gc = {.params = p,
+                            .workload = wl,
+                            .protocol = r->cfg->protocol};
+    cm_gpu_result res;
+    return cm_gpu_run(&gc, stats, &res, err);
+}
+
+/* Simulates point i and hands its statistics to the model. */
+static cm_status simulate_point(vrun *r, const cm_params *p, size_t i,
+                                cm_err *err)
+{
+    const vpoint *pt = &r->pts[i];
     char label[LABEL_MAX];
     point_label(r, pt, label, sizeof label);
     cm_status st = cm_params_validate(p, err);
     cm_stats *stats = st ? NULL : cm_stats_new();
     if (!st && !stats) st = cm_err_set(err, CM_EINTERNAL, "out of memory");
-    cm_gpu_run_config gc = {.params = p,
-                            .workload = r->wl[pt->wl],
-                            .protocol = r->cfg->protocol};
-    cm_gpu_result res;
-    if (!st) st = cm_gpu_run(&gc, stats, &res, err);
+    if (!st && r->prof && !(r->prof[i] = cm_profile_new()))
+        st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_profile *prof = r->prof ? r->prof[i] : NULL;
+    if (!st) st = run_engine(r, p, r->wl[pt->wl], stats, prof, err);
     cm_stat_row *rows = NULL;
     size_t nrows = 0;
     if (!st) st = cm_stats_rows(stats, &rows, &nrows, err);
-    if (!st) st = r->cfg->model->observe(p, r->wl[pt->wl], rows, nrows,
-                                           label, obs, err);
+    cm_validate_run_info info = {p,    r->wl[pt->wl], r->cfg->coh, prof,
+                                 rows, nrows,         label};
+    if (!st)
+        st = r->cfg->model->observe(
+            &info, r->obs + i * r->cfg->model->obs_size, err);
     free(rows);
     cm_stats_free(stats);
     if (st) cm_err_prefix(err, label);
@@ -90,7 +111,7 @@ static cm_status simulate_point(const vrun *r, const cm_params *p,
 static cm_status simulate_all(vrun *r, cm_err *err)
 {
     const cm_validate_config *c = r->cfg;
-    size_t i = 0;
+    size_t i = 0, per_wl = r->n / c->nworkloads;
     for (size_t w = 0; w < c->nworkloads; w++) {
         cm_grid g;
         cm_status st = cm_grid_init(&g, c->axes, c->naxes, err);
@@ -101,9 +122,10 @@ static cm_status simulate_all(vrun *r, cm_err *err)
             pt->wl = w;
             for (size_t a = 0; a < c->naxes; a++)
                 pt->coord[a] = cm_param_get(&p, c->axes[a].param);
-            pt->cal = cm_validate_is_calibration(i, r->n);
-            st = simulate_point(r, &p, pt,
-                                r->obs + i * c->model->obs_size, err);
+            pt->cal = c->model->calibrate_per_workload
+                          ? cm_validate_is_calibration(i % per_wl, per_wl)
+                          : cm_validate_is_calibration(i, r->n);
+            st = simulate_point(r, &p, i, err);
             i++;
             if (!st && c->progress)
                 c->progress(i, r->n, c->progress_arg);
@@ -408,8 +430,14 @@ cm_status cm_validate_run(const cm_validate_config *cfg,
         return cm_err_set(err, CM_EINPUT, "validate: no workload");
     if (m->nqty > CM_VALIDATE_MAXQ)
         return cm_err_set(err, CM_EINTERNAL, "validate: too many quantities");
-    vrun r = {cfg, NULL, NULL, NULL, cfg->nworkloads};
+    vrun r = {cfg, NULL, NULL, NULL, NULL, cfg->nworkloads};
     for (size_t a = 0; a < cfg->naxes; a++) r.n *= cfg->axes[a].n;
+    size_t per_wl = r.n / cfg->nworkloads;
+    if (m->calibrate_per_workload && cm_validate_calibration_count(per_wl) == 0)
+        return cm_err_set(err, CM_EINPUT,
+                          "validate: %zu points per workload leave none to "
+                          "calibrate on (a fifth at most; give at least 5)",
+                          per_wl);
     if (cm_validate_calibration_count(r.n) == 0)
         return cm_err_set(err, CM_EINPUT,
                           "validate: %zu points leave none to calibrate on "
@@ -417,8 +445,9 @@ cm_status cm_validate_run(const cm_validate_config *cfg,
     r.wl = calloc(cfg->nworkloads, sizeof *r.wl);
     r.pts = calloc(r.n, sizeof *r.pts);
     r.obs = calloc(r.n, m->obs_size);
+    r.prof = cfg->coh ? calloc(r.n, sizeof *r.prof) : NULL;
     cm_table *calib = NULL;
-    cm_status st = r.wl && r.pts && r.obs
+    cm_status st = r.wl && r.pts && r.obs && (r.prof || !cfg->coh)
                        ? CM_OK
                        : cm_err_set(err, CM_EINTERNAL, "out of memory");
     for (size_t w = 0; w < cfg->nworkloads && !st; w++)
@@ -426,11 +455,15 @@ cm_status cm_validate_run(const cm_validate_config *cfg,
             st = cm_err_set(err, CM_EINPUT,
                             "validate: no built-in workload '%s' (see cohmod "
                             "sim --list-workloads)", cfg->workloads[w]);
-    if (!st) st = cm_mkdir_p(cfg->outdir, err);
+    /* the directory only once the runs and the model have succeeded, so
+     * that a point the model rejects leaves nothing behind */
     if (!st) st = simulate_all(&r, err);
     if (!st) st = model_all(&r, &calib, err);
+    if (!st) st = cm_mkdir_p(cfg->outdir, err);
     if (!st) st = write_all(&r, calib, sum, err);
     cm_table_free(calib);
+    for (size_t i = 0; r.prof && i < r.n; i++) cm_profile_free(r.prof[i]);
+    free(r.prof);
     free(r.wl);
     free(r.pts);
     free(r.obs);

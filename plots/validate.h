@@ -28,6 +28,8 @@
 #include "data/progress.h"
 #include "data/sweep.h"
 #include "data/table.h"
+#include "models/profile.h"
+#include "sim/coh.h"
 #include "sim/protocol.h"
 #include "sim/stats.h"
 #include "sim/workload.h"
@@ -46,19 +48,30 @@ typedef struct cm_validate_qty {
 
 #define CM_VALIDATE_MAXQ 4
 
+/* What one simulated point hands the model. */
+typedef struct cm_validate_run_info {
+    const cm_params *point;                /* the parameters it ran on */
+    const cm_workload_profile *workload;   /* a built-in, so it outlives the
+                                              run: observations may keep it */
+    const cm_coh_protocol *coh;            /* coherence simulator's protocol;
+                                              NULL on the detailed machine */
+    const cm_profile *profile;             /* coherence runs: the run's
+                                              timing profile, alive until the
+                                              last predict (observations may
+                                              keep it); else NULL */
+    const cm_stat_row *rows;               /* the run's statistics */
+    size_t nrows;
+    const char *label;                     /* names the point in messages */
+} cm_validate_run_info;
+
 typedef struct cm_validate_model {
     const char *name;
     const cm_validate_qty *qty;
     size_t nqty; /* at most CM_VALIDATE_MAXQ */
     size_t obs_size;
-    /* One run's statistics -> the model's observation (obs_size bytes).
-     * point: the parameters it ran on; workload: the profile it ran (a
-     * built-in, so it outlives the run and an observation may keep the
-     * pointer); label names it in messages. */
-    cm_status (*observe)(const cm_params *point,
-                         const cm_workload_profile *workload,
-                         const cm_stat_row *rows, size_t n, const char *label,
-                         void *obs, cm_err *err);
+    /* One run's statistics -> the model's observation (obs_size bytes). */
+    cm_status (*observe)(const cm_validate_run_info *run, void *obs,
+                         cm_err *err);
     /* Calibrates on n contiguous observations; *state (freed with
      * free_state) carries what predict needs, *calib the fitted
      * parameters as parameter,value,stderr rows. */
@@ -68,10 +81,49 @@ typedef struct cm_validate_model {
     cm_status (*predict)(const void *state, const void *obs, double *model,
                          double *sim, double *lo, double *hi, cm_err *err);
     void (*free_state)(void *state);
+    /* Non-zero: a fifth of each workload's points calibrate (the models
+     * that take their inputs from a profile of the same workload); zero:
+     * a fifth of all points, wherever they fall. */
+    int calibrate_per_workload;
 } cm_validate_model;
 
 extern const cm_validate_model cm_validate_mshr;
 extern const cm_validate_model cm_validate_reuse;
+extern const cm_validate_model cm_validate_lifetime;
+extern const cm_validate_model cm_validate_recall;
+
+/* The coherence models (lifetime, recall, directory) calibrate alike: a
+ * held-out point is predicted from the timing profile measured at its
+ * workload's calibration point (the first of them if several), on the
+ * held-out point's own parameters.  Their observations begin with this
+ * header (plots/validate_coh.c). */
+typedef struct cm_validate_coh_obs {
+    cm_params point;
+    const cm_workload_profile *workload;
+    const cm_coh_protocol *coh;
+    const cm_profile *profile;
+} cm_validate_coh_obs;
+
+/* Fills the header from a coherence run; an error on the detailed
+ * machine, which writes no profile. */
+cm_status cm_validate_coh_observe(const cm_validate_run_info *run,
+                                  cm_validate_coh_obs *h, cm_err *err);
+/* calibrate and free_state callbacks of every coherence model: *state maps
+ * a workload to its calibration observation's header, *calib has no rows
+ * (nothing is fitted: the profile is the calibration). */
+cm_status cm_validate_coh_calibrate(const void *obs, size_t n, size_t obs_size,
+                                    void **state, cm_table **calib,
+                                    cm_err *err);
+void cm_validate_coh_free(void *state);
+/* The calibration header for the observation's workload. */
+cm_status cm_validate_coh_source(const void *state,
+                                 const cm_validate_coh_obs *h,
+                                 const cm_validate_coh_obs **src,
+                                 cm_err *err);
+/* A statistic of the run (component "all"); an error naming the point when
+ * it is missing or not finite. */
+cm_status cm_validate_stat(const cm_validate_run_info *run, const char *name,
+                           double *v, cm_err *err);
 
 typedef struct cm_validate_config {
     const cm_params *base;
@@ -80,7 +132,9 @@ typedef struct cm_validate_config {
     size_t naxes;
     const char *const *workloads; /* built-in profile names */
     size_t nworkloads;
-    const cm_protocol *protocol;
+    const cm_protocol *protocol;    /* the detailed machine's L1 protocol */
+    const cm_coh_protocol *coh;     /* non-NULL: run the coherence
+                                       simulator with this protocol instead */
     const char *outdir;
     cm_progress_fn progress; /* points done of all; may be NULL */
     void *progress_arg;
@@ -93,7 +147,8 @@ typedef struct cm_validate_summary {
     int met[CM_VALIDATE_MAXQ];
 } cm_validate_summary;
 
-/* The points calibrated on: floor(n / 5) of n, at (i + 1/2) n / ncal. */
+/* The points calibrated on: floor(n / 5) of n, at (i + 1/2) n / ncal
+ * (per workload, n its points, when the model calibrates per workload). */
 size_t cm_validate_calibration_count(size_t n);
 int cm_validate_is_calibration(size_t index, size_t n);
 

@@ -15,13 +15,12 @@ static const cm_validate_qty mshr_qty[] = {
     {"occupancy", "mean busy L1 MSHRs (entries)", CM_VT_MARE, 0.10},
     {"p_full", "P(all L1 MSHRs busy)", CM_VT_MEAN_ABS, 0.05}};
 
-static cm_status mshr_observe(const cm_params *point,
-                              const cm_workload_profile *workload,
-                              const cm_stat_row *rows, size_t n,
-                              const char *label, void *obs, cm_err *err)
+/* The run measures the workload inputs it needs. */
+static cm_status mshr_observe(const cm_validate_run_info *run, void *obs,
+                              cm_err *err)
 {
-    (void)workload; /* the run measures the workload inputs it needs */
-    return cm_mshr_obs_from_rows(point, point, rows, n, label, obs, err);
+    return cm_mshr_obs_from_rows(run->point, run->point, run->rows,
+                                 run->nrows, run->label, obs, err);
 }
 
 static cm_status mshr_calibrate(const void *obs, size_t n, void **state,
@@ -64,4 +63,4 @@ static cm_status mshr_predict(const void *state, const void *obs,
 
 const cm_validate_model cm_validate_mshr = {
     "mshr",       mshr_qty,       2,           sizeof(cm_mshr_obs),
-    mshr_observe, mshr_calibrate, mshr_predict, free};
+    mshr_observe, mshr_calibrate, mshr_predict, free, 0};

@@ -51,19 +51,18 @@ static const cm_param_info *fraction_param(void)
     return cm_param_find("model.l1_interleave_fraction");
 }
 
-static cm_status reuse_observe(const cm_params *point,
-                               const cm_workload_profile *workload,
-                               const cm_stat_row *rows, size_t n,
-                               const char *label, void *obs, cm_err *err)
+static cm_status reuse_observe(const cm_validate_run_info *run, void *obs,
+                               cm_err *err)
 {
-    const cm_stat_row *r = cm_stats_find(rows, n, "l1.miss_ratio", "all");
+    const cm_stat_row *r =
+        cm_stats_find(run->rows, run->nrows, "l1.miss_ratio", "all");
     if (!r || !isfinite(r->value))
         return cm_err_set(err, CM_EINPUT,
                           "%s: %s metric 'l1.miss_ratio' (component all)",
-                          label, r ? "no value for" : "missing");
+                          run->label, r ? "no value for" : "missing");
     reuse_obs *o = obs;
     double se = cm_ci95_se(r->ci95_lo, r->ci95_hi);
-    *o = (reuse_obs){*point, workload, r->value, r->ci95_lo, r->ci95_hi,
+    *o = (reuse_obs){*run->point, run->workload, r->value, r->ci95_lo, r->ci95_hi,
                      sqrt(se * se + REUSE_SIGMA_FLOOR * REUSE_SIGMA_FLOOR)};
     return CM_OK;
 }
@@ -141,4 +140,4 @@ static cm_status reuse_predict(const void *state, const void *obs,
 
 const cm_validate_model cm_validate_reuse = {
     "reuse",       reuse_qty,       1,            sizeof(reuse_obs),
-    reuse_observe, reuse_calibrate, reuse_predict, free};
+    reuse_observe, reuse_calibrate, reuse_predict, free, 0};

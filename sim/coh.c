@@ -43,14 +43,19 @@ enum { MF_EXPIRED_MISS = 1, MF_DIRTY = 2 /* WB or PUT of a written copy */ };
 
 /* Histograms of the timing profile (models/profile.h): quarter-octave
  * bins, [0,1), [1, 2^0.25), ..., plus the mass at infinity. */
-enum { H_REUSE, H_RESID, H_R2W, H_GAP, H_EVAGE, H_S2F, H_SD, H_COUNT };
+enum {
+    H_REUSE, H_RESID, H_R2W, H_R2WS, H_GAP, H_EVAGE, H_S2F, H_FSLACK, H_FACK,
+    H_SD, H_COUNT
+};
 #define HBINS 181
 typedef struct hist {
     double bin[HBINS], inf;
 } hist;
 static const char *const hist_names[H_COUNT] = {
-    "l1.reuse_time", "l1.residency",  "l2.read_to_write",  "l2.load_gap",
-    "l2.evict_age",  "warp.store_to_fence", "dir.stack_distance"};
+    "l1.reuse_time",       "l1.residency",          "l2.read_to_write",
+    "l2.read_to_write_shared", "l2.load_gap",       "l2.evict_age",
+    "warp.store_to_fence", "warp.fence_lease_slack", "warp.fence_ack_wait",
+    "dir.stack_distance"};
 
 static void hist_add(hist *h, double x)
 {
@@ -70,6 +75,8 @@ static double hist_edge(int i)
 typedef struct cmsg {
     struct cmsg *next;
     uint64_t line, value, ts, gwct, stall_t, born;
+    uint64_t lease1; /* a store's ack: 1 + the line's latest L2 load time
+                        (profile); 0: none, as every message starts */
     uint32_t src, dst, core, warp, seq;
     uint16_t bytes;
     uint8_t cls, op, flags, stalled;
@@ -100,6 +107,9 @@ enum { W_READY = 0, W_MEM, W_FENCE, W_BAR, W_DONE };
 typedef struct warp {
     cm_inst inst;
     uint64_t ready, gwct, fence_t, last_store;
+    /* profile: the latest L2 load of a line its stores since the last fence
+     * wrote (NONE64: none), and when its last outstanding ack came */
+    uint64_t lease_t, acked_t;
     uint32_t wait_n, stores_out, k;
     uint8_t st, has;
 } warp;
@@ -391,6 +401,17 @@ static void fence_try(core *k, warp *w)
     }
     if (c->p->flags & CF_ACQUIRE_INV) flash_l1(k);
     cm_stat_add(c->st_fwait, (double)(now - w->fence_t));
+    /* a load after the fence issued can make the slack negative: the GWCT
+     * then lies beyond fence + L; clamped at 0 */
+    hist_add(&c->h[H_FSLACK], w->lease_t == NONE64
+                                  ? INFINITY
+                                  : w->lease_t >= w->fence_t
+                                        ? 0
+                                        : (double)(w->fence_t - w->lease_t));
+    hist_add(&c->h[H_FACK], w->acked_t > w->fence_t
+                                ? (double)(w->acked_t - w->fence_t)
+                                : 0);
+    w->lease_t = NONE64;
     w->st = W_READY;
     w->ready = now;
     core_wake(k, now);
@@ -975,6 +996,9 @@ static void l1_receive(core *k, cmsg *m)
             c->ack_n++;
             w->stores_out--;
             if (m->gwct > w->gwct) w->gwct = m->gwct;
+            if (m->lease1 && (w->lease_t == NONE64 || m->lease1 - 1 > w->lease_t))
+                w->lease_t = m->lease1 - 1;
+            if (!w->stores_out) w->acked_t = cm_engine_now(&c->eng);
             fence_try(k, w);
         } else {
             if (m->gwct > w->gwct) w->gwct = m->gwct;
@@ -1233,7 +1257,7 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
     uint64_t now = cm_engine_now(&c->eng);
     uint32_t a = r->actions;
     int32_t req = m ? (int32_t)m->core : -1;
-    uint64_t old = way ? way->value : 0, gwct = 0;
+    uint64_t old = way ? way->value : 0, gwct = 0, lease1 = 0;
     (void)st;
     if (a & A2_FETCH) {
         e = l2_entry_new(b, line, r->next);
@@ -1281,10 +1305,21 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
         e->acks++;
     }
     if ((a & A2_WRITE) && way && m) {
+        /* S from the store's arrival at the head of the queue, before any
+         * stall (S is what decides the stall); for the private-write
+         * optimisation's view, a write by the line's only lease holder is
+         * never held (S = inf) */
+        uint64_t arrival = m->stalled ? m->stall_t : now;
+        double s2w = way->read_t == NONE64 ? INFINITY
+                     : way->read_t > arrival /* TCSOO served a later load */
+                         ? 0
+                         : (double)(arrival - way->read_t);
+        int priv = !way->multi && way->reader == (int32_t)m->core &&
+                   m->ts == way->gt;
         c->n_l2_stores++;
-        hist_add(&c->h[H_R2W], way->read_t == NONE64
-                                   ? INFINITY
-                                   : (double)(now - way->read_t));
+        hist_add(&c->h[H_R2W], s2w);
+        hist_add(&c->h[H_R2WS], priv ? INFINITY : s2w);
+        lease1 = way->read_t == NONE64 ? 0 : way->read_t + 1;
         way->value = m->value;
         way->dirty = 1;
         if (m->stalled) cm_stat_add(c->st_sstall, (double)(now - m->stall_t));
@@ -1345,6 +1380,7 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
             x->value = r->msg == COHM_AREPLY ? old : way ? way->value : 0;
             x->ts = way ? way->gt : 0;
             x->gwct = gwct;
+            x->lease1 = lease1;
             x->born = m->born;
             bank_send(b, x, m->core);
         }
@@ -1457,6 +1493,10 @@ static int l2_request(bank *b, cmsg *m)
     pred_event(b, st, ev, m);
     cm_stat_add(c->st_l2acc, 1);
     if (way) way->stamp = ++b->stamp;
+    if (c->p->flags & CF_DIR) { /* the directory is LRU over its requests */
+        dirent *d = dir_find(b, m->line);
+        if (d) d->stamp = ++b->stamp;
+    }
     profile_request(b, m, way, st);
     int consumed = 0;
     l2_exec(b, r, st, ev, m->line, way, e, m, NULL, &consumed);
@@ -1910,7 +1950,8 @@ cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
         k->tick_at = NONE64;
         k->timer_at = NONE64;
         k->w = calloc(nwarps, sizeof *k->w);
-        for (uint32_t j = 0; k->w && j < nwarps; j++) k->w[j].last_store = NONE64;
+        for (uint32_t j = 0; k->w && j < nwarps; j++)
+            k->w[j].last_store = k->w[j].lease_t = NONE64;
         k->ld_lines = calloc(2 * 64, sizeof *k->ld_lines);
         k->ways = calloc((size_t)c->l1_sets * c->l1_ways, sizeof *k->ways);
         k->ent = calloc(c->mshrs, sizeof *k->ent);

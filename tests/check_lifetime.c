@@ -279,6 +279,47 @@ START_TEST(drift_one_signed_clamps)
 }
 END_TEST
 
+/* The TC-Weak fence wait from the per-fence ack wait A and lease slack Z,
+ * E[max(A, (L - Z)+)], against a direct midpoint double sum of the
+ * expectation (not the survival integral the model uses): A uniform on
+ * [0, 300); Z uniform on [0, 1000) with weight 0.6 and infinite (no lease)
+ * with 0.4. */
+START_TEST(fence_wait_acks_and_gwct)
+{
+    dists x;
+    cm_lifetime_input in = exponential_input(&x, 1);
+    cm_dist ack, slack;
+    cm_dist_init(&ack);
+    cm_dist_init(&slack);
+    cm_err err = {0};
+    ck_assert_int_eq(cm_dist_add_bin(&ack, 0, 300, 1, &err), CM_OK);
+    ck_assert_int_eq(cm_dist_add_bin(&slack, 0, 1000, 0.6, &err), CM_OK);
+    ck_assert_int_eq(cm_dist_add_bin(&slack, INFINITY, INFINITY, 0.4, &err),
+                     CM_OK);
+    in.fence_ack = &ack;
+    in.fence_slack = &slack;
+    for (double L = 0; L <= 2000; L += 250) {
+        enum { NA = 600, NZ = 2000 };
+        double ref = 0;
+        for (int i = 0; i < NA; i++) {
+            double a = (i + 0.5) * 300.0 / NA, inner = 0;
+            for (int j = 0; j < NZ; j++) {
+                double z = (j + 0.5) * 1000.0 / NZ;
+                inner += fmax(a, fmax(0, L - z));
+            }
+            ref += 0.6 * inner / NZ + 0.4 * a;
+        }
+        ref /= NA;
+        double got = eval(&in, L).fence_wait;
+        ck_assert_msg(fabs(got - ref) <= 1e-3 * ref, "L=%g: %.6g, reference "
+                      "%.6g", L, got, ref);
+    }
+    cm_dist_free(&ack);
+    cm_dist_free(&slack);
+    dists_free(&x);
+}
+END_TEST
+
 static cm_lifetime_chain chain_of(const cm_lifetime_input *in)
 {
     cm_lifetime_chain ch;
@@ -407,6 +448,7 @@ Suite *suite_lifetime(void)
     tcase_add_test(tc, stationary_geometric);
     tcase_add_test(tc, stationary_against_dense_generator);
     tcase_add_test(tc, stationary_mean_near_root);
+    tcase_add_test(tc, fence_wait_acks_and_gwct);
     suite_add_tcase(s, tc);
     return s;
 }

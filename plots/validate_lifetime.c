@@ -1,0 +1,130 @@
+/* validate_lifetime.c - the lifetime-outcome model (models/lifetime.h) in
+ * the validation driver, on a fixed-lifetime Temporal Coherence protocol
+ * (tcsuo, tcs, tcsoo: L = tc.lifetime_strong; tcw-fixed: L =
+ * tc.lifetime_weak).  Quantities, per point:
+ *  - p_hit, p_expired: of the L1 fills whose outcome is known, the share
+ *    reused before expiry and the share expired before their reuse
+ *    (simulator: tc.outcome.* over their sum; model: cm_lifetime_eval);
+ *  - stall_cycles: under TC-Strong the mean stall of a store at the L2
+ *    waiting for the line's lease (simulator: l2.store_stall_cycles over
+ *    the stores that reached the L2, rate.l2_stores x coh.cycles of the
+ *    run's own profile; model: E[(L - S)+]); under TC-Weak the mean fence
+ *    wait (fence.wait_cycles / fence.count; model: the GWCT wait plus the
+ *    wait for the last store's ack, models/lifetime.c).
+ * Calibration is the profile of the workload's calibration point
+ * (plots/validate_coh.c).  Targets (issue 5): MARE <= 15% on stall cycles
+ * and on the premature-expiry rate; p_hit, a probability, mean |error| <=
+ * 0.05. */
+#include <math.h>
+#include <string.h>
+
+#include "models/lifetime.h"
+#include "plots/validate.h"
+
+static const cm_validate_qty lifetime_qty[] = {
+    {"p_hit", "P(L1 fill reused before expiry)", CM_VT_MEAN_ABS, 0.05},
+    {"p_expired", "P(L1 fill expired before reuse)", CM_VT_MARE, 0.15},
+    {"stall_cycles",
+     "stall per L2 store (TC-Strong) or per fence (TC-Weak) (cycles)",
+     CM_VT_MARE, 0.15}};
+
+typedef struct lifetime_obs {
+    cm_validate_coh_obs h; /* first: the shared calibration reads it */
+    int strong;            /* TC-Strong family: L is tc.lifetime_strong */
+    int private_writes;    /* TCS, TCSOO: private writes do not stall */
+    double p_hit, p_expired, stall;
+} lifetime_obs;
+
+static double obs_lifetime(const lifetime_obs *o)
+{
+    return o->strong ? o->h.point.tc_lifetime_strong
+                     : o->h.point.tc_lifetime_weak;
+}
+
+static cm_status lifetime_observe(const cm_validate_run_info *run, void *obs,
+                                  cm_err *err)
+{
+    lifetime_obs *o = obs;
+    memset(o, 0, sizeof *o);
+    cm_status st = cm_validate_coh_observe(run, &o->h, err);
+    if (st) return st;
+    const char *name = cm_coh_protocol_name(run->coh);
+    o->strong = !strncmp(name, "tcs", 3);
+    o->private_writes = o->strong && strcmp(name, "tcsuo");
+    if (!o->strong && strcmp(name, "tcw-fixed"))
+        return cm_err_set(err, CM_EINPUT,
+                          "the lifetime model is validated on a fixed "
+                          "lifetime: tcsuo, tcs, tcsoo or tcw-fixed, not %s",
+                          name);
+    static const char *const outcome[4] = {
+        "tc.outcome.hit", "tc.outcome.expired", "tc.outcome.evicted",
+        "tc.outcome.unused"};
+    double n[4], total = 0;
+    for (int k = 0; k < 4 && !st; k++) {
+        st = cm_validate_stat(run, outcome[k], &n[k], err);
+        total += n[k];
+    }
+    if (st) return st;
+    if (!(total > 0))
+        return cm_err_set(err, CM_EINPUT, "no L1 fill has an outcome "
+                          "(run longer: sim.max_cycles)");
+    o->p_hit = n[0] / total;
+    o->p_expired = n[1] / total;
+    double wait, events;
+    if (o->strong) {
+        double rate, cycles;
+        st = cm_validate_stat(run, "l2.store_stall_cycles", &wait, err);
+        if (!st) st = cm_validate_stat(run, "coh.cycles", &cycles, err);
+        if (!st) st = cm_profile_rate(run->profile, "rate.l2_stores", &rate,
+                                      err);
+        events = rate * cycles;
+    } else {
+        st = cm_validate_stat(run, "fence.wait_cycles", &wait, err);
+        if (!st) st = cm_validate_stat(run, "fence.count", &events, err);
+    }
+    if (st) return st;
+    if (!(events > 0))
+        return cm_err_set(err, CM_EINPUT, "the workload has no %s to stall "
+                          "(pick one that has)",
+                          o->strong ? "stores" : "fences");
+    o->stall = wait / events;
+    return CM_OK;
+}
+
+static cm_status lifetime_calibrate(const void *obs, size_t n, void **state,
+                                    cm_table **calib, cm_err *err)
+{
+    return cm_validate_coh_calibrate(obs, n, sizeof(lifetime_obs), state,
+                                     calib, err);
+}
+
+static cm_status lifetime_predict(const void *state, const void *obs,
+                                  double *model, double *sim, double *lo,
+                                  double *hi, cm_err *err)
+{
+    const lifetime_obs *o = obs;
+    const cm_validate_coh_obs *src;
+    cm_status st = cm_validate_coh_source(state, &o->h, &src, err);
+    cm_lifetime_input in;
+    cm_lifetime_result r;
+    if (!st)
+        st = cm_lifetime_input_from_profile(src->profile, &o->h.point, &in,
+                                            err);
+    if (!st) st = cm_lifetime_eval(&in, obs_lifetime(o), &r, err);
+    if (st) return st;
+    model[0] = r.p_hit;
+    model[1] = r.p_expired;
+    model[2] = !o->strong ? r.fence_wait
+               : o->private_writes ? r.store_stall_shared
+                                   : r.store_stall;
+    sim[0] = o->p_hit;
+    sim[1] = o->p_expired;
+    sim[2] = o->stall;
+    for (int k = 0; k < 3; k++) lo[k] = hi[k] = NAN; /* one run: no spread */
+    return CM_OK;
+}
+
+const cm_validate_model cm_validate_lifetime = {
+    "lifetime",       lifetime_qty,       3,
+    sizeof(lifetime_obs), lifetime_observe, lifetime_calibrate,
+    lifetime_predict, cm_validate_coh_free, 1};

@@ -1,0 +1,77 @@
+/* validate_recall.c - the recall-rate model (models/recall.h) in the
+ * validation driver, on gpu-vi, gpu-vini or mesi.  One quantity:
+ * recall messages (RCL) per directory access, the simulator's dir.recalls
+ * over its directory accesses (rate.dir_accesses x coh.cycles of the run's
+ * own profile) against the model's recall_msgs_per_access on the point's
+ * directory geometry (dir.ratio, dir.ways for GPU-VIni; the L2's for the
+ * others).  Calibration is the profile of the workload's calibration point
+ * (plots/validate_coh.c).  Target (issue 5): MARE <= 10% on held-out
+ * points. */
+#include <math.h>
+#include <string.h>
+
+#include "models/recall.h"
+#include "plots/validate.h"
+
+static const cm_validate_qty recall_qty[] = {
+    {"recalls_per_access", "recall messages per directory access",
+     CM_VT_MARE, 0.10}};
+
+typedef struct recall_obs {
+    cm_validate_coh_obs h; /* first: the shared calibration reads it */
+    cm_recall_protocol proto;
+    double recalls; /* per directory access */
+} recall_obs;
+
+static cm_status recall_observe(const cm_validate_run_info *run, void *obs,
+                                cm_err *err)
+{
+    recall_obs *o = obs;
+    memset(o, 0, sizeof *o);
+    cm_status st = cm_validate_coh_observe(run, &o->h, err);
+    if (!st)
+        st = cm_recall_protocol_parse(cm_coh_protocol_name(run->coh),
+                                      &o->proto, err);
+    double rcl, cycles, rate;
+    if (!st) st = cm_validate_stat(run, "dir.recalls", &rcl, err);
+    if (!st) st = cm_validate_stat(run, "coh.cycles", &cycles, err);
+    if (!st)
+        st = cm_profile_rate(run->profile, "rate.dir_accesses", &rate, err);
+    if (st) return st;
+    if (!(rate * cycles > 0))
+        return cm_err_set(err, CM_EINPUT, "no directory access");
+    o->recalls = rcl / (rate * cycles);
+    return CM_OK;
+}
+
+static cm_status recall_calibrate(const void *obs, size_t n, void **state,
+                                  cm_table **calib, cm_err *err)
+{
+    return cm_validate_coh_calibrate(obs, n, sizeof(recall_obs), state, calib,
+                                     err);
+}
+
+static cm_status recall_predict(const void *state, const void *obs,
+                                double *model, double *sim, double *lo,
+                                double *hi, cm_err *err)
+{
+    const recall_obs *o = obs;
+    const cm_validate_coh_obs *src;
+    cm_recall_input in;
+    cm_recall_result r;
+    cm_status st = cm_validate_coh_source(state, &o->h, &src, err);
+    if (!st)
+        st = cm_recall_input_from_params(&o->h.point, o->proto, src->profile,
+                                         &in, err);
+    if (!st) st = cm_recall_solve(&in, &r, err);
+    if (st) return st;
+    model[0] = r.recall_msgs_per_access;
+    sim[0] = o->recalls;
+    lo[0] = hi[0] = NAN; /* one run: no spread */
+    return CM_OK;
+}
+
+const cm_validate_model cm_validate_recall = {
+    "recall",       recall_qty,       1,
+    sizeof(recall_obs), recall_observe, recall_calibrate,
+    recall_predict, cm_validate_coh_free, 1};

@@ -1,0 +1,185 @@
+/* check_cli_validate_coh.c - `cohmod validate lifetime|recall`: the
+ * coherence models against the coherence simulator, end to end on small
+ * grids (runs cut at 30k cycles, about a second each).
+ *
+ * Checked: the files and their columns; one calibration point per
+ * workload of five points (a fifth); probabilities in [0, 1]; and the
+ * properties the models must have where they are measured:
+ *  - at the calibration point the TC-Strong store stall is the model's own
+ *    input evaluated at the run's lifetime, so it matches the simulator
+ *    (within 10%; the store-to-read gap was once measured after the stall,
+ *    which put every stalled store beyond L and the model 10x low);
+ *  - the simulated stall grows with the lifetime;
+ *  - the TC-Weak fence wait at the calibration point (acks and GWCT) is
+ *    within 30% of the simulator's;
+ *  - the recall model at its calibration point is within 35% of the
+ *    simulated recall rate, and both fall as the directory grows;
+ * and bad input: a lifetime validation on a protocol without a fixed
+ * lifetime, a recall validation on one without a directory, an unknown
+ * protocol, and a grid with too few points per workload, each one line and
+ * exit 2 with nothing written. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/table.h"
+#include "tests/testutil.h"
+
+#define SHORT "--set sim.max_cycles=30000 --quiet"
+
+/* A validation run into a fresh directory; its points.csv.  *dir and
+ * *out (dir/v) are the caller's to free with done(). */
+static cm_table *validate_points(const char *args, char **dir, char **out)
+{
+    *dir = tu_tmpdir();
+    *out = tu_path_in(*dir, "v");
+    tu_run r = tu_cohmodf("validate %s " SHORT " --out %s", args, *out);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    tu_run_free(&r);
+    char *p = tu_path_in(*out, "points.csv");
+    cm_table *t = NULL;
+    cm_err err = {0};
+    ck_assert_msg(cm_table_read_file(p, &t, &err) == CM_OK, "%s", err.msg);
+    free(p);
+    return t;
+}
+
+static void done(cm_table *t, char *dir, char *out)
+{
+    cm_table_free(t);
+    tu_rm_tree(dir);
+    free(out);
+    free(dir);
+}
+
+static int is_calibration(const cm_table *t, size_t row)
+{
+    long c = cm_table_col_find(t, "role");
+    ck_assert(c >= 0);
+    return !strcmp(cm_table_cell(t, row, (size_t)c), "calibration");
+}
+
+START_TEST(test_validate_lifetime_tcs)
+{
+    char *dir, *out;
+    cm_table *t = validate_points("lifetime --protocol tcs --workloads "
+                                  "bh,stn --grid lifetime=400,1000,2500,"
+                                  "6400,16000", &dir, &out);
+    const char *files[] = {"summary.csv", "calib.csv", "params.csv",
+                           "parity_stall_cycles.png",
+                           "p_expired_vs_tc.lifetime_strong_bh.png"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char *p = tu_path_in(out, files[i]);
+        FILE *f = fopen(p, "r");
+        ck_assert_msg(f != NULL, "no %s", files[i]);
+        fclose(f);
+        free(p);
+    }
+    ck_assert_uint_eq(cm_table_nrows(t), 10);
+    size_t cal = 0;
+    for (size_t i = 0; i < 10; i++) {
+        for (int k = 0; k < 2; k++) {
+            const char *col = k ? "model_p_expired" : "model_p_hit";
+            double p = tu_num(t, i, col);
+            ck_assert_msg(p >= 0 && p <= 1, "%s = %g", col, p);
+        }
+        double model = tu_num(t, i, "model_stall_cycles");
+        double sim = tu_num(t, i, "sim_stall_cycles");
+        if (is_calibration(t, i)) {
+            cal++;
+            ck_assert_msg(tu_close(model, sim, 0.10),
+                          "row %zu: stall model %g, simulated %g", i, model,
+                          sim);
+        }
+        if (i % 5) /* same workload, the next lifetime up */
+            ck_assert_msg(sim > tu_num(t, i - 1, "sim_stall_cycles"),
+                          "row %zu: stall not growing with L", i);
+    }
+    ck_assert_uint_eq(cal, 2); /* one of five per workload */
+    done(t, dir, out);
+}
+END_TEST
+
+START_TEST(test_validate_lifetime_tcw_fence)
+{
+    char *dir, *out;
+    cm_table *t = validate_points("lifetime --workloads bh --grid "
+                                  "lifetime=400,1000,2500,6400,16000", &dir,
+                                  &out);
+    ck_assert_int_ge(cm_table_col_find(t, "tc.lifetime_weak"), 0);
+    for (size_t i = 0; i < cm_table_nrows(t); i++)
+        if (is_calibration(t, i)) {
+            double model = tu_num(t, i, "model_stall_cycles");
+            double sim = tu_num(t, i, "sim_stall_cycles");
+            ck_assert_msg(tu_close(model, sim, 0.30),
+                          "fence wait: model %g, simulated %g", model, sim);
+        }
+    done(t, dir, out);
+}
+END_TEST
+
+START_TEST(test_validate_recall_gpu_vini)
+{
+    char *dir, *out;
+    cm_table *t = validate_points("recall --workloads kmn --grid "
+                                  "ratio=1,2,4,8,16", &dir, &out);
+    ck_assert_uint_eq(cm_table_nrows(t), 5);
+    for (size_t i = 0; i < 5; i++) {
+        double model = tu_num(t, i, "model_recalls_per_access");
+        double sim = tu_num(t, i, "sim_recalls_per_access");
+        if (is_calibration(t, i))
+            ck_assert_msg(tu_close(model, sim, 0.35),
+                          "recalls: model %g, simulated %g", model, sim);
+        if (i) {
+            ck_assert(model < tu_num(t, i - 1, "model_recalls_per_access"));
+            ck_assert(sim < tu_num(t, i - 1, "sim_recalls_per_access"));
+        }
+    }
+    cm_table_free(t);
+    char *sp = tu_path_in(out, "summary.csv");
+    cm_err err = {0};
+    ck_assert_int_eq(cm_table_read_file(sp, &t, &err), CM_OK);
+    ck_assert_uint_eq(cm_table_nrows(t), 1);
+    ck_assert_str_eq(cm_table_cell(t, 0, 0), "recalls_per_access");
+    free(sp);
+    done(t, dir, out);
+}
+END_TEST
+
+START_TEST(test_validate_coh_bad_input)
+{
+    char *dir = tu_tmpdir();
+    const struct {
+        const char *args, *needle;
+    } bad[] = {
+        {"lifetime --protocol tcw --workloads bh --grid "
+         "lifetime=400,800,1600,3200,6400", "fixed lifetime"},
+        {"recall --protocol tcs --workloads kmn --grid ratio=1,2,4,8,16",
+         "tcs"},
+        {"recall --protocol nosuch --workloads kmn", "nosuch"},
+        {"lifetime --workloads bh,cl --grid lifetime=400,1600,6400",
+         "per workload"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char args[1024];
+        snprintf(args, sizeof args, "validate %s " SHORT " --out %s/v%zu",
+                 bad[i].args, dir, i);
+        tu_expect_rejected(args, bad[i].needle);
+    }
+    ck_assert_uint_eq(tu_dir_entries(dir), 0); /* nothing half-written */
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
+Suite *suite_cli_validate_coh(void)
+{
+    Suite *s = suite_create("cli_validate_coh");
+    TCase *tc = tcase_create("validate");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_validate_lifetime_tcs);
+    tcase_add_test(tc, test_validate_lifetime_tcw_fence);
+    tcase_add_test(tc, test_validate_recall_gpu_vini);
+    tcase_add_test(tc, test_validate_coh_bad_input);
+    suite_add_tcase(s, tc);
+    return s;
+}
