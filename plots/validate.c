@@ -122,9 +122,17 @@ static cm_status simulate_all(vrun *r, cm_err *err)
             pt->wl = w;
             for (size_t a = 0; a < c->naxes; a++)
                 pt->coord[a] = cm_param_get(&p, c->axes[a].param);
-            pt->cal = c->model->calibrate_per_workload
-                          ? cm_validate_is_calibration(i % per_wl, per_wl)
-                          : cm_validate_is_calibration(i, r->n);
+            switch (c->model->calibrate_at) {
+            case CM_VC_PER_WORKLOAD:
+                pt->cal = cm_validate_is_calibration(i % per_wl, per_wl);
+                break;
+            case CM_VC_WORKLOAD_LAST:
+                pt->cal = i % per_wl >=
+                          per_wl - cm_validate_calibration_count(per_wl);
+                break;
+            default:
+                pt->cal = cm_validate_is_calibration(i, r->n);
+            }
             st = simulate_point(r, &p, i, err);
             i++;
             if (!st && c->progress)
@@ -433,7 +441,8 @@ cm_status cm_validate_run(const cm_validate_config *cfg,
     vrun r = {cfg, NULL, NULL, NULL, NULL, cfg->nworkloads};
     for (size_t a = 0; a < cfg->naxes; a++) r.n *= cfg->axes[a].n;
     size_t per_wl = r.n / cfg->nworkloads;
-    if (m->calibrate_per_workload && cm_validate_calibration_count(per_wl) == 0)
+    if (m->calibrate_at != CM_VC_SPREAD &&
+        cm_validate_calibration_count(per_wl) == 0)
         return cm_err_set(err, CM_EINPUT,
                           "validate: %zu points per workload leave none to "
                           "calibrate on (a fifth at most; give at least 5)",

@@ -48,6 +48,12 @@ typedef struct cm_validate_qty {
 
 #define CM_VALIDATE_MAXQ 4
 
+typedef enum cm_validate_calib_at {
+    CM_VC_SPREAD = 0,      /* over all points */
+    CM_VC_PER_WORKLOAD,    /* over each workload's points */
+    CM_VC_WORKLOAD_LAST    /* each workload's last points */
+} cm_validate_calib_at;
+
 /* What one simulated point hands the model. */
 typedef struct cm_validate_run_info {
     const cm_params *point;                /* the parameters it ran on */
@@ -81,10 +87,12 @@ typedef struct cm_validate_model {
     cm_status (*predict)(const void *state, const void *obs, double *model,
                          double *sim, double *lo, double *hi, cm_err *err);
     void (*free_state)(void *state);
-    /* Non-zero: a fifth of each workload's points calibrate (the models
-     * that take their inputs from a profile of the same workload); zero:
-     * a fifth of all points, wherever they fall. */
-    int calibrate_per_workload;
+    /* Where the calibration points are: a fifth of all points, wherever
+     * they fall; a fifth of each workload's points, spread over them (the
+     * models that take their inputs from a profile of the same workload);
+     * or each workload's last fifth (the largest values of the last axis,
+     * for a model that carries a profile down the axis but not up). */
+    cm_validate_calib_at calibrate_at;
 } cm_validate_model;
 
 extern const cm_validate_model cm_validate_mshr;

@@ -74,4 +74,4 @@ static cm_status recall_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_recall = {
     "recall",       recall_qty,       1,
     sizeof(recall_obs), recall_observe, recall_calibrate,
-    recall_predict, cm_validate_coh_free, 1};
+    recall_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD};

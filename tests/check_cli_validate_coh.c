@@ -3,7 +3,7 @@
  * grids (runs cut at 30k cycles, about a second each).
  *
  * Checked: the files and their columns; one calibration point per
- * workload of five points (a fifth); probabilities in [0, 1]; and the
+ * workload of five points (a fifth; for lifetime the longest); probabilities in [0, 1]; and the
  * properties the models must have where they are measured:
  *  - at the calibration point the TC-Strong store stall is the model's own
  *    input evaluated at the run's lifetime, so it matches the simulator
@@ -87,6 +87,7 @@ START_TEST(test_validate_lifetime_tcs)
         double sim = tu_num(t, i, "sim_stall_cycles");
         if (is_calibration(t, i)) {
             cal++;
+            ck_assert_uint_eq(i % 5, 4); /* the longest lifetime */
             ck_assert_msg(tu_close(model, sim, 0.10),
                           "row %zu: stall model %g, simulated %g", i, model,
                           sim);
