@@ -195,7 +195,7 @@ struct cm_coh {
     cm_err err;
     /* the timing profile */
     hist h[H_COUNT];
-    double sharers_hist[65], ack_sum, ack_n;
+    double sharers_hist[65], ack_sum, ack_n, fill_sum, fill_n;
     double n_fills, n_loads, n_l2_loads, n_l2_stores, n_l2_evict, n_fences,
         n_dir;
     cm_stackdist *sd;
@@ -1071,7 +1071,11 @@ static void l1_receive(core *k, cmsg *m)
     if (reply) {
         e->pending--;
         k->inflight--;
-        if (m->op == CM_OP_LOAD) e->data_seq = m->seq;
+        if (m->op == CM_OP_LOAD) {
+            e->data_seq = m->seq;
+            c->fill_sum += (double)(cm_engine_now(&c->eng) - m->born);
+            c->fill_n++;
+        }
     }
     if ((a & A1_INVAL) && way && way->state != L1_I) {
         l1_drop(c, way);
@@ -2130,6 +2134,7 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
         {"rate.dir_accesses", c->n_dir / t},
         {"rate.l2_banks", c->nbanks},
         {"rate.store_ack_latency", c->ack_n ? c->ack_sum / c->ack_n : 0},
+        {"rate.fill_latency", c->fill_n ? c->fill_sum / c->fill_n : 0},
         {"rate.dir_footprint", c->sd ? (double)cm_stackdist_lines(c->sd) : 0},
     };
     for (size_t i = 0; !st && i < sizeof rates / sizeof *rates; i++)
