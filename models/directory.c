@@ -21,13 +21,18 @@
  *    b = P(any such flag | a previous load), taken independent of capacity;
  *  - recall: an L2 (GPU-VI, MESI) or directory (GPU-VIni) eviction recalls
  *    live copies: models/recall.h gives live copies recalled per directory
- *    access; spread over the loads that would hit, a break probability
- *    b_rcl.  Directory accesses depend on the miss rate, so the two are
- *    iterated to a fixed point (a few steps: the map is a contraction for
- *    b_rcl < 1).
- * Without expiry the miss probability is m = 1 - (1-b)(1-b_rcl) p_cap.
- * Temporal Coherence adds expiry: a copy lives L cycles from its fill, so a
- * chain of hits ends at the first load more than L after the chain's miss.
+ *    access, hence per cycle; spread evenly over the machine's L1 lines,
+ *    a copy is recalled at rate lam per cycle, and a gap g survives with
+ *    probability exp(-lam g) (hot copies, reused at short gaps, rarely
+ *    lose to a recall).  Directory accesses depend on the miss rate, so
+ *    the two are iterated a few times to a fixed point.
+ * Without expiry the miss probability is m = 1 - (1-b) E[exp(-lam g);
+ * g <= t_cap], t_cap the capacity threshold on gaps below.
+ * Temporal Coherence adds expiry: a copy's lease runs the lifetime from the
+ * L2's service of its GETS, late in the round trip (requests wait in the
+ * bank's queue), and loads merge on the fill meanwhile, so a chain of hits
+ * ends at the first load more than L = lifetime + round trip after the
+ * chain's miss.
  * With the gaps between a core's loads of a line (l1.load_gap) independent,
  * a gap continuing the chain only if it is a capacity survivor (comonotone
  * with the stack distance: the shortest gaps are the shortest distances, so
@@ -166,7 +171,7 @@ static double quantile(const cm_dist *d, double q)
  * ends so that its mean is kept (a coarse grid would otherwise bias ages
  * when gaps are shorter than a cell). */
 static double renewal_loads(const cm_dist *G, double t_cap, double keep,
-                            double L, double *work)
+                            double lam, double L, double *work)
 {
     size_t n = RENEWAL_GRID;
     double h = L / (double)(n - 1);
@@ -183,6 +188,7 @@ static double renewal_loads(const cm_dist *G, double t_cap, double keep,
         double mean = (b * Fb - a * Fa - cm_dist_integral_cdf(G, a, b)) / w;
         double x = (mean - i * h) / h;
         x = x < 0 ? 0 : x > 1 ? 1 : x;
+        w *= exp(-lam * mean); /* no recall during the gap */
         f[i] += keep * w * (1 - x);
         f[i + 1] += keep * w * x;
     }
@@ -197,9 +203,26 @@ static double renewal_loads(const cm_dist *G, double t_cap, double keep,
     return 1 + sum;
 }
 
+/* E[exp(-lam g); g <= t] for gaps g of law G, each bin uniform: the
+ * probability that a gap short enough to hit sees no recall (rate lam). */
+static double survive(const cm_dist *G, double t, double lam)
+{
+    double tot = cm_dist_total(G), s = 0;
+    if (!(tot > 0)) return 0;
+    for (size_t i = 0; i < G->n && G->lo[i] < t; i++) {
+        double lo = G->lo[i], hi = fmin(G->hi[i], t), wd = G->w[i] /
+                                                           (G->hi[i] - lo);
+        if (lam * (hi - lo) < 1e-9)
+            s += wd * (hi - lo) * exp(-lam * lo);
+        else
+            s += wd * (exp(-lam * lo) - exp(-lam * hi)) / lam;
+    }
+    return s / tot;
+}
+
 typedef struct dir_in {
     const cm_dist *gap, *dist, *flags, *sgap, *sflags, *wsh;
-    double fl, fs, fa, rtt, rate_loads;
+    double fl, fs, fa, rtt, rate_loads, rate_acc;
 } dir_in;
 
 /* P(a load hits) for stack distances d (lines), in an LRU cache of sets x
@@ -231,6 +254,7 @@ static cm_status read_inputs(const cm_profile *prof, dir_in *in, cm_err *err)
                           "profile: rate.l1_loads, rate.l1_stores and "
                           "rate.l1_atomics must be >= 0, not all 0");
     in->rate_loads = l;
+    in->rate_acc = tot;
     in->fl = l / tot;
     in->fs = s / tot;
     in->fa = a / tot;
@@ -317,6 +341,16 @@ static void class_flits(const cm_params *prm, const cm_coh_protocol *p,
             m == COHM_AREPLY ? AREPLY_BYTES : req, h, f, line);
 }
 
+/* Directory accesses per L1 access for `req` requests: the profile's
+ * directory stream (models/recall.h) counts a request again when it
+ * replays after an L2 miss, and the L2 misses about as often as it evicts,
+ * so accesses = req / (1 - L2 evictions per access). */
+static double dir_accesses(const cm_recall_result *rc, double req)
+{
+    double e = rc->l2_evict_per_access;
+    return e < 0.99 ? req / (1 - e) : 100 * req;
+}
+
 /* TC lifetime at the machine p: fixed, or the predictor's equilibrium. */
 static double tc_lifetime(const cm_params *p, const cm_coh_protocol *proto,
                           const cm_profile *prof)
@@ -399,7 +433,11 @@ cm_status cm_directory_predict(const cm_params *p,
                    : 0;
 
     double L = 0;
-    if (fl & CF_TC) L = out->lifetime = tc_lifetime(p, proto, prof);
+    /* a TC copy's lease starts when the L2 serves the GETS, late in the
+     * round trip (the bank's queue, not the reply, is where requests
+     * wait), and loads meanwhile merge on the fill: the chain's window is
+     * about the lifetime plus the round trip */
+    if (fl & CF_TC) L = (out->lifetime = tc_lifetime(p, proto, prof)) + in.rtt;
     if (no_l1) L = in.rtt > 1 ? in.rtt : 1;
     int renewal = (fl & CF_TC) || no_l1;
     double *work = renewal ? malloc(2 * RENEWAL_GRID * sizeof *work) : NULL;
@@ -419,20 +457,20 @@ cm_status cm_directory_predict(const cm_params *p,
     }
     double k_mean = in.wsh ? count_mean_pos(in.wsh) : 0;
     double p_wsh = in.wsh ? count_frac(in.wsh, pick_ge, 1) : 0;
-    double b_rcl = 0, m = 1, p_sv = 0, req = 0;
+    double lam = 0, m = 1, p_sv = 0, req = 0;
+    double copies = (p->gpu_sms > 0 ? p->gpu_sms : 1) * lines;
     walk wk;
     for (int it = 0; it < (have_rc ? RECALL_ITERS : 1); it++) {
-        double keep = (1 - b) * (1 - b_rcl);
         if (!in.gap) m = 0;
         else if (renewal)
-            m = 1 / renewal_loads(in.gap, no_l1 ? INFINITY : t_cap, keep, L,
-                                  work);
-        else m = 1 - keep * p_cap;
+            m = 1 / renewal_loads(in.gap, no_l1 ? INFINITY : t_cap, 1 - b,
+                                  lam, L, work);
+        else m = 1 - (1 - b) * survive(in.gap, t_cap, lam);
         /* a write finds a valid copy */
         p_sv = 0;
         if (in.sgap && !no_l1) {
             double t = (fl & CF_TC) ? fmin(t_cap, L) : t_cap;
-            p_sv = cm_dist_cdf(in.sgap, t) * (1 - b_rcl);
+            p_sv = survive(in.sgap, t, lam);
         }
         memset(&wk, 0, sizeof wk);
         wk.proto = proto;
@@ -460,10 +498,9 @@ cm_status cm_directory_predict(const cm_params *p,
               wk.msgs[COHM_WRITE] + wk.msgs[COHM_ATOMIC];
         if (!have_rc) break;
         /* directory accesses count the replay of every L2 miss */
-        double dpa = rc.p_dir_miss < 1 ? req / (1 - rc.p_dir_miss) : req;
-        double hits = in.fl * p_cap * (1 - b);
-        double nb = hits > 0 ? rc.recalls_per_access * dpa / hits : 0;
-        b_rcl = nb < 1 ? nb : 1;
+        double dpa = dir_accesses(&rc, req);
+        /* live copies recalled per copy per cycle */
+        lam = rc.recalls_per_access * dpa * in.rate_acc / copies;
     }
     free(work);
     out->p_load_miss = m;
@@ -476,8 +513,10 @@ cm_status cm_directory_predict(const cm_params *p,
     if (wb && in.flags) {
         double own = count_frac(in.flags, pick_any, LF_OWNED);
         double q_own = m > 0 ? fmin(1, in.fl * own / gets) : 0;
-        double q_n = count_frac(in.flags, pick_eq, 0);
-        q_n = m > 0 ? fmin(1 - q_own, in.fl * q_n / gets) : 0;
+        /* lines without an owner are mostly back in N (the last E or M
+         * copy was PUT): S needs two readers of an owned line, rare
+         * enough to neglect */
+        double q_n = 1 - q_own;
         if (!(gets > 0)) q_own = q_n = 0;
         emit(&wk, &proto->l2, L2_N, L2E_GETS, gets * q_n);
         emit(&wk, &proto->l2, L2_S, L2E_GETS, gets * (1 - q_n - q_own));
@@ -507,9 +546,12 @@ cm_status cm_directory_predict(const cm_params *p,
         /* an UPGR comes from one of several holders (store flags) */
         l2_write(&wk, L2E_UPGR, L2E_UPGR_SOLE, L2E_INVACK_LAST_U, upgr, 1,
                  k_mean > 1 ? k_mean : 1);
-        /* E and M grants end in a PUT unless a forward took them */
+        /* E and M grants end in a PUT unless a forward or a recall took
+         * them (recalls of owners, below) */
         double grants = wk.msgs[COHM_DATA_E] + wk.msgs[COHM_DATA_M];
         double fwd = wk.msgs[COHM_FWD_GETS] + wk.msgs[COHM_FWD_GETX];
+        if (have_rc)
+            fwd += rc.recall_msgs_per_access * dir_accesses(&rc, req);
         double puts = grants > fwd ? grants - fwd : 0;
         double clean = grants > 0 ? wk.msgs[COHM_DATA_E] / grants : 0;
         emit(&wk, &proto->l1, L1_M, L1E_REPLACE, puts);
@@ -526,10 +568,12 @@ cm_status cm_directory_predict(const cm_params *p,
     }
     /* recalls, each answered by the L1's (valid, RCL) row */
     if (have_rc) {
-        double dpa = rc.p_dir_miss < 1 ? req / (1 - rc.p_dir_miss) : req;
+        double dpa = dir_accesses(&rc, req);
         double rcl = rc.recall_msgs_per_access * dpa;
         wk.msgs[COHM_RCL] += rcl;
-        emit(&wk, &proto->l1, V, L1E_RCL, rcl);
+        /* MESI recalls the owner (E or M) when there is one, which is
+         * the rule for lines that return to N */
+        emit(&wk, &proto->l1, wb ? L1_M : V, L1E_RCL, rcl);
     }
 
     double cf[COHM_COUNT];
