@@ -26,6 +26,7 @@ typedef struct cli_command {
  * (cli/cmd_model_<name>.c, called by cmd_model.c with argv[0] = name). */
 int cli_model_lifetime(int argc, char **argv);
 int cli_model_recall(int argc, char **argv);
+int cli_model_directory(int argc, char **argv);
 
 /* Options every subcommand takes.  Their short codes are >= 0x100 so that a
  * command's own single-letter options never collide. */

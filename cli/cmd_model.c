@@ -11,7 +11,8 @@
 
 static void usage(FILE *f)
 {
-    fputs("Usage: cohmod model lifetime --help   (its own options)\n"
+    fputs("Usage: cohmod model directory --help (its own options)\n"
+          "       cohmod model lifetime --help   (its own options)\n"
           "       cohmod model recall --help     (its own options)\n"
           "       cohmod model mshr [--sweep NAME=LO:HI:STEP | "
           "NAME=V1,V2,...]... [--pmf]\n"
@@ -45,8 +46,9 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
 } own_models[] = {{"lifetime", cli_model_lifetime},
-                  {"recall", cli_model_recall}};
-#define MODEL_NAMES "mshr, lifetime, recall"
+                  {"recall", cli_model_recall},
+                  {"directory", cli_model_directory}};
+#define MODEL_NAMES "mshr, lifetime, recall, directory"
 
 enum { OPT_SWEEP = CLI_OPT_FIRST_FREE, OPT_PMF };
 

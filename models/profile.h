@@ -43,12 +43,32 @@
  *                      L1-miss stream (a count, not cycles); inf if first
  *   dir.sharers        per directory-entry eviction: the L1s on its sharer
  *                      list, bins [k, k+1)
+ * and, optional (the directory-bandwidth model, models/directory.h, needs
+ * them), the program-order L1 access history, blind to the protocol run:
+ *   l1.load_gap        per L1 load: cycles since this core's previous load
+ *                      of the line; inf if none
+ *   l1.load_distance   per L1 load: LRU stack distance in distinct lines of
+ *                      this core's load stream; inf if first
+ *   l1.load_flags      per L1 load, bins [k, k+1), k a bit set: 1 another
+ *                      core wrote the line, 2 this core stored to it, 4 this
+ *                      core did an atomic on it, 8 this core issued a fence
+ *                      or started a kernel, each since this core's previous
+ *                      load of it; 16 the line's holders (cores that loaded
+ *                      it since its latest write, or wrote it) are one other
+ *                      core; 32 this core loaded it before
+ *   l1.store_gap       per L1 store or atomic: cycles since this core's
+ *                      previous access of the line; inf if none
+ *   l1.store_flags     per L1 store or atomic, bins [k, k+1): 1 this core is
+ *                      among the line's holders, 2 it is the only one
+ *   l1.write_sharers   per L1 store or atomic: holders other than this core
  * Rates, per core cycle for the whole machine:
  *   rate.l1_fills, rate.l1_loads, rate.l2_loads, rate.l2_stores,
- *   rate.l2_evictions, rate.fences, rate.dir_accesses;
+ *   rate.l2_evictions, rate.fences, rate.dir_accesses, and, optional,
+ *   rate.l1_stores and rate.l1_atomics (L1 accesses);
  * and scalars in the same rows: rate.l2_banks (the number of L2 banks) and
  * rate.store_ack_latency (mean cycles from store issue to its ack), and,
- * optional, rate.dir_footprint (distinct lines the run touched). */
+ * optional, rate.dir_footprint (distinct lines the run touched) and
+ * rate.fill_latency (mean cycles from a load's GETS to its reply). */
 #ifndef CM_PROFILE_H
 #define CM_PROFILE_H
 

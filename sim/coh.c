@@ -35,6 +35,7 @@
 #include "data/trace.h"
 #include "models/profile.h"
 #include "models/reuse.h"
+#include "models/reuse_impl.h" /* cm_linemap */
 #include "sim/coh_proto.h"
 #include "sim/engine.h"
 
@@ -45,17 +46,26 @@ enum { MF_EXPIRED_MISS = 1, MF_DIRTY = 2 /* WB or PUT of a written copy */ };
  * bins, [0,1), [1, 2^0.25), ..., plus the mass at infinity. */
 enum {
     H_REUSE, H_RESID, H_R2W, H_R2WS, H_GAP, H_EVAGE, H_S2F, H_FSLACK, H_FACK,
-    H_SD, H_COUNT
+    H_SD, H_LGAP, H_LSD, H_SGAP, H_COUNT
 };
 #define HBINS 181
 typedef struct hist {
     double bin[HBINS], inf;
 } hist;
+/* The profile's classification of an L1 access by what happened to its
+ * line since this core's previous load (loads) or access (stores), in
+ * program order whatever the protocol (models/profile.h). */
+enum {
+    HF_REMOTE = 1, HF_STORE = 2, HF_ATOMIC = 4, HF_SYNC = 8, HF_OWNED = 16,
+    HF_SEEN = 32, HF_COUNT = 64
+};
+enum { SF_HOLDS = 1, SF_ONLY = 2, SF_COUNT = 4 };
 static const char *const hist_names[H_COUNT] = {
     "l1.reuse_time",       "l1.residency",          "l2.read_to_write",
     "l2.read_to_write_shared", "l2.load_gap",       "l2.evict_age",
     "warp.store_to_fence", "warp.fence_lease_slack", "warp.fence_ack_wait",
-    "dir.stack_distance"};
+    "dir.stack_distance",  "l1.load_gap",           "l1.load_distance",
+    "l1.store_gap"};
 
 static void hist_add(hist *h, double x)
 {
@@ -119,6 +129,7 @@ typedef struct core {
     uint32_t id, lrr, live, at_bar, inflight;
     warp *w;
     uint64_t issue_free, tick_at, timer_at, stamp;
+    uint64_t sync_t; /* profile: the latest fence or kernel start issued */
     /* LD/ST unit: the memory instruction being handed to the L1 */
     uint64_t *ld_lines;
     uint32_t ld_n, ld_i, ld_warp;
@@ -193,10 +204,19 @@ struct cm_coh {
     cm_err err;
     /* the timing profile */
     hist h[H_COUNT];
-    double sharers_hist[65], ack_sum, ack_n;
+    double sharers_hist[65], ack_sum, ack_n, fill_sum, fill_n;
     double n_fills, n_loads, n_l2_loads, n_l2_stores, n_l2_evict, n_fences,
         n_dir;
     cm_stackdist *sd;
+    /* the profile's program-order access history (hist_access) */
+    cm_linemap hmap; /* line x 64 + core -> index into hrec */
+    cm_linemap gmap; /* line -> index into grec */
+    struct hrec { uint64_t load_t, store_t, atomic_t, any_t; } *hrec;
+    struct grec { uint64_t w_t, w2_t, holders; int32_t writer; } *grec;
+    size_t hn, hcap, gn, gcap;
+    cm_stackdist **lsd; /* per core, over its loads */
+    double load_flags[HF_COUNT], store_flags[SF_COUNT], write_sharers[65],
+        n_stores, n_atomics;
     /* statistics */
     cm_stat *st_flits, *st_msgs[COHM_COUNT], *st_recalls, *st_invs;
     cm_stat *st_sstall, *st_hol, *st_fwait, *st_fences, *st_l1acc, *st_l1hit,
@@ -269,14 +289,8 @@ static void noc_send(cm_coh *c, cmsg *m, uint32_t src, uint32_t dst,
      * Writeback_Control unless dirty) */
     int line = coh_msg_carries_line(m->cls) &&
                !(m->cls == COHM_PUT && !(m->flags & MF_DIRTY));
-    uint32_t payload = line ? c->line_bytes
-                       : (m->cls == COHM_GETX || m->cls == COHM_UPGR ||
-                          m->cls == COHM_WRITE || m->cls == COHM_ATOMIC ||
-                          m->cls == COHM_AREPLY)
-                           ? m->bytes
-                           : 0;
-    uint64_t flits = (c->header + payload + c->flit - 1) / c->flit;
-    if (!flits) flits = 1;
+    uint64_t flits = coh_msg_flits(m->cls, line, m->bytes, c->header,
+                                   c->flit, c->line_bytes);
     uint64_t ser = flits * c->ncyc;
     uint64_t t0 = depart > c->out_free[src] ? depart : c->out_free[src];
     c->out_free[src] = t0 + ser;
@@ -429,6 +443,7 @@ static void barrier_check(core *k)
             k->w[i].has = 0;
         }
     k->at_bar = 0;
+    if (kernel) k->sync_t = cm_engine_now(&k->c->eng);
     if (kernel && (k->c->p->flags & CF_KERNEL_INV)) flash_l1(k);
     core_wake(k, cm_engine_now(&k->c->eng));
 }
@@ -480,6 +495,7 @@ static int issue(core *k, uint32_t wi)
     case CM_INST_FENCE:
         c->fences_seen = 1;
         c->n_fences++;
+        k->sync_t = now;
         hist_add(&c->h[H_S2F], w->last_store == NONE64
                                    ? INFINITY
                                    : (double)(now - w->last_store));
@@ -579,6 +595,112 @@ static void core_tick(cm_engine *eng, void *obj, uint64_t arg)
         if (t < next) next = t;
     }
     if (next != NONE64) core_wake(k, next);
+}
+
+/* ---- the profile's access history ---------------------------------------- */
+
+/* A record of map m (key) in the growable array *arr of *n, *cap records
+ * of size sz, zero-filled with its times at NONE64 when new (*fresh).
+ * NULL when out of memory (the run fails). */
+static void *hist_rec(cm_coh *c, cm_linemap *m, uint64_t key, void **arr,
+                      size_t *n, size_t *cap, size_t sz, int *fresh)
+{
+    cm_linemap_entry *e;
+    cm_err err = {0};
+    int found;
+    if (cm_linemap_upsert(m, key, &e, &found, &err)) {
+        fail(c, "protocol %s: out of memory for the profile%s%s%s", "", "",
+             "");
+        return NULL;
+    }
+    *fresh = !found;
+    if (*fresh) {
+        if (*n == *cap) {
+            size_t nc = *cap ? 2 * *cap : 4096;
+            void *na = realloc(*arr, nc * sz);
+            if (!na) {
+                e->val = 0; /* the key must not stay half inserted */
+                fail(c, "protocol %s: out of memory for the profile%s%s%s",
+                     "", "", "");
+                return NULL;
+            }
+            *arr = na;
+            *cap = nc;
+        }
+        e->val = (*n)++;
+        memset((char *)*arr + e->val * sz, 0xff, sz); /* times NONE64 */
+    }
+    return (char *)*arr + e->val * sz;
+}
+
+/* Records an accepted L1 access in program order, blind to the protocol:
+ * what the line went through since this core's previous load of it (remote
+ * writes, own stores or atomics, a fence or kernel start at this core),
+ * the load's gap and LRU stack distance in the core's load stream, and for
+ * writes the other cores holding the line (loaded it since its latest
+ * write).  The directory model (models/directory.c) turns these into each
+ * protocol's state x event probabilities. */
+static void hist_access(core *k, uint64_t line, uint8_t op)
+{
+    cm_coh *c = k->c;
+    if (!c->cfg.profile || c->err_set) return;
+    uint64_t now = cm_engine_now(&c->eng), me = 1ull << k->id;
+    int fresh;
+    struct hrec *r = hist_rec(c, &c->hmap, line * 64 + k->id,
+                              (void **)&c->hrec, &c->hn, &c->hcap,
+                              sizeof *c->hrec, &fresh);
+    struct grec *g = r ? hist_rec(c, &c->gmap, line, (void **)&c->grec,
+                                  &c->gn, &c->gcap, sizeof *c->grec, &fresh)
+                       : NULL;
+    if (!g) return;
+    if (fresh) {
+        g->holders = 0;
+        g->writer = -1;
+    }
+    /* the latest write to the line by a core other than this one */
+    uint64_t other_w = g->writer == (int32_t)k->id ? g->w2_t : g->w_t;
+    if (op == CM_OP_LOAD) {
+        unsigned f = 0;
+        if (r->load_t != NONE64) {
+            uint64_t t = r->load_t;
+            f |= HF_SEEN;
+            if (other_w != NONE64 && other_w > t) f |= HF_REMOTE;
+            if (r->store_t != NONE64 && r->store_t > t) f |= HF_STORE;
+            if (r->atomic_t != NONE64 && r->atomic_t > t) f |= HF_ATOMIC;
+            if (k->sync_t != NONE64 && k->sync_t > t) f |= HF_SYNC;
+        }
+        if (g->holders && !(g->holders & me) &&
+            !(g->holders & (g->holders - 1)))
+            f |= HF_OWNED;
+        c->load_flags[f] += 1;
+        hist_add(&c->h[H_LGAP],
+                 r->load_t == NONE64 ? INFINITY : (double)(now - r->load_t));
+        int64_t d = -1;
+        cm_err e = {0};
+        if (!cm_stackdist_access(c->lsd[k->id], line, &d, NULL, &e))
+            hist_add(&c->h[H_LSD], d < 0 ? INFINITY : (double)d);
+        r->load_t = now;
+        g->holders |= me;
+    } else {
+        unsigned f = (g->holders & me) ? SF_HOLDS : 0;
+        if (g->holders == me) f |= SF_ONLY;
+        c->store_flags[f] += 1;
+        c->write_sharers[__builtin_popcountll(g->holders & ~me)] += 1;
+        hist_add(&c->h[H_SGAP],
+                 r->any_t == NONE64 ? INFINITY : (double)(now - r->any_t));
+        if (op == CM_OP_STORE) {
+            r->store_t = now;
+            c->n_stores++;
+        } else {
+            r->atomic_t = now;
+            c->n_atomics++;
+        }
+        if (g->writer != (int32_t)k->id) g->w2_t = g->w_t;
+        g->writer = (int32_t)k->id;
+        g->w_t = now;
+        g->holders = me;
+    }
+    r->any_t = now;
 }
 
 /* ---- L1 ---------------------------------------------------------------------- */
@@ -804,6 +926,7 @@ static int l1_access(core *k, uint64_t line, uint8_t op, uint32_t wi,
         return 1;
     uint8_t flags = 0;
     cm_stat_add(c->st_l1acc, 1);
+    hist_access(k, line, op);
     if (way && way->state == L1_V && l1_tc_expired(c, way) &&
         op == CM_OP_LOAD) {
         tc_outcome(c, way, 1);
@@ -968,7 +1091,11 @@ static void l1_receive(core *k, cmsg *m)
     if (reply) {
         e->pending--;
         k->inflight--;
-        if (m->op == CM_OP_LOAD) e->data_seq = m->seq;
+        if (m->op == CM_OP_LOAD) {
+            e->data_seq = m->seq;
+            c->fill_sum += (double)(cm_engine_now(&c->eng) - m->born);
+            c->fill_n++;
+        }
     }
     if ((a & A1_INVAL) && way && way->state != L1_I) {
         l1_drop(c, way);
@@ -1858,6 +1985,13 @@ void cm_coh_free(cm_coh *c)
     free(c->mem);
     if (c->rng) gsl_rng_free(c->rng);
     cm_stackdist_free(c->sd);
+    for (uint32_t i = 0; c->lsd && i < c->ncores; i++)
+        cm_stackdist_free(c->lsd[i]);
+    free(c->lsd);
+    cm_linemap_free(&c->hmap);
+    cm_linemap_free(&c->gmap);
+    free(c->hrec);
+    free(c->grec);
     cm_engine_free(&c->eng);
     free(c);
 }
@@ -1938,6 +2072,13 @@ cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
     c->last_arr = calloc((size_t)c->eps * c->eps, sizeof *c->last_arr);
     int bad = !c->mem || !c->rng || (cfg->profile && !c->sd) || !c->cores || !c->banks || !c->out_free ||
               !c->in_free || !c->last_arr;
+    if (!bad && cfg->profile) {
+        c->lsd = calloc(ncores, sizeof *c->lsd);
+        bad = !c->lsd || cm_linemap_alloc(&c->hmap, 12) ||
+              cm_linemap_alloc(&c->gmap, 12);
+        for (uint32_t i = 0; !bad && i < ncores; i++)
+            bad = !(c->lsd[i] = cm_stackdist_new());
+    }
     if (!bad) {
         for (size_t i = 0; i < c->mem_cap; i++) c->mem[i].line = NONE64;
         gsl_rng_set(c->rng, (unsigned long)cfg->seed);
@@ -1949,6 +2090,7 @@ cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
         k->live = nwarps;
         k->tick_at = NONE64;
         k->timer_at = NONE64;
+        k->sync_t = NONE64;
         k->w = calloc(nwarps, sizeof *k->w);
         for (uint32_t j = 0; k->w && j < nwarps; j++)
             k->w[j].last_store = k->w[j].lease_t = NONE64;
@@ -2003,10 +2145,19 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
             st = cm_profile_add_bin(p, hist_names[k], INFINITY, INFINITY,
                                     h->inf, err);
     }
-    for (int i = 0; !st && i <= 64; i++)
-        if (c->sharers_hist[i] > 0)
-            st = cm_profile_add_bin(p, "dir.sharers", i, i + 1,
-                                    c->sharers_hist[i], err);
+    struct {
+        const char *name;
+        const double *w;
+        int n;
+    } counts[] = {{"dir.sharers", c->sharers_hist, 65},
+                  {"l1.load_flags", c->load_flags, HF_COUNT},
+                  {"l1.store_flags", c->store_flags, SF_COUNT},
+                  {"l1.write_sharers", c->write_sharers, 65}};
+    for (size_t k = 0; !st && k < sizeof counts / sizeof *counts; k++)
+        for (int i = 0; !st && i < counts[k].n; i++)
+            if (counts[k].w[i] > 0)
+                st = cm_profile_add_bin(p, counts[k].name, i, i + 1,
+                                        counts[k].w[i], err);
     double t = cycles ? (double)cycles : 1;
     struct {
         const char *name;
@@ -2014,6 +2165,8 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
     } rates[] = {
         {"rate.l1_fills", c->n_fills / t},
         {"rate.l1_loads", c->n_loads / t},
+        {"rate.l1_stores", c->n_stores / t},
+        {"rate.l1_atomics", c->n_atomics / t},
         {"rate.l2_loads", c->n_l2_loads / t},
         {"rate.l2_stores", c->n_l2_stores / t},
         {"rate.l2_evictions", c->n_l2_evict / t},
@@ -2021,6 +2174,7 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
         {"rate.dir_accesses", c->n_dir / t},
         {"rate.l2_banks", c->nbanks},
         {"rate.store_ack_latency", c->ack_n ? c->ack_sum / c->ack_n : 0},
+        {"rate.fill_latency", c->fill_n ? c->fill_sum / c->fill_n : 0},
         {"rate.dir_footprint", c->sd ? (double)cm_stackdist_lines(c->sd) : 0},
     };
     for (size_t i = 0; !st && i < sizeof rates / sizeof *rates; i++)

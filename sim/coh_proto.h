@@ -197,6 +197,14 @@ int coh_msg_awaits_reply(unsigned msg);
  * MESI PUT, of an E copy, carries none). */
 int coh_msg_carries_line(unsigned msg);
 
+/* Flits of one message of class m on the crossbar: header plus payload,
+ * at least one flit.  The payload is a line when `line` (a line-carrying
+ * class; a clean MESI PUT passes 0), else the access's bytes for write
+ * requests, atomics and atomic replies, else nothing.  The simulator and
+ * the directory-bandwidth model (models/directory.c) both count by it. */
+uint64_t coh_msg_flits(unsigned m, int line, uint32_t bytes, uint32_t header,
+                       uint32_t flit, uint32_t line_bytes);
+
 const coh_row *coh_table_find(const coh_table *t, unsigned state,
                               unsigned event);
 

@@ -61,6 +61,19 @@ int coh_msg_carries_line(unsigned m)
            m == COHM_WB || m == COHM_PUT;
 }
 
+uint64_t coh_msg_flits(unsigned m, int line, uint32_t bytes,
+                       uint32_t header, uint32_t flit, uint32_t line_bytes)
+{
+    uint32_t payload = line ? line_bytes
+                       : (m == COHM_GETX || m == COHM_UPGR ||
+                          m == COHM_WRITE || m == COHM_ATOMIC ||
+                          m == COHM_AREPLY)
+                           ? bytes
+                           : 0;
+    uint64_t f = flit ? ((uint64_t)header + payload + flit - 1) / flit : 1;
+    return f ? f : 1;
+}
+
 const coh_row *coh_table_find(const coh_table *t, unsigned state,
                               unsigned event)
 {

@@ -1,0 +1,663 @@
+/* directory.c - the directory-bandwidth model of directory.h: messages and
+ * flits per L1 access, by class, from the protocol's transition tables
+ * weighted by (state, event) probabilities.
+ *
+ * Access classes.  An L1 access is a load, store or atomic with the
+ * profile's op mix (rate.l1_loads : rate.l1_stores : rate.l1_atomics).
+ *
+ * Loads.  A load sends its row's request (state I) or not (a valid copy, or
+ * a fill in flight to merge on).  Its copy survives since this core's
+ * previous load of the line unless
+ *  - capacity: the load's LRU stack distance in the core's load stream
+ *    (l1.load_distance) misses a set-associative LRU cache of the target's
+ *    l1.size / l1.line lines in l1.ways ways (binomial set model,
+ *    cm_mrc_setassoc_miss_prob); p_cap = P(hit);
+ *  - coherence: an event the protocol's table turns into a lost copy
+ *    happened to the line in between (l1.load_flags, recorded in program
+ *    order whatever protocol ran): a remote write under a protocol with
+ *    sharers (the L2 invalidates them), an own store whose (V, STORE) row
+ *    drops the copy (write-evict), an own atomic whose (V, ATOMIC) row drops
+ *    it, a fence or kernel start where the protocol invalidates the L1.
+ *    b = P(any such flag | a previous load), taken independent of capacity;
+ *  - recall: an L2 (GPU-VI, MESI) or directory (GPU-VIni) eviction recalls
+ *    live copies: models/recall.h gives live copies recalled per directory
+ *    access, hence per cycle; spread evenly over the machine's L1 lines,
+ *    a copy is recalled at rate lam per cycle, and a gap g survives with
+ *    probability exp(-lam g) (hot copies, reused at short gaps, rarely
+ *    lose to a recall).  Directory accesses depend on the miss rate, so
+ *    the two are iterated a few times to a fixed point.
+ * Without expiry the miss probability is m = 1 - (1-b) E[exp(-lam g);
+ * g <= t_cap], t_cap the capacity threshold on gaps below.
+ * Temporal Coherence adds expiry: a copy's lease runs the lifetime from the
+ * L2's service of its GETS, late in the round trip (requests wait in the
+ * bank's queue), and loads merge on the fill meanwhile, so a chain of hits
+ * ends at the first load more than L = lifetime + round trip after the
+ * chain's miss.
+ * With the gaps between a core's loads of a line (l1.load_gap) independent,
+ * a gap continuing the chain only if it is a capacity survivor (comonotone
+ * with the stack distance: the shortest gaps are the shortest distances, so
+ * survivors are gaps below the p_cap quantile of the gap distribution) and
+ * unbroken, the loads per chain are E[N] = 1 + U(L), U the renewal function
+ * of that defective gap law, solved on a grid of [0, L] by the discretised
+ * renewal equation; m = 1 / E[N].  NO-L1 is the same renewal with L the
+ * round trip (rate.store_ack_latency): loads within it merge on the GETS in
+ * flight.  TC-Weak's adaptive L is the predictor's equilibrium
+ * (models/lifetime.h).
+ *
+ * Stores and atomics.  The copy's state at a write: write-through
+ * protocols find a valid copy with probability P(store gap <= the capacity
+ * threshold, and <= L under TC) (l1.store_gap: since this core's previous
+ * access of the line); MESI holds it E/M when this core is the line's only
+ * holder since its latest write (l1.store_flags), S when one of several,
+ * else I.  The L1 row of (state, STORE / ATOMIC) gives the request.
+ *
+ * L2.  Each request is served by the L2 row of its event in the stable
+ * state a fill leaves (misses fetch silently and replay there).  Writes
+ * under protocols with sharers find k other holders (l1.write_sharers):
+ * k = 0 is the _SOLE event, k > 0 the invalidating row, whose INVs are
+ * answered by the L1's (valid, INV) row and end with the INVACK_LAST row's
+ * reply.  MESI: a load finding a single other holder that wrote or loaded
+ * alone (load flag OWNED) meets an owner: FWD_GETS, the owner's row, the
+ * X_S row's reply; a write from I with one other holder meets its owner
+ * (FWD_GETX ... DATA_M); E/M copies end in a PUT (E: clean, control-sized)
+ * unless taken by a forward.  Recalls: RCL per directory access from
+ * models/recall.h, each answered by the L1's (valid, RCL) row.
+ *
+ * Flits per message come from coh_msg_flits (the simulator's own count),
+ * with request payloads of 4 bytes (the simulator's default access size;
+ * write-back requests carry none) and 8-byte atomic replies.
+ *
+ * Assumptions, besides those above: requests never meet transient L2
+ * states (stalls delay, they do not change messages); TC's L2 serves writes
+ * once the GT has passed (state E); stale TC-Weak UPGRs (DATA instead of
+ * ACK) and stale or cancelled fills are ignored; sharer lists are not
+ * shortened by L2 evictions between writes. */
+#include "models/directory.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/lifetime.h"
+#include "models/mrc.h"
+#include "models/recall.h"
+#include "sim/coh_proto.h"
+
+_Static_assert(CM_DIR_NCLASSES == COHM_COUNT,
+               "directory.h's class count follows coh_proto.h");
+
+/* Load flags of the profile (sim/coh.c, HF_*). */
+enum {
+    LF_REMOTE = 1, LF_STORE = 2, LF_ATOMIC = 4, LF_SYNC = 8, LF_OWNED = 16,
+    LF_SEEN = 32
+};
+enum { SFL_HOLDS = 1, SFL_ONLY = 2 };
+enum { RENEWAL_GRID = 1024, RECALL_ITERS = 8, REQ_BYTES = 4, AREPLY_BYTES = 8 };
+
+const char *cm_directory_class_name(size_t cls)
+{
+    return cls < COHM_COUNT ? coh_msg_names[cls] : NULL;
+}
+
+/* Weight of the integers in [lo, hi) of a count distribution, summed over
+ * its bins, as a fraction of the total; `pick` selects integers. */
+static double count_frac(const cm_dist *d, int (*pick)(unsigned, unsigned),
+                         unsigned arg)
+{
+    double tot = cm_dist_total(d), w = 0;
+    if (!(tot > 0)) return 0;
+    for (size_t i = 0; i < d->n; i++)
+        for (double v = d->lo[i]; v < d->hi[i]; v += 1)
+            if (pick((unsigned)v, arg))
+                w += d->w[i] / (d->hi[i] - d->lo[i]);
+    return w / tot;
+}
+
+static int pick_all(unsigned v, unsigned mask)
+{
+    return (v & mask) == mask;
+}
+static int pick_any(unsigned v, unsigned mask)
+{
+    return (v & mask) != 0;
+}
+static int pick_seen_broken(unsigned v, unsigned mask)
+{
+    return (v & LF_SEEN) && (v & mask);
+}
+static int pick_eq(unsigned v, unsigned x)
+{
+    return v == x;
+}
+static int pick_ge(unsigned v, unsigned x)
+{
+    return v >= x;
+}
+
+/* Mean of a count distribution over values >= 1 (0 if none). */
+static double count_mean_pos(const cm_dist *d)
+{
+    double w = 0, s = 0;
+    for (size_t i = 0; i < d->n; i++)
+        for (double v = d->lo[i]; v < d->hi[i]; v += 1)
+            if (v >= 1) {
+                double x = d->w[i] / (d->hi[i] - d->lo[i]);
+                w += x;
+                s += x * v;
+            }
+    return w > 0 ? s / w : 0;
+}
+
+/* The smallest t with P(X <= t) >= q (bisection on the CDF). */
+static double quantile(const cm_dist *d, double q)
+{
+    if (q <= 0) return 0;
+    double hi = 1;
+    for (int i = 0; i < 200 && cm_dist_cdf(d, hi) < q; i++) hi *= 2;
+    if (cm_dist_cdf(d, hi) < q) return INFINITY;
+    double lo = 0;
+    for (int i = 0; i < 100; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (cm_dist_cdf(d, mid) >= q) hi = mid;
+        else lo = mid;
+    }
+    return hi;
+}
+
+/* Loads per chain E[N] = 1 + U(L) for gaps of law G cut at t_cap and
+ * continuing with probability keep: u[i] = f[i] + sum_j f[j] u[i-j] on a
+ * grid of [0, L].  The gap mass of each grid cell is split between its two
+ * ends so that its mean is kept (a coarse grid would otherwise bias ages
+ * when gaps are shorter than a cell). */
+static double renewal_loads(const cm_dist *G, double t_cap, double keep,
+                            double lam, double L, double *work)
+{
+    size_t n = RENEWAL_GRID;
+    double h = L / (double)(n - 1);
+    if (!(L > 0) || !(keep > 0)) return 1;
+    double *f = work, *u = work + n, cut = fmin(t_cap, L);
+    memset(f, 0, n * sizeof *f);
+    for (size_t i = 0; i + 1 < n; i++) {
+        double a = fmin(i * h, cut), b = fmin((i + 1) * h, cut);
+        if (!(b > a)) break;
+        double Fa = i ? cm_dist_cdf(G, a) : 0, Fb = cm_dist_cdf(G, b);
+        double w = Fb - Fa;
+        if (!(w > 0)) continue;
+        /* E[g; a < g <= b] = b F(b) - a F(a) - integral of F over [a, b] */
+        double mean = (b * Fb - a * Fa - cm_dist_integral_cdf(G, a, b)) / w;
+        double x = (mean - i * h) / h;
+        x = x < 0 ? 0 : x > 1 ? 1 : x;
+        w *= exp(-lam * mean); /* no recall during the gap */
+        f[i] += keep * w * (1 - x);
+        f[i + 1] += keep * w * x;
+    }
+    if (f[0] >= 1 - 1e-12) return 1e12;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v = f[i];
+        for (size_t j = 1; j <= i; j++) v += f[j] * u[i - j];
+        u[i] = v / (1 - f[0]);
+        sum += u[i];
+    }
+    return 1 + sum;
+}
+
+/* E[exp(-lam g); g <= t] for gaps g of law G, each bin uniform: the
+ * probability that a gap short enough to hit sees no recall (rate lam). */
+static double survive(const cm_dist *G, double t, double lam)
+{
+    double tot = cm_dist_total(G), s = 0;
+    if (!(tot > 0)) return 0;
+    for (size_t i = 0; i < G->n && G->lo[i] < t; i++) {
+        double lo = G->lo[i], hi = fmin(G->hi[i], t), wd = G->w[i] /
+                                                           (G->hi[i] - lo);
+        if (lam * (hi - lo) < 1e-9)
+            s += wd * (hi - lo) * exp(-lam * lo);
+        else
+            s += wd * (exp(-lam * lo) - exp(-lam * hi)) / lam;
+    }
+    return s / tot;
+}
+
+typedef struct dir_in {
+    const cm_dist *gap, *dist, *flags, *sgap, *sflags, *wsh;
+    double fl, fs, fa, rtt, rate_loads, rate_acc;
+} dir_in;
+
+/* P(a load hits) for stack distances d (lines), in an LRU cache of sets x
+ * ways, d counted less the `extra` lines that are not in the cache. */
+static double cap_hit(const cm_dist *d, uint64_t sets, uint64_t ways,
+                      double extra)
+{
+    double tot = cm_dist_total(d), h = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        double lo = fmax(0, floor(d->lo[i] - extra));
+        double hi = fmax(lo + 1, floor(d->hi[i] - extra));
+        h += d->w[i] * (1 - cm_mrc_setassoc_miss_prob(sets, ways, lo, hi));
+    }
+    return tot > 0 ? h / tot : 0;
+}
+
+static cm_status read_inputs(const cm_profile *prof, dir_in *in, cm_err *err)
+{
+    memset(in, 0, sizeof *in);
+    double l, s, a;
+    cm_status st;
+    if ((st = cm_profile_rate(prof, "rate.l1_loads", &l, err)) ||
+        (st = cm_profile_rate(prof, "rate.l1_stores", &s, err)) ||
+        (st = cm_profile_rate(prof, "rate.l1_atomics", &a, err)))
+        return st;
+    double tot = l + s + a;
+    if (!(tot > 0) || l < 0 || s < 0 || a < 0)
+        return cm_err_set(err, CM_EINPUT,
+                          "profile: rate.l1_loads, rate.l1_stores and "
+                          "rate.l1_atomics must be >= 0, not all 0");
+    in->rate_loads = l;
+    in->rate_acc = tot;
+    in->fl = l / tot;
+    in->fs = s / tot;
+    in->fa = a / tot;
+    /* the load round trip; older profiles have only the stores' */
+    if (cm_profile_rate(prof, "rate.fill_latency", &in->rtt, err) &&
+        cm_profile_rate(prof, "rate.store_ack_latency", &in->rtt, err))
+        in->rtt = 0;
+    if (in->fl > 0 &&
+        ((st = cm_profile_dist(prof, "l1.load_gap", &in->gap, err)) ||
+         (st = cm_profile_dist(prof, "l1.load_distance", &in->dist, err)) ||
+         (st = cm_profile_dist(prof, "l1.load_flags", &in->flags, err))))
+        return st;
+    if (in->fs + in->fa > 0 &&
+        ((st = cm_profile_dist(prof, "l1.store_gap", &in->sgap, err)) ||
+         (st = cm_profile_dist(prof, "l1.store_flags", &in->sflags, err)) ||
+         (st = cm_profile_dist(prof, "l1.write_sharers", &in->wsh, err))))
+        return st;
+    return CM_OK;
+}
+
+/* The walk: adds `w` messages of each row's class to the result. */
+typedef struct walk {
+    const cm_coh_protocol *proto;
+    double msgs[COHM_COUNT];
+    double put_clean; /* PUTs of clean E copies (control-sized) */
+} walk;
+
+static const coh_row *emit(walk *wk, const coh_table *t, unsigned st,
+                           unsigned ev, double w)
+{
+    const coh_row *r = coh_table_find(t, st, ev);
+    if (r && r->msg != COHM_NONE && w > 0) wk->msgs[r->msg] += w;
+    return r;
+}
+
+/* The L1 state a valid copy is in, and the L2's stable state after a fill. */
+static unsigned l1_valid(const cm_coh_protocol *p)
+{
+    return (p->flags & CF_WRITE_BACK) ? L1_S : L1_V;
+}
+static unsigned l2_served(const cm_coh_protocol *p)
+{
+    const coh_row *r = coh_table_find(&p->l2, L2_I, L2E_GETS);
+    const coh_row *f = r ? coh_table_find(&p->l2, r->next, L2E_FILL) : NULL;
+    return f ? f->next : L2_N;
+}
+
+/* A write request of class `ev` at the L2 with k other sharers (the
+ * INVs, their L1 answers and the final reply, from the rows). */
+static void l2_write(walk *wk, unsigned ev, unsigned sole, unsigned last,
+                     double w, double p_shared, double k_mean)
+{
+    const cm_coh_protocol *p = wk->proto;
+    unsigned home = l2_served(p);
+    if (p->flags & CF_TC) home = L2_E; /* served once GT has passed */
+    if (!(p->flags & CF_SHARERS)) {
+        emit(wk, &p->l2, home, ev, w);
+        return;
+    }
+    /* no other sharer: the _SOLE row (or the plain one if it has none) */
+    double w0 = w * (1 - p_shared), w1 = w * p_shared;
+    if (!emit(wk, &p->l2, home, sole, w0) && !emit(wk, &p->l2, L2_S, sole, w0))
+        emit(wk, &p->l2, home, ev, w0);
+    const coh_row *r = emit(wk, &p->l2, L2_S, ev, 0);
+    if (r && (r->actions & A2_INV)) {
+        wk->msgs[COHM_INV] += w1 * k_mean;
+        emit(wk, &p->l1, l1_valid(p), L1E_INV, w1 * k_mean);
+        emit(wk, &p->l2, r->next, last, w1);
+    } else if (r) {
+        emit(wk, &p->l2, L2_S, ev, w1);
+    }
+}
+
+/* Flits per message of each class. */
+static void class_flits(const cm_params *prm, const cm_coh_protocol *p,
+                        double fl[COHM_COUNT])
+{
+    uint32_t h = (uint32_t)prm->noc_header, f = (uint32_t)prm->noc_flit,
+             line = (uint32_t)prm->l1_line;
+    uint32_t req = (p->flags & CF_WRITE_BACK) ? 0 : REQ_BYTES;
+    for (unsigned m = 1; m < COHM_COUNT; m++)
+        fl[m] = (double)coh_msg_flits(
+            m, coh_msg_carries_line(m),
+            m == COHM_AREPLY ? AREPLY_BYTES : req, h, f, line);
+}
+
+/* Directory accesses per L1 access for `req` requests: the profile's
+ * directory stream (models/recall.h) counts a request again when it
+ * replays after an L2 miss, and the L2 misses about as often as it evicts,
+ * so accesses = req / (1 - L2 evictions per access). */
+static double dir_accesses(const cm_recall_result *rc, double req)
+{
+    double e = rc->l2_evict_per_access;
+    return e < 0.99 ? req / (1 - e) : 100 * req;
+}
+
+/* TC lifetime at the machine p: fixed, or the predictor's equilibrium. */
+static double tc_lifetime(const cm_params *p, const cm_coh_protocol *proto,
+                          const cm_profile *prof)
+{
+    if (!(proto->flags & CF_PREDICTOR))
+        return (proto->flags & CF_TC_WEAK) ? p->tc_lifetime_weak
+                                           : p->tc_lifetime_strong;
+    cm_lifetime_input in;
+    cm_lifetime_bound b;
+    double L;
+    cm_err e = {0};
+    if (cm_lifetime_input_from_profile(prof, p, &in, &e) ||
+        cm_lifetime_equilibrium(&in, &L, &b, &e))
+        return p->tc_predictor_init;
+    return L;
+}
+
+cm_status cm_directory_predict(const cm_params *p,
+                               const cm_coh_protocol *proto,
+                               const cm_profile *prof,
+                               cm_directory_result *out, cm_err *err)
+{
+    memset(out, 0, sizeof *out);
+    dir_in in;
+    cm_status st = read_inputs(prof, &in, err);
+    if (st) return st;
+    out->p_load = in.fl;
+    out->p_store = in.fs;
+    out->p_atomic = in.fa;
+    uint32_t fl = proto->flags;
+    int no_l1 = (fl & CF_NO_L1) != 0, wb = (fl & CF_WRITE_BACK) != 0;
+    unsigned V = l1_valid(proto);
+
+    /* capacity: hit probability of the load stack distances */
+    double lines = p->l1_size / p->l1_line;
+    uint64_t ways = (uint64_t)p->l1_ways;
+    uint64_t sets = (uint64_t)floor(lines / (double)ways);
+    if (sets < 1) sets = 1;
+    double p_cap = 0;
+    if (in.dist && !no_l1) {
+        /* lines in flight hold no way: the `extra` most recently missed
+         * lines among a load's d predecessors do not push it out, so it
+         * hits if d - extra lines fit.  extra = misses in flight per core
+         * (Little: miss rate x fill latency, at most l1.mshrs), solved with
+         * the miss rate by damped iteration */
+        double per_core = in.rate_loads / (p->gpu_sms > 0 ? p->gpu_sms : 1);
+        double extra = 0;
+        for (int it = 0; it < 30; it++) {
+            p_cap = cap_hit(in.dist, sets, ways, extra);
+            double want = fmin(p->l1_mshrs, (1 - p_cap) * per_core * in.rtt);
+            if (fabs(want - extra) < 0.01) break;
+            extra = 0.5 * (extra + want);
+        }
+    }
+    /* loads within a round trip of the line's miss merge on the fill in
+     * flight, however many lines came between: in-flight lines are not yet
+     * in the LRU stack */
+    double t_cap = in.gap ? quantile(in.gap, p_cap) : 0;
+    if (in.gap && !no_l1 && in.rtt > t_cap) {
+        t_cap = in.rtt;
+        p_cap = cm_dist_cdf(in.gap, t_cap);
+    }
+
+    /* coherence breaks, from what the tables do to a valid copy */
+    unsigned mask = 0;
+    const coh_row *r;
+    if (fl & CF_SHARERS) mask |= LF_REMOTE;
+    if ((r = coh_table_find(&proto->l1, V, L1E_STORE)) &&
+        (r->actions & A1_INVAL))
+        mask |= LF_STORE;
+    if ((r = coh_table_find(&proto->l1, V, L1E_ATOMIC)) &&
+        (r->actions & A1_INVAL))
+        mask |= LF_ATOMIC;
+    if ((fl & (CF_ACQUIRE_INV | CF_KERNEL_INV)) &&
+        (r = coh_table_find(&proto->l1, V, L1E_FLASH)) && r->next == L1_I)
+        mask |= LF_SYNC;
+    double seen = in.flags ? count_frac(in.flags, pick_all, LF_SEEN) : 0;
+    double b = seen > 0 && mask
+                   ? count_frac(in.flags, pick_seen_broken, mask) / seen
+                   : 0;
+
+    double L = 0;
+    /* a TC copy's lease starts when the L2 serves the GETS, late in the
+     * round trip (the bank's queue, not the reply, is where requests
+     * wait), and loads meanwhile merge on the fill: the chain's window is
+     * about the lifetime plus the round trip */
+    if (fl & CF_TC) L = (out->lifetime = tc_lifetime(p, proto, prof)) + in.rtt;
+    if (no_l1) L = in.rtt > 1 ? in.rtt : 1;
+    int renewal = (fl & CF_TC) || no_l1;
+    double *work = renewal ? malloc(2 * RENEWAL_GRID * sizeof *work) : NULL;
+    if (renewal && !work) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+
+    /* recalls: the recall model, iterated with the miss rate */
+    cm_recall_result rc = {0};
+    int have_rc = 0;
+    if (fl & CF_SHARERS) {
+        cm_recall_protocol rp = wb ? CM_RECALL_MESI
+                                : (fl & CF_DIR) ? CM_RECALL_GPU_VINI
+                                                : CM_RECALL_GPU_VI;
+        cm_recall_input ri;
+        cm_err e = {0};
+        have_rc = !cm_recall_input_from_params(p, rp, prof, &ri, &e) &&
+                  !cm_recall_solve(&ri, &rc, &e);
+    }
+    double k_mean = in.wsh ? count_mean_pos(in.wsh) : 0;
+    double p_wsh = in.wsh ? count_frac(in.wsh, pick_ge, 1) : 0;
+    double lam = 0, m = 1, p_sv = 0, req = 0;
+    double copies = (p->gpu_sms > 0 ? p->gpu_sms : 1) * lines;
+    walk wk;
+    for (int it = 0; it < (have_rc ? RECALL_ITERS : 1); it++) {
+        if (!in.gap) m = 0;
+        else if (renewal)
+            m = 1 / renewal_loads(in.gap, no_l1 ? INFINITY : t_cap, 1 - b,
+                                  lam, L, work);
+        else m = 1 - (1 - b) * survive(in.gap, t_cap, lam);
+        /* a write finds a valid copy */
+        p_sv = 0;
+        if (in.sgap && !no_l1) {
+            double t = (fl & CF_TC) ? fmin(t_cap, L) : t_cap;
+            p_sv = survive(in.sgap, t, lam);
+        }
+        memset(&wk, 0, sizeof wk);
+        wk.proto = proto;
+        /* loads */
+        emit(&wk, &proto->l1, L1_I, L1E_LOAD, in.fl * m);
+        /* stores and atomics */
+        double pw[2] = {in.fs, in.fa};
+        unsigned evs[2] = {L1E_STORE, L1E_ATOMIC};
+        for (int k = 0; k < 2; k++) {
+            if (!(pw[k] > 0)) continue;
+            if (wb) {
+                double only = count_frac(in.sflags, pick_all, SFL_ONLY);
+                double holds = count_frac(in.sflags, pick_all, SFL_HOLDS);
+                emit(&wk, &proto->l1, L1_M, evs[k], pw[k] * only * p_sv);
+                emit(&wk, &proto->l1, L1_S, evs[k],
+                     pw[k] * (holds - only) * p_sv);
+                emit(&wk, &proto->l1, L1_I, evs[k],
+                     pw[k] * (1 - holds * p_sv));
+            } else {
+                emit(&wk, &proto->l1, V, evs[k], pw[k] * p_sv);
+                emit(&wk, &proto->l1, L1_I, evs[k], pw[k] * (1 - p_sv));
+            }
+        }
+        req = wk.msgs[COHM_GETS] + wk.msgs[COHM_GETX] + wk.msgs[COHM_UPGR] +
+              wk.msgs[COHM_WRITE] + wk.msgs[COHM_ATOMIC];
+        if (!have_rc) break;
+        /* directory accesses count the replay of every L2 miss */
+        double dpa = dir_accesses(&rc, req);
+        /* live copies recalled per copy per cycle */
+        lam = rc.recalls_per_access * dpa * in.rate_acc / copies;
+    }
+    free(work);
+    out->p_load_miss = m;
+    out->p_store_valid = p_sv;
+    out->dir_per_access = req;
+
+    /* L2 replies, in the rows of the served state */
+    unsigned home = l2_served(proto);
+    double gets = wk.msgs[COHM_GETS];
+    if (wb && in.flags) {
+        double own = count_frac(in.flags, pick_any, LF_OWNED);
+        double q_own = m > 0 ? fmin(1, in.fl * own / gets) : 0;
+        /* lines without an owner are mostly back in N (the last E or M
+         * copy was PUT): S needs two readers of an owned line, rare
+         * enough to neglect */
+        double q_n = 1 - q_own;
+        if (!(gets > 0)) q_own = q_n = 0;
+        emit(&wk, &proto->l2, L2_N, L2E_GETS, gets * q_n);
+        emit(&wk, &proto->l2, L2_S, L2E_GETS, gets * (1 - q_n - q_own));
+        if ((r = emit(&wk, &proto->l2, L2_X, L2E_GETS, gets * q_own))) {
+            emit(&wk, &proto->l1, L1_M, L1E_FWD_GETS, gets * q_own);
+            emit(&wk, &proto->l2, r->next, L2E_WB, gets * q_own);
+        }
+        /* GETX from I: one other holder is taken as the owner */
+        double getx = wk.msgs[COHM_GETX];
+        double p1 = in.wsh ? count_frac(in.wsh, pick_eq, 1) : 0;
+        double pk = p_wsh - p1, kk = 0;
+        if (pk > 0) {
+            double s = 0;
+            for (size_t i = 0; i < in.wsh->n; i++)
+                for (double v = in.wsh->lo[i]; v < in.wsh->hi[i]; v += 1)
+                    if (v >= 2)
+                        s += v * in.wsh->w[i] / (in.wsh->hi[i] - in.wsh->lo[i]);
+            kk = s / cm_dist_total(in.wsh) / pk;
+        }
+        if ((r = emit(&wk, &proto->l2, L2_X, L2E_GETX_SOLE, getx * p1))) {
+            emit(&wk, &proto->l1, L1_M, L1E_FWD_GETX, getx * p1);
+            emit(&wk, &proto->l2, r->next, L2E_WB, getx * p1);
+        }
+        l2_write(&wk, L2E_GETX, L2E_GETX_SOLE, L2E_INVACK_LAST,
+                 getx * (1 - p1), pk / (1 - p1 > 0 ? 1 - p1 : 1), kk);
+        double upgr = wk.msgs[COHM_UPGR];
+        /* an UPGR comes from one of several holders (store flags) */
+        l2_write(&wk, L2E_UPGR, L2E_UPGR_SOLE, L2E_INVACK_LAST_U, upgr, 1,
+                 k_mean > 1 ? k_mean : 1);
+        /* E and M grants end in a PUT unless a forward or a recall took
+         * them (recalls of owners, below) */
+        double grants = wk.msgs[COHM_DATA_E] + wk.msgs[COHM_DATA_M];
+        double fwd = wk.msgs[COHM_FWD_GETS] + wk.msgs[COHM_FWD_GETX];
+        if (have_rc)
+            fwd += rc.recall_msgs_per_access * dir_accesses(&rc, req);
+        double puts = grants > fwd ? grants - fwd : 0;
+        double clean = grants > 0 ? wk.msgs[COHM_DATA_E] / grants : 0;
+        emit(&wk, &proto->l1, L1_M, L1E_REPLACE, puts);
+        wk.put_clean = puts * clean;
+    } else {
+        emit(&wk, &proto->l2, home, L2E_GETS, gets);
+        l2_write(&wk, L2E_GETX, L2E_GETX_SOLE, L2E_INVACK_LAST,
+                 wk.msgs[COHM_GETX], p_wsh, k_mean);
+        l2_write(&wk, L2E_UPGR, L2E_UPGR, L2E_INVACK_LAST, wk.msgs[COHM_UPGR],
+                 0, 0);
+        emit(&wk, &proto->l2, home, L2E_WRITE, wk.msgs[COHM_WRITE]);
+        l2_write(&wk, L2E_ATOMIC, L2E_ATOMIC_SOLE, L2E_INVACK_LAST_A,
+                 wk.msgs[COHM_ATOMIC], p_wsh, k_mean);
+    }
+    /* recalls, each answered by the L1's (valid, RCL) row */
+    if (have_rc) {
+        double dpa = dir_accesses(&rc, req);
+        double rcl = rc.recall_msgs_per_access * dpa;
+        wk.msgs[COHM_RCL] += rcl;
+        /* MESI recalls the owner (E or M) when there is one, which is
+         * the rule for lines that return to N */
+        emit(&wk, &proto->l1, wb ? L1_M : V, L1E_RCL, rcl);
+    }
+
+    double cf[COHM_COUNT];
+    class_flits(p, proto, cf);
+    for (unsigned c = 1; c < COHM_COUNT; c++) {
+        out->msgs[c] = wk.msgs[c];
+        out->flits[c] = wk.msgs[c] * cf[c];
+        out->msgs_per_access += wk.msgs[c];
+    }
+    /* clean PUTs carry no line */
+    out->flits[COHM_PUT] -= wk.put_clean * (cf[COHM_PUT] - cf[COHM_INV]);
+    for (unsigned c = 1; c < COHM_COUNT; c++)
+        out->flits_per_access += out->flits[c];
+    return CM_OK;
+}
+
+cm_status cm_directory_grid_table(const cm_params *base,
+                                  const cm_coh_protocol *const *protos,
+                                  size_t nprotos, const cm_profile *prof,
+                                  cm_sweep *sweeps, size_t nsweeps,
+                                  cm_progress_fn progress, void *progress_arg,
+                                  cm_table **out, cm_err *err)
+{
+    enum { FIXED = 4 };
+    *out = NULL;
+    size_t ncols = nsweeps + FIXED + (COHM_COUNT - 1);
+    const char **header = calloc(ncols, sizeof *header);
+    char (*cells)[40] = calloc(ncols, sizeof *cells);
+    const char **row = calloc(ncols, sizeof *row);
+    char (*names)[32] = calloc(COHM_COUNT, sizeof *names);
+    cm_table *t = NULL;
+    cm_grid grid = {0};
+    cm_status st = CM_OK;
+    if (!header || !cells || !row || !names) {
+        st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nsweeps; i++) header[i] = sweeps[i].param->name;
+    header[nsweeps] = "protocol";
+    header[nsweeps + 1] = "msgs_per_access";
+    header[nsweeps + 2] = "flits_per_access";
+    header[nsweeps + 3] = "p_load_miss";
+    for (unsigned c = 1; c < COHM_COUNT; c++) {
+        snprintf(names[c], sizeof names[c], "msgs.%s", coh_msg_names[c]);
+        header[nsweeps + FIXED + c - 1] = names[c];
+    }
+    for (size_t i = 0; i < ncols; i++) row[i] = cells[i];
+    if (!(t = cm_table_new(ncols, header))) {
+        st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+        goto done;
+    }
+    if ((st = cm_grid_init(&grid, sweeps, nsweeps, err))) goto done;
+    cm_params p = *base;
+    while (!st && cm_grid_next(&grid, &p)) {
+        if ((st = cm_params_validate(&p, err))) break;
+        for (size_t k = 0; !st && k < nprotos; k++) {
+            cm_directory_result r;
+            if ((st = cm_directory_predict(&p, protos[k], prof, &r, err)))
+                break;
+            for (size_t i = 0; i < nsweeps; i++)
+                cm_param_format(sweeps[i].param,
+                                cm_param_get(&p, sweeps[i].param), cells[i],
+                                sizeof cells[i]);
+            snprintf(cells[nsweeps], sizeof cells[0], "%s", protos[k]->name);
+            snprintf(cells[nsweeps + 1], sizeof cells[0], "%.6g",
+                     r.msgs_per_access);
+            snprintf(cells[nsweeps + 2], sizeof cells[0], "%.6g",
+                     r.flits_per_access);
+            snprintf(cells[nsweeps + 3], sizeof cells[0], "%.6g",
+                     r.p_load_miss);
+            for (unsigned c = 1; c < COHM_COUNT; c++)
+                snprintf(cells[nsweeps + FIXED + c - 1], sizeof cells[0],
+                         "%.6g", r.msgs[c]);
+            st = cm_table_append(t, row, err);
+        }
+        if (progress) progress(grid.done, grid.points, progress_arg);
+    }
+done:
+    cm_grid_free(&grid);
+    free(names);
+    free(row);
+    free(cells);
+    free(header);
+    if (st) cm_table_free(t);
+    else *out = t;
+    return st;
+}

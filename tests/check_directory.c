@@ -1,0 +1,324 @@
+/* check_directory.c - the directory-bandwidth model (models/directory.h):
+ * hand-checked limits (every load hits: no load traffic; NO-L1 with every
+ * load cold: GETS + DATA per load, WRITE + ACK per store, flits = count x
+ * size), invariants (classes sum to the totals, bigger L1 fewer misses),
+ * bad input, and the model against the coherence simulator on a short run
+ * of a seed-000 workload. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/directory.h"
+#include "models/profile.h"
+#include "sim/coh.h"
+#include "sim/stats.h"
+#include "sim/workload.h"
+#include "tests/testutil.h"
+
+static cm_profile *profile_of(const char *text)
+{
+    cm_profile *p = NULL;
+    cm_err err = {0};
+    ck_assert_msg(cm_profile_read_buffer("test", text, strlen(text), &p,
+                                         &err) == CM_OK,
+                  "%s", err.msg);
+    return p;
+}
+
+static size_t cls(const char *name)
+{
+    for (size_t i = 1; i < CM_DIR_NCLASSES; i++)
+        if (strcmp(cm_directory_class_name(i), name) == 0) return i;
+    ck_abort_msg("no class %s", name);
+    return 0;
+}
+
+static cm_directory_result predict(const char *proto, const cm_profile *prof,
+                                   const cm_params *p)
+{
+    cm_directory_result r;
+    cm_err err = {0};
+    ck_assert_msg(cm_directory_predict(p, cm_coh_protocol_find(proto), prof,
+                                       &r, &err) == CM_OK,
+                  "%s: %s", proto, err.msg);
+    return r;
+}
+
+/* Loads only, each a re-load one cycle or less after the previous one at
+ * stack distance 0, nothing between. */
+static const char all_hit[] = "quantity,lo,hi,value\n"
+                              "rate.l1_loads,,,1\n"
+                              "rate.l1_stores,,,0\n"
+                              "rate.l1_atomics,,,0\n"
+                              "rate.store_ack_latency,,,300\n"
+                              "l1.load_gap,0,1,100\n"
+                              "l1.load_distance,0,1,100\n"
+                              "l1.load_flags,32,33,100\n";
+
+START_TEST(test_every_load_hits)
+{
+    cm_profile *prof = profile_of(all_hit);
+    cm_params p;
+    cm_params_init(&p);
+    const char *protos[] = {"no-coh", "wt", "gpu-vi", "tcs", "tcw-fixed",
+                            "mesi"};
+    for (size_t i = 0; i < sizeof protos / sizeof *protos; i++) {
+        cm_directory_result r = predict(protos[i], prof, &p);
+        if (strncmp(protos[i], "tc", 2) == 0) {
+            /* a chain lasts the lifetime plus the round trip (300): gaps
+             * of half a cycle on average chain about 2L loads per GETS */
+            double L = r.lifetime + 300, want = 1 / (1 + 2 * L);
+            ck_assert_msg(L > 0, "%s", protos[i]);
+            ck_assert_msg(fabs(r.p_load_miss / want - 1) < 0.1,
+                          "%s: miss %g, want about %g", protos[i],
+                          r.p_load_miss, want);
+            ck_assert_close(r.msgs_per_access, 2 * r.p_load_miss, 1e-9);
+            continue;
+        }
+        ck_assert_msg(r.msgs_per_access < 1e-6, "%s: %g msgs", protos[i],
+                      r.msgs_per_access);
+        ck_assert_msg(r.p_load_miss < 1e-6, "%s", protos[i]);
+    }
+    cm_profile_free(prof);
+}
+END_TEST
+
+/* Every load cold, 60% loads and 40% stores: NO-L1 sends GETS and gets
+ * DATA per load, WRITE and ACK per store.  Flits at noc.flit 32, header 8,
+ * line 128: control ceil(12/32) = 1, data ceil(136/32) = 5. */
+static const char all_miss[] = "quantity,lo,hi,value\n"
+                               "rate.l1_loads,,,0.6\n"
+                               "rate.l1_stores,,,0.4\n"
+                               "rate.l1_atomics,,,0\n"
+                               "rate.store_ack_latency,,,300\n"
+                               "l1.load_gap,inf,inf,100\n"
+                               "l1.load_distance,inf,inf,100\n"
+                               "l1.load_flags,0,1,100\n"
+                               "l1.store_gap,inf,inf,10\n"
+                               "l1.store_flags,0,1,10\n"
+                               "l1.write_sharers,0,1,10\n";
+
+START_TEST(test_no_l1_all_miss)
+{
+    cm_profile *prof = profile_of(all_miss);
+    cm_params p;
+    cm_params_init(&p);
+    p.noc_flit = 32;
+    p.noc_header = 8;
+    p.l1_line = p.l2_line = 128;
+    cm_directory_result r = predict("no-l1", prof, &p);
+    ck_assert_close(r.msgs[cls("gets")], 0.6, 1e-12);
+    ck_assert_close(r.msgs[cls("data")], 0.6, 1e-12);
+    ck_assert_close(r.msgs[cls("write")], 0.4, 1e-12);
+    ck_assert_close(r.msgs[cls("ack")], 0.4, 1e-12);
+    ck_assert_close(r.msgs_per_access, 2.0, 1e-12);
+    ck_assert_close(r.flits_per_access, 0.6 * (1 + 5) + 0.4 * (1 + 1), 1e-12);
+    /* the same stream on GPU-VI: stores are GETX, answered by ACK */
+    r = predict("gpu-vi", prof, &p);
+    ck_assert_close(r.msgs[cls("getx")], 0.4, 1e-12);
+    ck_assert_close(r.msgs[cls("ack")], 0.4, 1e-12);
+    ck_assert_close(r.msgs[cls("inv")], 0, 1e-12);
+    ck_assert_close(r.msgs_per_access, 2.0, 1e-12);
+    cm_profile_free(prof);
+}
+END_TEST
+
+/* Writes to lines two other cores hold: GPU-VI invalidates both (INV and
+ * INVACK each), NO-COH sends none. */
+START_TEST(test_invalidations_follow_sharers)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "%s", all_miss);
+    char *w = strstr(text, "l1.write_sharers,0,1,10");
+    ck_assert_ptr_nonnull(w);
+    memcpy(w, "l1.write_sharers,2,3,10", 23);
+    cm_profile *prof = profile_of(text);
+    cm_params p;
+    cm_params_init(&p);
+    cm_directory_result r = predict("gpu-vi", prof, &p);
+    ck_assert_close(r.msgs[cls("inv")], 0.8, 1e-12);
+    ck_assert_close(r.msgs[cls("invack")], 0.8, 1e-12);
+    ck_assert_close(r.msgs[cls("ack")], 0.4, 1e-12);
+    r = predict("no-coh", prof, &p);
+    ck_assert_close(r.msgs[cls("inv")], 0, 1e-12);
+    cm_profile_free(prof);
+}
+END_TEST
+
+/* A mixed profile: gaps and distances spread out, some remote writes,
+ * own stores, atomics and fences. */
+static const char mixed[] = "quantity,lo,hi,value\n"
+                            "rate.l1_loads,,,0.8\n"
+                            "rate.l1_stores,,,0.15\n"
+                            "rate.l1_atomics,,,0.05\n"
+                            "rate.store_ack_latency,,,400\n"
+                            "l1.load_gap,0,10,20\n"
+                            "l1.load_gap,10,100,20\n"
+                            "l1.load_gap,100,1000,20\n"
+                            "l1.load_gap,1000,100000,20\n"
+                            "l1.load_gap,inf,inf,20\n"
+                            "l1.load_distance,0,16,20\n"
+                            "l1.load_distance,16,128,20\n"
+                            "l1.load_distance,128,1024,20\n"
+                            "l1.load_distance,1024,65536,20\n"
+                            "l1.load_distance,inf,inf,20\n"
+                            "l1.load_flags,0,1,15\n"
+                            "l1.load_flags,16,17,5\n"
+                            "l1.load_flags,32,33,60\n"
+                            "l1.load_flags,33,34,8\n"
+                            "l1.load_flags,34,35,6\n"
+                            "l1.load_flags,36,37,3\n"
+                            "l1.load_flags,40,41,3\n"
+                            "l1.store_gap,0,100,5\n"
+                            "l1.store_gap,100,10000,3\n"
+                            "l1.store_gap,inf,inf,2\n"
+                            "l1.store_flags,0,1,3\n"
+                            "l1.store_flags,1,2,3\n"
+                            "l1.store_flags,3,4,4\n"
+                            "l1.write_sharers,0,1,6\n"
+                            "l1.write_sharers,1,2,2\n"
+                            "l1.write_sharers,3,4,2\n";
+
+START_TEST(test_invariants)
+{
+    cm_profile *prof = profile_of(mixed);
+    cm_params p;
+    cm_params_init(&p);
+    for (size_t i = 0; i < cm_coh_protocol_count(); i++) {
+        const char *name = cm_coh_protocol_name(cm_coh_protocol_at(i));
+        cm_directory_result r = predict(name, prof, &p);
+        double m = 0, f = 0;
+        for (size_t c = 1; c < CM_DIR_NCLASSES; c++) {
+            ck_assert_msg(r.msgs[c] >= 0 && r.flits[c] >= 0, "%s", name);
+            ck_assert_msg(r.flits[c] >= r.msgs[c] - 1e-12, "%s", name);
+            m += r.msgs[c];
+            f += r.flits[c];
+        }
+        ck_assert_close(m, r.msgs_per_access, 1e-12);
+        ck_assert_close(f, r.flits_per_access, 1e-12);
+        ck_assert_msg(r.msgs[0] == 0, "%s", name);
+        ck_assert_msg(r.p_load_miss >= 0 && r.p_load_miss <= 1, "%s", name);
+        /* every request gets one reply: at least two messages per miss */
+        ck_assert_msg(r.msgs_per_access >= 2 * r.p_load * r.p_load_miss -
+                                               1e-12,
+                      "%s", name);
+        /* a bigger L1 never misses more */
+        cm_params big = p;
+        big.l1_size = 4 * p.l1_size;
+        cm_directory_result rb = predict(name, prof, &big);
+        ck_assert_msg(rb.p_load_miss <= r.p_load_miss + 1e-12, "%s: %g > %g",
+                      name, rb.p_load_miss, r.p_load_miss);
+    }
+    /* write-evict loses the copy at own stores, write-update keeps it */
+    ck_assert(predict("no-coh", prof, &p).p_load_miss >
+              predict("wt", prof, &p).p_load_miss - 0.0);
+    /* a longer TC lifetime expires fewer copies */
+    cm_params longer = p;
+    longer.tc_lifetime_strong = 10 * p.tc_lifetime_strong;
+    ck_assert(predict("tcs", prof, &longer).p_load_miss <
+              predict("tcs", prof, &p).p_load_miss);
+    cm_profile_free(prof);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+    cm_params p;
+    cm_params_init(&p);
+    cm_directory_result r;
+    cm_err err = {0};
+    /* no op mix */
+    cm_profile *prof = profile_of("quantity,lo,hi,value\n"
+                                  "l1.load_gap,0,1,1\n");
+    ck_assert_int_eq(cm_directory_predict(&p, cm_coh_protocol_find("wt"),
+                                          prof, &r, &err),
+                     CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "rate.l1_loads"));
+    cm_profile_free(prof);
+    /* stores but no write statistics */
+    prof = profile_of(all_hit);
+    cm_profile_set_rate(prof, "rate.l1_stores", 0.5, &err);
+    ck_assert_int_eq(cm_directory_predict(&p, cm_coh_protocol_find("wt"),
+                                          prof, &r, &err),
+                     CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "l1.store_gap"));
+    cm_profile_free(prof);
+}
+END_TEST
+
+/* The model against the simulator: a short run of kmn on four SMs gives
+ * the profile, and the model predicts that run's messages and flits per L1
+ * access within a loose 25% (in sample), and a run at half the L1 from the
+ * same profile within 30% (held out). */
+static void sim_run(const cm_params *p, const char *proto, cm_profile *prof,
+                    double *msgs, double *flits)
+{
+    cm_stats *s = cm_stats_new();
+    cm_coh_result res;
+    cm_err err = {0};
+    ck_assert_msg(cm_coh_simulate_profile(p, cm_workload_builtin("kmn"),
+                                          (cm_warp_source){0},
+                                          cm_coh_protocol_find(proto), s,
+                                          prof, &res, &err) == CM_OK,
+                  "%s", err.msg);
+    cm_stat_row *rows;
+    size_t n;
+    ck_assert(cm_stats_rows(s, &rows, &n, &err) == CM_OK);
+    double acc = 0, m = 0, f = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(rows[i].component, "all")) continue;
+        if (!strcmp(rows[i].metric, "l1.accesses")) acc = rows[i].value;
+        if (!strcmp(rows[i].metric, "noc.flits")) f = rows[i].value;
+        if (!strncmp(rows[i].metric, "noc.msgs.", 9)) m += rows[i].value;
+    }
+    ck_assert(acc > 0);
+    *msgs = m / acc;
+    *flits = f / acc;
+    free(rows);
+    cm_stats_free(s);
+}
+
+START_TEST(test_model_vs_simulator)
+{
+    const char *protos[] = {"no-l1", "wt", "gpu-vi", "tcs"};
+    cm_params p;
+    cm_params_init(&p);
+    p.gpu_sms = 4;
+    p.sim_max_cycles = 20000;
+    for (size_t i = 0; i < sizeof protos / sizeof *protos; i++) {
+        cm_profile *prof = cm_profile_new();
+        double sm, sf, hm, hf;
+        sim_run(&p, protos[i], prof, &sm, &sf);
+        cm_directory_result r = predict(protos[i], prof, &p);
+        ck_assert_msg(fabs(r.msgs_per_access / sm - 1) < 0.25,
+                      "%s: model %g msgs/access, simulator %g", protos[i],
+                      r.msgs_per_access, sm);
+        ck_assert_msg(fabs(r.flits_per_access / sf - 1) < 0.25,
+                      "%s: model %g flits/access, simulator %g", protos[i],
+                      r.flits_per_access, sf);
+        cm_params half = p;
+        half.l1_size = p.l1_size / 2;
+        sim_run(&half, protos[i], NULL, &hm, &hf);
+        r = predict(protos[i], prof, &half);
+        ck_assert_msg(fabs(r.msgs_per_access / hm - 1) < 0.30,
+                      "%s held out: model %g msgs/access, simulator %g",
+                      protos[i], r.msgs_per_access, hm);
+        cm_profile_free(prof);
+    }
+}
+END_TEST
+
+Suite *suite_directory(void)
+{
+    Suite *s = suite_create("directory");
+    TCase *tc = tcase_create("model");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_every_load_hits);
+    tcase_add_test(tc, test_no_l1_all_miss);
+    tcase_add_test(tc, test_invalidations_follow_sharers);
+    tcase_add_test(tc, test_invariants);
+    tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_model_vs_simulator);
+    suite_add_tcase(s, tc);
+    return s;
+}
