@@ -10,7 +10,7 @@
 
 #define MAX_GRID 8
 #define MAX_WORKLOADS 32
-#define MODEL_NAMES "mshr|reuse|lifetime|recall"
+#define MODEL_NAMES "mshr|reuse|lifetime|recall|directory"
 
 /* The default machine of the detailed-machine models when no --config is
  * given: tc2013 shrunk so that the default grid (27 runs) takes about a
@@ -25,6 +25,7 @@ static const char *const reuse_grid[] = {"l1size=16K,32K,64K",
                                          "warps=8,24,48"};
 static const char *const lifetime_grid[] = {"lifetime=400,1000,2500,6400,16000"};
 static const char *const recall_grid[] = {"ratio=1,2,4,16", "ways=8,16,32"};
+static const char *const directory_grid[] = {"l1size=8K,16K,32K,64K,128K"};
 
 /* Each model's default grid, workloads and protocol: MSHR occupancy needs
  * miss-heavy workloads, the L1 reuse model ones whose L1 hits; the
@@ -45,7 +46,10 @@ static const struct val_model {
      sizeof lifetime_grid / sizeof *lifetime_grid, "bh,cl,stn", "tcw-fixed",
      "tc2013"},
     {&cm_validate_recall, recall_grid, sizeof recall_grid / sizeof *recall_grid,
-     "bh,cl,kmn", "gpu-vini", "tc2013"}};
+     "bh,cl,kmn", "gpu-vini", "tc2013"},
+    {&cm_validate_directory, directory_grid,
+     sizeof directory_grid / sizeof *directory_grid, "kmn,bh,stn", "gpu-vi",
+     "tc2013"}};
 
 /* "lifetime" is the lifetime the protocol uses; the others are fixed. */
 static const struct {
@@ -59,8 +63,8 @@ static const struct {
 
 static void usage(FILE *f)
 {
-    fputs("Usage: cohmod validate mshr|reuse|lifetime|recall [--grid "
-          "NAME=V1,V2,...|"
+    fputs("Usage: cohmod validate mshr|reuse|lifetime|recall|directory "
+          "[--grid NAME=V1,V2,...|"
           "NAME=LO:HI:STEP]...\n"
           "                            [--workloads W1,W2,...] [--protocol "
           "P] [--quiet]\n"
@@ -89,13 +93,14 @@ static void usage(FILE *f)
           "tcsuo, tcs, tcsoo or tcw-fixed; targets: MARE <= 15% on\n"
           "p_expired and stall) and recall (models/recall.h: recall "
           "messages per\ndirectory access on gpu-vini, gpu-vi or mesi; "
-          "MARE <= 10%).  Each calibrates\non a fifth of every workload's "
-          "points (lifetime: the last fifth, the longest\nlifetimes when "
-          "given in increasing order; a profile carries down in L, not "
-          "up):\na held-out point is predicted from the timing profile "
-          "measured at its\nworkload's calibration point, with its own "
-          "parameters (nothing is fitted;\ncalib.csv has no rows).  "
-          "Defaults:\n"
+          "MARE <= 10%) and directory\n(models/directory.h: messages and "
+          "flits per L1 access on any protocol;\nMARE <= 10%).  Each "
+          "calibrates on a fifth of every workload's points\n(lifetime: "
+          "the last fifth, the longest lifetimes when given in increasing"
+          "\norder; a profile carries down in L, not up): a held-out point "
+          "is predicted\nfrom the timing profile measured at its workload's "
+          "calibration point, with\nits own parameters (nothing is fitted; "
+          "calib.csv has no rows).  Defaults:\n"
           "  lifetime: --protocol tcw-fixed --grid "
           "lifetime=400,1000,2500,6400,16000\n"
           "            --workloads bh,cl,stn (lifetime is tc.lifetime_strong "
@@ -103,6 +108,8 @@ static void usage(FILE *f)
           "  recall:   --protocol gpu-vini --grid ratio=1,2,4,16 --grid "
           "ways=8,16,32\n            --workloads bh,cl,kmn (ratio is "
           "dir.ratio, ways dir.ways)\n"
+          "  directory: --protocol gpu-vi --grid l1size=8K,16K,32K,64K,128K\n"
+          "            --workloads kmn,bh,stn\n"
           "on the tc2013 machine with sim.max_cycles=100000 unless --config "
           "is given.\n\n"
           "  --grid SPEC       a grid axis over any parameter; mshrs is "

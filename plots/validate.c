@@ -157,7 +157,7 @@ static cm_status model_all(vrun *r, cm_table **calib, cm_err *err)
             memcpy(cal + m->obs_size * ncal++, r->obs + i * m->obs_size,
                    m->obs_size);
     void *state = NULL;
-    cm_status st = m->calibrate(cal, ncal, &state, calib, err);
+    cm_status st = m->calibrate(cal, ncal, m->obs_size, &state, calib, err);
     free(cal);
     for (size_t i = 0; i < r->n && !st; i++) {
         vpoint *pt = &r->pts[i];

@@ -78,11 +78,11 @@ typedef struct cm_validate_model {
     /* One run's statistics -> the model's observation (obs_size bytes). */
     cm_status (*observe)(const cm_validate_run_info *run, void *obs,
                          cm_err *err);
-    /* Calibrates on n contiguous observations; *state (freed with
-     * free_state) carries what predict needs, *calib the fitted
-     * parameters as parameter,value,stderr rows. */
-    cm_status (*calibrate)(const void *obs, size_t n, void **state,
-                           cm_table **calib, cm_err *err);
+    /* Calibrates on n contiguous observations of obs_size bytes; *state
+     * (freed with free_state) carries what predict needs, *calib the
+     * fitted parameters as parameter,value,stderr rows. */
+    cm_status (*calibrate)(const void *obs, size_t n, size_t obs_size,
+                           void **state, cm_table **calib, cm_err *err);
     /* model[k], sim[k], lo[k], hi[k] for every quantity k. */
     cm_status (*predict)(const void *state, const void *obs, double *model,
                          double *sim, double *lo, double *hi, cm_err *err);
@@ -99,6 +99,7 @@ extern const cm_validate_model cm_validate_mshr;
 extern const cm_validate_model cm_validate_reuse;
 extern const cm_validate_model cm_validate_lifetime;
 extern const cm_validate_model cm_validate_recall;
+extern const cm_validate_model cm_validate_directory;
 
 /* The coherence models (lifetime, recall, directory) calibrate alike: a
  * held-out point is predicted from the timing profile measured at its

@@ -96,13 +96,6 @@ static cm_status lifetime_observe(const cm_validate_run_info *run, void *obs,
     return CM_OK;
 }
 
-static cm_status lifetime_calibrate(const void *obs, size_t n, void **state,
-                                    cm_table **calib, cm_err *err)
-{
-    return cm_validate_coh_calibrate(obs, n, sizeof(lifetime_obs), state,
-                                     calib, err);
-}
-
 static cm_status lifetime_predict(const void *state, const void *obs,
                                   double *model, double *sim, double *lo,
                                   double *hi, cm_err *err)
@@ -131,5 +124,5 @@ static cm_status lifetime_predict(const void *state, const void *obs,
 
 const cm_validate_model cm_validate_lifetime = {
     "lifetime",       lifetime_qty,       3,
-    sizeof(lifetime_obs), lifetime_observe, lifetime_calibrate,
+    sizeof(lifetime_obs), lifetime_observe, cm_validate_coh_calibrate,
     lifetime_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST};

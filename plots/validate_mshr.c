@@ -23,9 +23,10 @@ static cm_status mshr_observe(const cm_validate_run_info *run, void *obs,
                                  run->nrows, run->label, obs, err);
 }
 
-static cm_status mshr_calibrate(const void *obs, size_t n, void **state,
-                                cm_table **calib, cm_err *err)
+static cm_status mshr_calibrate(const void *obs, size_t n, size_t obs_size,
+                                void **state, cm_table **calib, cm_err *err)
 {
+    (void)obs_size; /* cm_mshr_obs, the fit's own array */
     const size_t np = sizeof fit_params / sizeof *fit_params;
     const cm_param_info *params[sizeof fit_params / sizeof *fit_params];
     for (size_t k = 0; k < np; k++) params[k] = cm_param_find(fit_params[k]);

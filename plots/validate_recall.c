@@ -44,13 +44,6 @@ static cm_status recall_observe(const cm_validate_run_info *run, void *obs,
     return CM_OK;
 }
 
-static cm_status recall_calibrate(const void *obs, size_t n, void **state,
-                                  cm_table **calib, cm_err *err)
-{
-    return cm_validate_coh_calibrate(obs, n, sizeof(recall_obs), state, calib,
-                                     err);
-}
-
 static cm_status recall_predict(const void *state, const void *obs,
                                 double *model, double *sim, double *lo,
                                 double *hi, cm_err *err)
@@ -73,5 +66,5 @@ static cm_status recall_predict(const void *state, const void *obs,
 
 const cm_validate_model cm_validate_recall = {
     "recall",       recall_qty,       1,
-    sizeof(recall_obs), recall_observe, recall_calibrate,
+    sizeof(recall_obs), recall_observe, cm_validate_coh_calibrate,
     recall_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD};

@@ -98,9 +98,10 @@ static int reuse_resid(const double *x, double *r, void *arg)
     return 0;
 }
 
-static cm_status reuse_calibrate(const void *obs, size_t n, void **state,
-                                 cm_table **calib, cm_err *err)
+static cm_status reuse_calibrate(const void *obs, size_t n, size_t obs_size,
+                                 void **state, cm_table **calib, cm_err *err)
 {
+    (void)obs_size; /* reuse_obs, read as an array */
     const cm_param_info *pi = fraction_param();
     const reuse_obs *o = obs;
     if (n == 0) return cm_err_set(err, CM_EINPUT, "reuse fit: no samples");

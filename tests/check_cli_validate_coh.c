@@ -1,4 +1,4 @@
-/* check_cli_validate_coh.c - `cohmod validate lifetime|recall`: the
+/* check_cli_validate_coh.c - `cohmod validate lifetime|recall|directory`: the
  * coherence models against the coherence simulator, end to end on small
  * grids (runs cut at 30k cycles, about a second each).
  *
@@ -14,6 +14,9 @@
  *    within 30% of the simulator's;
  *  - the recall model at its calibration point is within 35% of the
  *    simulated recall rate, and both fall as the directory grows;
+ *  - the directory-bandwidth model (GPU-VI) is within 5% of the simulated
+ *    messages per L1 access at its calibration point and 20% across L1
+ *    sizes 8K-128K, and both fall as the L1 grows;
  * and bad input: a lifetime validation on a protocol without a fixed
  * lifetime, a recall validation on one without a directory, an unknown
  * protocol, and a grid with too few points per workload, each one line and
@@ -147,6 +150,29 @@ START_TEST(test_validate_recall_gpu_vini)
 }
 END_TEST
 
+START_TEST(test_validate_directory_gpu_vi)
+{
+    char *dir, *out;
+    cm_table *t = validate_points("directory --workloads kmn --grid "
+                                  "l1size=8K,16K,32K,64K,128K", &dir, &out);
+    ck_assert_uint_eq(cm_table_nrows(t), 5);
+    for (size_t i = 0; i < 5; i++) {
+        double model = tu_num(t, i, "model_msgs_per_access");
+        double sim = tu_num(t, i, "sim_msgs_per_access");
+        ck_assert_msg(tu_close(model, sim, is_calibration(t, i) ? 0.05 : 0.2),
+                      "row %zu: msgs/access model %g, simulated %g", i, model,
+                      sim);
+        /* a request and its answer: at least 1 message and 1 flit each */
+        ck_assert(tu_num(t, i, "sim_flits_per_access") >= sim && sim >= 1);
+        if (i) { /* a bigger L1 misses less */
+            ck_assert(model <= tu_num(t, i - 1, "model_msgs_per_access"));
+            ck_assert(sim < tu_num(t, i - 1, "sim_msgs_per_access"));
+        }
+    }
+    done(t, dir, out);
+}
+END_TEST
+
 START_TEST(test_validate_coh_bad_input)
 {
     char *dir = tu_tmpdir();
@@ -180,6 +206,7 @@ Suite *suite_cli_validate_coh(void)
     tcase_add_test(tc, test_validate_lifetime_tcs);
     tcase_add_test(tc, test_validate_lifetime_tcw_fence);
     tcase_add_test(tc, test_validate_recall_gpu_vini);
+    tcase_add_test(tc, test_validate_directory_gpu_vi);
     tcase_add_test(tc, test_validate_coh_bad_input);
     suite_add_tcase(s, tc);
     return s;

@@ -1,0 +1,71 @@
+/* validate_directory.c - the directory-bandwidth model (models/directory.h)
+ * in the validation driver, on any coherence-simulator protocol.
+ * Quantities, per L1 access (a load, store or atomic line request the L1
+ * accepted, the simulator's l1.accesses):
+ *  - msgs_per_access: every message on the crossbar, the sum of the run's
+ *    noc.msgs.<class> over l1.accesses;
+ *  - flits_per_access: noc.flits over l1.accesses.
+ * Calibration is the profile of the workload's calibration point
+ * (plots/validate_coh.c), spread over its points.  Target (issue 5): MARE
+ * <= 10% on held-out points. */
+#include <math.h>
+#include <string.h>
+
+#include "models/directory.h"
+#include "plots/validate.h"
+
+static const cm_validate_qty directory_qty[] = {
+    {"msgs_per_access", "messages per L1 access", CM_VT_MARE, 0.10},
+    {"flits_per_access", "flits per L1 access", CM_VT_MARE, 0.10}};
+
+typedef struct directory_obs {
+    cm_validate_coh_obs h; /* first: the shared calibration reads it */
+    double msgs, flits;    /* per L1 access */
+} directory_obs;
+
+static cm_status directory_observe(const cm_validate_run_info *run,
+                                   void *obs, cm_err *err)
+{
+    directory_obs *o = obs;
+    memset(o, 0, sizeof *o);
+    double accesses, flits, msgs = 0;
+    cm_status st = cm_validate_coh_observe(run, &o->h, err);
+    if (!st) st = cm_validate_stat(run, "l1.accesses", &accesses, err);
+    if (!st) st = cm_validate_stat(run, "noc.flits", &flits, err);
+    if (st) return st;
+    static const char prefix[] = "noc.msgs.";
+    for (size_t i = 0; i < run->nrows; i++)
+        if (!strncmp(run->rows[i].metric, prefix, sizeof prefix - 1) &&
+            !strcmp(run->rows[i].component, "all"))
+            msgs += run->rows[i].value;
+    if (!(accesses > 0))
+        return cm_err_set(err, CM_EINPUT, "no L1 access");
+    o->msgs = msgs / accesses;
+    o->flits = flits / accesses;
+    return CM_OK;
+}
+
+static cm_status directory_predict(const void *state, const void *obs,
+                                   double *model, double *sim, double *lo,
+                                   double *hi, cm_err *err)
+{
+    const directory_obs *o = obs;
+    const cm_validate_coh_obs *src;
+    cm_directory_result r;
+    cm_status st = cm_validate_coh_source(state, &o->h, &src, err);
+    if (!st)
+        st = cm_directory_predict(&o->h.point, o->h.coh, src->profile, &r,
+                                  err);
+    if (st) return st;
+    model[0] = r.msgs_per_access;
+    model[1] = r.flits_per_access;
+    sim[0] = o->msgs;
+    sim[1] = o->flits;
+    for (int k = 0; k < 2; k++) lo[k] = hi[k] = NAN; /* one run: no spread */
+    return CM_OK;
+}
+
+const cm_validate_model cm_validate_directory = {
+    "directory",       directory_qty,       2,
+    sizeof(directory_obs), directory_observe, cm_validate_coh_calibrate,
+    directory_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD};
