@@ -39,6 +39,16 @@ cm_status cm_study_figure(cm_study *s, const char *name, const cm_table *t,
     return st;
 }
 
+cm_status cm_study_render(cm_study *s, const char *name,
+                          const cm_plot_spec *spec, cm_err *err)
+{
+    char path[4096];
+    cm_status st = out_path(s, name, ".png", path, sizeof path, err);
+    if (!st) st = cm_plot_render(spec, path, err);
+    if (!st) s->files++;
+    return st;
+}
+
 cm_status cm_study_say(cm_study *s, cm_err *err, const char *fmt, ...)
 {
     va_list ap;
@@ -88,6 +98,7 @@ cm_status cm_study_run(const cm_params *p, const char *outdir,
     if (!st) st = cm_study_section_mshr(&s, err);
     if (!st) st = cm_study_section_reuse(&s, err);
     if (!st) st = cm_study_section_sim(&s, err);
+    if (!st) st = cm_study_section_coh(&s, err);
     if (!st) st = out_path(&s, "summary", ".txt", path, sizeof path, err);
     if (!st) st = cm_atomic_write(path, s.summary, s.len, err);
     free(s.summary);

@@ -4,8 +4,8 @@
  * and writes, into one output directory, each section's CSVs, its figures
  * (PNG), the parameter dump (params.csv) and summary.txt: a short
  * plain-text account of what the study found.  Each file is written
- * atomically.  Later issues add sections (coherence, directory, ...)
- * beside the MSHR one. */
+ * atomically.  Sections: MSHR models, reuse of a real trace, models
+ * against the simulator, coherence protocols (coh/). */
 #ifndef CM_STUDY_H
 #define CM_STUDY_H
 
@@ -40,10 +40,15 @@ cm_status cm_study_figure(cm_study *s, const char *name, const cm_table *t,
                           const cm_plot_table_opts *o, cm_err *err);
 cm_status cm_study_say(cm_study *s, cm_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Draws a figure built series by series (when a table's columns are not
+ * the right shape) to outdir/<name>.png. */
+cm_status cm_study_render(cm_study *s, const char *name,
+                          const cm_plot_spec *spec, cm_err *err);
 
 /* The sections. */
 cm_status cm_study_section_mshr(cm_study *s, cm_err *err);
 cm_status cm_study_section_reuse(cm_study *s, cm_err *err);
 cm_status cm_study_section_sim(cm_study *s, cm_err *err);
+cm_status cm_study_section_coh(cm_study *s, cm_err *err);
 
 #endif

@@ -1,10 +1,17 @@
 /* check_cli_study.c - `cohmod study` end to end: the files it promises,
- * byte-identical reruns, and clean failures. */
+ * byte-identical reruns, and clean failures.  The runs set sim.max_cycles
+ * low: the coherence section cuts its simulations there (at most 1e5
+ * cycles otherwise), which keeps each study run to seconds. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/table.h"
 #include "tests/testutil.h"
+
+/* Short coherence runs (cycles per simulation). */
+#define QUICK "--set sim.max_cycles=5000"
 
 static const char *const promised[] = {
     "params.csv",           "summary.txt",
@@ -17,6 +24,20 @@ static const char *const promised[] = {
     "reuse_setassoc.png", "reuse_fit.csv", "reuse_interleave.csv",
     "reuse_interleave.png"};
 #define NPROMISED (sizeof promised / sizeof promised[0])
+
+static const char *const coh_promised[] = {
+    "compare.csv",        "speed.png",          "traffic.png",
+    "traffic_class.csv",  "traffic_class.png",  "tc_outcomes.csv",
+    "tc_outcomes.png",    "lifetime_sweep.csv", "lifetime_sweep.png",
+    "dir_sweep.csv",      "dir_sweep_speed.png", "dir_sweep_recalls.png",
+    "predictor_sweep.csv", "predictor_sweep.png", "seed_compare.csv"};
+#define NCOH (sizeof coh_promised / sizeof coh_promised[0])
+
+/* The protocols the coherence section must run (MESI when present). */
+static const char *const coh_protocols[] = {
+    "no-l1", "no-coh", "wt",  "gpu-vi", "gpu-vini",
+    "tcsuo", "tcs",    "tcsoo", "tcw",  "tcw-fixed"};
+#define NCOH_WORKLOADS 12
 
 /* A small synthetic lackey trace (a loop over a working set with some
  * streaming), so reruns stay quick. */
@@ -53,13 +74,184 @@ static char *read_in(const char *dir, const char *name)
     return text;
 }
 
+/* Each file is there, not tiny, and a PNG where it says so. */
+static void check_files(const char *dir, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t len = 0;
+        char *p = tu_path_in(dir, names[i]);
+        char *bytes = tu_read_file(p, &len);
+        ck_assert_msg(bytes != NULL && len > 100, "%s missing or tiny", p);
+        if (strstr(names[i], ".png"))
+            ck_assert_int_eq(memcmp(bytes, "\x89PNG", 4), 0);
+        free(bytes);
+        free(p);
+    }
+}
+
+static cm_table *read_table(const char *dir, const char *name)
+{
+    char *p = tu_path_in(dir, name);
+    cm_table *t = NULL;
+    cm_err err = {0};
+    ck_assert_msg(cm_table_read_file(p, &t, &err) == CM_OK, "%s", err.msg);
+    free(p);
+    return t;
+}
+
+static const char *cell(const cm_table *t, size_t row, const char *col)
+{
+    long c = cm_table_col_find(t, col);
+    ck_assert_msg(c >= 0, "%s: no column '%s'", cm_table_name(t), col);
+    return cm_table_cell(t, row, (size_t)c);
+}
+
+/* A number or "nan". */
+static double num_or_nan(const cm_table *t, size_t row, const char *col)
+{
+    const char *s = cell(t, row, col);
+    if (strcmp(s, "nan") == 0) return NAN;
+    char *end;
+    double v = strtod(s, &end);
+    ck_assert_msg(end != s && !*end, "%s row %zu %s: '%s'", cm_table_name(t),
+                  row, col, s);
+    return v;
+}
+
+static int is_tc(const char *protocol)
+{
+    return strncmp(protocol, "tc", 2) == 0;
+}
+
+/* The coherence section's files, columns and invariants.  The seed's
+ * orderings are results, not invariants: only that they were computed. */
+static void check_coh(const char *dir)
+{
+    char *cdir = tu_path_in(dir, "coh");
+    ck_assert_uint_eq(tu_dir_entries(cdir), NCOH);
+    check_files(cdir, coh_promised, NCOH);
+    free(cdir);
+
+    cm_table *t = read_table(dir, "coh/compare.csv");
+    static const char *const cols[] = {
+        "workload", "set", "protocol", "cycles", "ipc", "speed_vs_nocoh",
+        "noc.flits", "flits_per_kinst", "flits_vs_nocoh", "noc.msgs.gets",
+        "noc.msgs.data", "noc.msgs.inv", "noc.msgs.rcl", "noc.msgs.total",
+        "dir.recalls", "l2.store_stall_cycles", "fence.wait_cycles",
+        "tc.outcome.hit", "tc.outcome.expired", "tc.outcome.evicted",
+        "tc.outcome.unused", "tc.lifetime_mean", "error"};
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
+        ck_assert_msg(cm_table_col_find(t, cols[i]) >= 0,
+                      "compare.csv: no column %s", cols[i]);
+    size_t per_protocol[sizeof coh_protocols / sizeof *coh_protocols] = {0};
+    size_t mesi = 0, nocoh = 0;
+    for (size_t r = 0; r < cm_table_nrows(t); r++) {
+        const char *p = cell(t, r, "protocol");
+        ck_assert_str_eq(cell(t, r, "error"), ""); /* every run ran */
+        ck_assert(tu_num(t, r, "ipc") > 0);
+        ck_assert(tu_num(t, r, "noc.flits") > 0);
+        ck_assert(tu_num(t, r, "cycles") <= 5000);
+        for (size_t i = 0; i < sizeof coh_protocols / sizeof *coh_protocols;
+             i++)
+            if (strcmp(p, coh_protocols[i]) == 0) per_protocol[i]++;
+        if (strcmp(p, "mesi") == 0) mesi++;
+        if (strcmp(p, "no-coh") == 0) { /* normalised to itself: exactly 1 */
+            nocoh++;
+            ck_assert(tu_num(t, r, "speed_vs_nocoh") == 1.0);
+            ck_assert(tu_num(t, r, "flits_vs_nocoh") == 1.0);
+        }
+        double sum = 0;
+        int finite = 1;
+        static const char *const out[] = {"tc.outcome.hit",
+                                          "tc.outcome.expired",
+                                          "tc.outcome.evicted",
+                                          "tc.outcome.unused"};
+        for (size_t o = 0; o < 4; o++) {
+            double f = num_or_nan(t, r, out[o]);
+            finite &= isfinite(f);
+            if (isfinite(f)) {
+                ck_assert(f >= 0 && f <= 1);
+                sum += f;
+            }
+        }
+        if (is_tc(p)) {
+            ck_assert_msg(finite, "%s: no lifetime outcomes", p);
+            ck_assert_msg(fabs(sum - 1) <= 1e-9, "%s %s: outcomes sum to %.17g",
+                          cell(t, r, "workload"), p, sum);
+            ck_assert(tu_num(t, r, "tc.lifetime_mean") >= 0);
+        } else {
+            ck_assert(isnan(num_or_nan(t, r, "tc.outcome.hit")));
+        }
+    }
+    for (size_t i = 0; i < sizeof coh_protocols / sizeof *coh_protocols; i++)
+        ck_assert_msg(per_protocol[i] == NCOH_WORKLOADS, "%s ran %zu times",
+                      coh_protocols[i], per_protocol[i]);
+    ck_assert(mesi == 0 || mesi == NCOH_WORKLOADS);
+    ck_assert_uint_eq(nocoh, NCOH_WORKLOADS);
+    cm_table_free(t);
+
+    /* Sweeps: every point, and the geomean rows. */
+    t = read_table(dir, "coh/lifetime_sweep.csv");
+    ck_assert_uint_eq(cm_table_nrows(t), 2 * 7 * 4); /* 3 workloads + geomean */
+    size_t zero = 0, longest = 0;
+    for (size_t r = 0; r < cm_table_nrows(t); r++) {
+        zero += tu_num(t, r, "lifetime") == 0;
+        longest += tu_num(t, r, "lifetime") == 50000;
+    }
+    ck_assert_uint_eq(zero, 8);
+    ck_assert_uint_eq(longest, 8);
+    cm_table_free(t);
+    t = read_table(dir, "coh/dir_sweep.csv");
+    ck_assert_uint_eq(cm_table_nrows(t), 4 * 3 * 4);
+    ck_assert(cm_table_col_find(t, "dir.recalls") >= 0);
+    ck_assert(cm_table_col_find(t, "dir.ratio") >= 0);
+    ck_assert(cm_table_col_find(t, "dir.ways") >= 0);
+    cm_table_free(t);
+    t = read_table(dir, "coh/predictor_sweep.csv");
+    ck_assert_uint_eq(cm_table_nrows(t), 3 * 3 * 4);
+    /* At the default constants speed_vs_default is exactly 1. */
+    for (size_t r = 0; r < cm_table_nrows(t); r++)
+        if (strcmp(cell(t, r, "workload"), "geomean") != 0 &&
+            tu_num(t, r, "tc.t_hit") == 4 && tu_num(t, r, "tc.t_evict") == 8 &&
+            tu_num(t, r, "tc.t_write") == 8)
+            ck_assert(tu_num(t, r, "speed_vs_default") == 1.0);
+    cm_table_free(t);
+
+    /* The seed comparison: its columns, and every ordering computed that
+     * does not need MESI. */
+    t = read_table(dir, "coh/seed_compare.csv");
+    static const char *const scols[] = {"claim", "seed_value", "our_value",
+                                        "ordering_holds", "ratio_to_seed",
+                                        "note"};
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_str_eq(cm_table_colname(t, i), scols[i]);
+    ck_assert_uint_ge(cm_table_nrows(t), 8);
+    size_t computed = 0;
+    for (size_t r = 0; r < cm_table_nrows(t); r++) {
+        const char *h = cell(t, r, "ordering_holds");
+        ck_assert_msg(*cell(t, r, "note"), "claim %zu has no note", r);
+        if (strstr(cell(t, r, "claim"), "MESI") && !mesi) {
+            ck_assert_str_eq(h, "nan");
+            continue;
+        }
+        ck_assert_msg(strcmp(h, "0") == 0 || strcmp(h, "1") == 0,
+                      "%s: ordering_holds '%s'", cell(t, r, "claim"), h);
+        ck_assert(isfinite(num_or_nan(t, r, "our_value")));
+        computed++;
+    }
+    ck_assert_uint_ge(computed, 8);
+    cm_table_free(t);
+}
+
 START_TEST(test_study_writes_everything)
 {
     char *dir = tu_tmpdir();
-    tu_run r = study(dir, "");
+    tu_run r = study(dir, QUICK);
     ck_assert_msg(r.status == 0, "%s", r.err);
-    /* The files above and the model-against-simulation subdirectories. */
-    ck_assert_uint_eq(tu_dir_entries(dir), NPROMISED + 2);
+    /* The files above, the model-against-simulation subdirectories and
+     * coh/. */
+    ck_assert_uint_eq(tu_dir_entries(dir), NPROMISED + 3);
+    check_coh(dir);
     static const char *const validated[] = {
         "validate_mshr/points.csv", "validate_mshr/summary.csv",
         "validate_mshr/parity_occupancy.png", "validate_reuse/summary.csv",
@@ -73,17 +265,7 @@ START_TEST(test_study_writes_everything)
         free(bytes);
         free(p);
     }
-    for (size_t i = 0; i < NPROMISED; i++) {
-        size_t len = 0;
-        char *p = tu_path_in(dir, promised[i]);
-        char *bytes = tu_read_file(p, &len);
-        ck_assert_msg(bytes != NULL && len > 100, "%s missing or tiny",
-                      promised[i]);
-        if (strstr(promised[i], ".png"))
-            ck_assert_int_eq(memcmp(bytes, "\x89PNG", 4), 0);
-        free(bytes);
-        free(p);
-    }
+    check_files(dir, promised, NPROMISED);
     char *summary = read_in(dir, "summary.txt");
     ck_assert_ptr_nonnull(strstr(summary, "MSHRs saturate"));
     ck_assert_ptr_nonnull(strstr(summary, "mshr model against the simulator"));
@@ -92,6 +274,10 @@ START_TEST(test_study_writes_everything)
     ck_assert_ptr_nonnull(strstr(summary, "Reuse distances of a real trace"));
     ck_assert_ptr_nonnull(strstr(summary, "mean absolute MRC error"));
     ck_assert_ptr_nonnull(strstr(r.out, "MSHRs saturate")); /* echoed */
+    ck_assert_ptr_nonnull(strstr(summary, "Coherence protocols on the "
+                                          "coherence simulator"));
+    ck_assert_ptr_nonnull(strstr(summary, "Seed 000's statements"));
+    ck_assert_ptr_nonnull(strstr(summary, "best fixed lifetime TCS"));
     free(summary);
     char *grid = read_in(dir, "mshr_grid.csv");
     /* 3 intensities x 12 warp counts x 10 MSHR counts, plus the header */
@@ -107,7 +293,7 @@ START_TEST(test_study_is_deterministic_and_follows_config)
 {
     char *a = tu_tmpdir(), *b = tu_tmpdir(), *tdir = tu_tmpdir();
     char *trace = small_trace(tdir), opt[4200];
-    snprintf(opt, sizeof opt, "--trace %s", trace);
+    snprintf(opt, sizeof opt, "--trace %s " QUICK, trace);
     tu_run ra = study(a, opt);
     char li[4300];
     snprintf(li, sizeof li, "%s --config li2014", opt);
@@ -125,7 +311,10 @@ START_TEST(test_study_is_deterministic_and_follows_config)
     const char *files[] = {"mshr_grid.csv", "mshr_vs_warps.csv",
                            "summary.txt",   "params.csv",
                            "reuse_mrc.csv", "reuse_setassoc.csv",
-                           "reuse_fit.csv", "reuse_interleave.csv"};
+                           "reuse_fit.csv", "reuse_interleave.csv",
+                           "coh/compare.csv", "coh/lifetime_sweep.csv",
+                           "coh/dir_sweep.csv", "coh/predictor_sweep.csv",
+                           "coh/seed_compare.csv"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *x = read_in(a, files[i]), *y = read_in(b, files[i]);
         ck_assert_msg(x && y && strcmp(x, y) == 0, "%s differs", files[i]);
