@@ -21,6 +21,9 @@ typedef struct cm_study {
     const cm_params *params;
     const char *outdir;
     const char *trace; /* real trace for the reuse section, or NULL */
+    const char *coh_workloads; /* the coherence section's workloads: a
+                                * comma-separated list, "all", or NULL for
+                                * its default four */
     cm_progress_fn progress;
     void *progress_arg;
     char *summary; /* built by the sections */
@@ -29,8 +32,16 @@ typedef struct cm_study {
 } cm_study;
 
 cm_status cm_study_run(const cm_params *p, const char *outdir,
-                       const char *trace, cm_progress_fn progress,
-                       void *progress_arg, cm_err *err);
+                       const char *trace, const char *coh_workloads,
+                       cm_progress_fn progress, void *progress_arg,
+                       cm_err *err);
+
+/* The coherence section's workloads: selected[w] for each of its twelve
+ * (bh cc cl dlb stn vpr hsp kmn lps ndl rg sr), from spec as for
+ * cm_study_run; CM_EINPUT naming an unknown one. */
+#define CM_STUDY_COH_NWL 12
+cm_status cm_study_coh_workloads(const char *spec,
+                                 int selected[CM_STUDY_COH_NWL], cm_err *err);
 
 /* For sections: write outdir/<name>.csv, draw outdir/<name>.png, and add a
  * line to the summary. */

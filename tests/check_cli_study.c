@@ -1,6 +1,6 @@
 /* check_cli_study.c - `cohmod study` end to end: the files it promises,
  * byte-identical reruns, and clean failures.  The runs set sim.max_cycles
- * low: the coherence section cuts its simulations there (at most 1e5
+ * low: the coherence section cuts its simulations there (at most 5e4
  * cycles otherwise), which keeps each study run to seconds. */
 #include <math.h>
 #include <stdio.h>
@@ -33,11 +33,17 @@ static const char *const coh_promised[] = {
     "predictor_sweep.csv", "predictor_sweep.png", "seed_compare.csv"};
 #define NCOH (sizeof coh_promised / sizeof coh_promised[0])
 
-/* The protocols the coherence section must run (MESI when present). */
+/* The protocols the coherence section must run. */
 static const char *const coh_protocols[] = {
-    "no-l1", "no-coh", "wt",  "gpu-vi", "gpu-vini",
-    "tcsuo", "tcs",    "tcsoo", "tcw",  "tcw-fixed"};
-#define NCOH_WORKLOADS 12
+    "no-l1", "no-coh", "mesi",  "gpu-vi", "gpu-vini",
+    "tcsuo", "tcs",    "tcsoo", "tcw",    "tcw-fixed"};
+#define NCOH_PROTOCOLS (sizeof coh_protocols / sizeof *coh_protocols)
+/* Seed 000's workloads, those needing coherence first. */
+static const char *const coh_workloads[] = {"bh",  "cc",  "cl",  "dlb",
+                                            "stn", "vpr", "hsp", "kmn",
+                                            "lps", "ndl", "rg",  "sr"};
+#define NCOH_ALL 12
+#define NCOH_INTER 6
 
 /* A small synthetic lackey trace (a loop over a working set with some
  * streaming), so reruns stay quick. */
@@ -123,9 +129,34 @@ static int is_tc(const char *protocol)
     return strncmp(protocol, "tc", 2) == 0;
 }
 
-/* The coherence section's files, columns and invariants.  The seed's
- * orderings are results, not invariants: only that they were computed. */
-static void check_coh(const char *dir)
+static int in_list(const char *s, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, list[i]) == 0) return (int)i;
+    return -1;
+}
+
+static int is_row(const cm_table *t, size_t r, const char *col,
+                  const char *value)
+{
+    return strcmp(cell(t, r, col), value) == 0;
+}
+
+/* The seed_compare.csv row whose claim starts with `claim`. */
+static size_t claim_row(const cm_table *t, const char *claim)
+{
+    for (size_t r = 0; r < cm_table_nrows(t); r++)
+        if (strncmp(cell(t, r, "claim"), claim, strlen(claim)) == 0) return r;
+    ck_abort_msg("seed_compare.csv: no claim '%s'", claim);
+    return 0;
+}
+
+/* The coherence section's files, columns and invariants, run on the
+ * workloads `expect` (NULL: any two or more with both sets).  `orderings`:
+ * also the seed's orderings that hold at every run length we tried (5e3 to
+ * 1e5 cycles on tc2013). */
+static void check_coh(const char *dir, const char *const *expect,
+                      size_t nexpect, int orderings)
 {
     char *cdir = tu_path_in(dir, "coh");
     ck_assert_uint_eq(tu_dir_entries(cdir), NCOH);
@@ -136,30 +167,46 @@ static void check_coh(const char *dir)
     static const char *const cols[] = {
         "workload", "set", "protocol", "cycles", "ipc", "speed_vs_nocoh",
         "noc.flits", "flits_per_kinst", "flits_vs_nocoh", "noc.msgs.gets",
-        "noc.msgs.data", "noc.msgs.inv", "noc.msgs.rcl", "noc.msgs.total",
-        "dir.recalls", "l2.store_stall_cycles", "fence.wait_cycles",
-        "tc.outcome.hit", "tc.outcome.expired", "tc.outcome.evicted",
-        "tc.outcome.unused", "tc.lifetime_mean", "error"};
+        "noc.msgs.data", "noc.msgs.inv", "noc.msgs.rcl", "noc.msgs.put",
+        "noc.msgs.total", "dir.recalls", "l2.store_stall_cycles",
+        "fence.wait_cycles", "tc.outcome.hit", "tc.outcome.expired",
+        "tc.outcome.evicted", "tc.outcome.unused", "tc.lifetime_mean",
+        "error"};
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
         ck_assert_msg(cm_table_col_find(t, cols[i]) >= 0,
                       "compare.csv: no column %s", cols[i]);
-    size_t per_protocol[sizeof coh_protocols / sizeof *coh_protocols] = {0};
-    size_t mesi = 0, nocoh = 0;
+    /* runs[w][p]: workload w ran under protocol p */
+    size_t runs[NCOH_ALL][NCOH_PROTOCOLS] = {{0}};
     for (size_t r = 0; r < cm_table_nrows(t); r++) {
         const char *p = cell(t, r, "protocol");
+        int w = in_list(cell(t, r, "workload"), coh_workloads, NCOH_ALL);
+        int pi = in_list(p, coh_protocols, NCOH_PROTOCOLS);
+        ck_assert_msg(w >= 0 && pi >= 0, "row %zu: %s under %s", r,
+                      cell(t, r, "workload"), p);
+        runs[w][pi]++;
+        ck_assert_str_eq(cell(t, r, "set"), w < NCOH_INTER ? "inter" : "intra");
         ck_assert_str_eq(cell(t, r, "error"), ""); /* every run ran */
         ck_assert(tu_num(t, r, "ipc") > 0);
         ck_assert(tu_num(t, r, "noc.flits") > 0);
         ck_assert(tu_num(t, r, "cycles") <= 5000);
-        for (size_t i = 0; i < sizeof coh_protocols / sizeof *coh_protocols;
-             i++)
-            if (strcmp(p, coh_protocols[i]) == 0) per_protocol[i]++;
-        if (strcmp(p, "mesi") == 0) mesi++;
         if (strcmp(p, "no-coh") == 0) { /* normalised to itself: exactly 1 */
-            nocoh++;
             ck_assert(tu_num(t, r, "speed_vs_nocoh") == 1.0);
             ck_assert(tu_num(t, r, "flits_vs_nocoh") == 1.0);
         }
+        /* Only the directory protocols invalidate and recall; stores stall
+         * at the L2 only for invalidations (GPU-VI) or unexpired lifetimes
+         * (TC-Strong), never under TC-Weak; only MESI writes back. */
+        int directory = strcmp(p, "mesi") == 0 || strncmp(p, "gpu-vi", 6) == 0;
+        if (!directory) {
+            ck_assert(tu_num(t, r, "noc.msgs.inv") == 0);
+            ck_assert(tu_num(t, r, "noc.msgs.rcl") == 0);
+        }
+        if (!directory && strcmp(p, "tcsuo") && strcmp(p, "tcs") &&
+            strcmp(p, "tcsoo"))
+            ck_assert_msg(tu_num(t, r, "l2.store_stall_cycles") == 0,
+                          "%s stalls stores", p);
+        if (strcmp(p, "mesi") == 0) ck_assert(tu_num(t, r, "noc.msgs.put") > 0);
+        else ck_assert(tu_num(t, r, "noc.msgs.wb") == 0);
         double sum = 0;
         int finite = 1;
         static const char *const out[] = {"tc.outcome.hit",
@@ -183,63 +230,113 @@ static void check_coh(const char *dir)
             ck_assert(isnan(num_or_nan(t, r, "tc.outcome.hit")));
         }
     }
-    for (size_t i = 0; i < sizeof coh_protocols / sizeof *coh_protocols; i++)
-        ck_assert_msg(per_protocol[i] == NCOH_WORKLOADS, "%s ran %zu times",
-                      coh_protocols[i], per_protocol[i]);
-    ck_assert(mesi == 0 || mesi == NCOH_WORKLOADS);
-    ck_assert_uint_eq(nocoh, NCOH_WORKLOADS);
+    /* Every protocol once on each workload run, and on nothing else. */
+    size_t nwl = 0, ninter = 0;
+    for (size_t w = 0; w < NCOH_ALL; w++) {
+        int want = expect ? in_list(coh_workloads[w], expect, nexpect) >= 0
+                          : runs[w][0] > 0;
+        for (size_t p = 0; p < NCOH_PROTOCOLS; p++)
+            ck_assert_msg(runs[w][p] == (size_t)want, "%s under %s: %zu runs",
+                          coh_workloads[w], coh_protocols[p], runs[w][p]);
+        nwl += (size_t)want;
+        ninter += want && w < NCOH_INTER;
+    }
+    if (expect) ck_assert_uint_eq(nwl, nexpect);
+    else ck_assert(nwl >= 2 && ninter >= 1 && ninter < nwl);
     cm_table_free(t);
 
-    /* Sweeps: every point, and the geomean rows. */
+    /* Lifetimes: 6 per protocol on each workload, and a geomean row that
+     * is the geomean of the workload rows. */
     t = read_table(dir, "coh/lifetime_sweep.csv");
-    ck_assert_uint_eq(cm_table_nrows(t), 2 * 7 * 4); /* 3 workloads + geomean */
+    ck_assert_uint_eq(cm_table_nrows(t), 2 * 6 * (nwl + 1));
     size_t zero = 0, longest = 0;
     for (size_t r = 0; r < cm_table_nrows(t); r++) {
         zero += tu_num(t, r, "lifetime") == 0;
         longest += tu_num(t, r, "lifetime") == 50000;
+        if (!is_row(t, r, "workload", "geomean")) continue;
+        double logsum = 0;
+        size_t n = 0;
+        for (size_t q = 0; q < cm_table_nrows(t); q++)
+            if (!is_row(t, q, "workload", "geomean") &&
+                is_row(t, q, "protocol", cell(t, r, "protocol")) &&
+                tu_num(t, q, "lifetime") == tu_num(t, r, "lifetime")) {
+                logsum += log(tu_num(t, q, "speed_vs_nocoh"));
+                n++;
+            }
+        ck_assert_uint_eq(n, nwl);
+        ck_assert_double_eq_tol(tu_num(t, r, "speed_vs_nocoh"),
+                                exp(logsum / (double)n), 1e-9);
     }
-    ck_assert_uint_eq(zero, 8);
-    ck_assert_uint_eq(longest, 8);
-    cm_table_free(t);
-    t = read_table(dir, "coh/dir_sweep.csv");
-    ck_assert_uint_eq(cm_table_nrows(t), 4 * 3 * 4);
-    ck_assert(cm_table_col_find(t, "dir.recalls") >= 0);
-    ck_assert(cm_table_col_find(t, "dir.ratio") >= 0);
-    ck_assert(cm_table_col_find(t, "dir.ways") >= 0);
-    cm_table_free(t);
-    t = read_table(dir, "coh/predictor_sweep.csv");
-    ck_assert_uint_eq(cm_table_nrows(t), 3 * 3 * 4);
-    /* At the default constants speed_vs_default is exactly 1. */
-    for (size_t r = 0; r < cm_table_nrows(t); r++)
-        if (strcmp(cell(t, r, "workload"), "geomean") != 0 &&
-            tu_num(t, r, "tc.t_hit") == 4 && tu_num(t, r, "tc.t_evict") == 8 &&
-            tu_num(t, r, "tc.t_write") == 8)
-            ck_assert(tu_num(t, r, "speed_vs_default") == 1.0);
+    ck_assert_uint_eq(zero, 2 * (nwl + 1));
+    ck_assert_uint_eq(longest, 2 * (nwl + 1));
     cm_table_free(t);
 
-    /* The seed comparison: its columns, and every ordering computed that
-     * does not need MESI. */
+    /* The directory: R x W on one workload, exactly 1 at the default. */
+    t = read_table(dir, "coh/dir_sweep.csv");
+    ck_assert_uint_eq(cm_table_nrows(t), 4 * 3);
+    size_t defaults = 0;
+    for (size_t r = 0; r < cm_table_nrows(t); r++) {
+        ck_assert_str_eq(cell(t, r, "workload"), cell(t, 0, "workload"));
+        ck_assert(tu_num(t, r, "recalls_per_kinst") >= 0);
+        if (tu_num(t, r, "dir.ratio") == 2 && tu_num(t, r, "dir.ways") == 8) {
+            ck_assert(tu_num(t, r, "speed_vs_default") == 1.0);
+            defaults++;
+        }
+    }
+    ck_assert_uint_eq(defaults, 1);
+    cm_table_free(t);
+
+    /* The predictor: 3 constants x 3 values on one workload; at the
+     * default constants speed_vs_default is exactly 1. */
+    t = read_table(dir, "coh/predictor_sweep.csv");
+    ck_assert_uint_eq(cm_table_nrows(t), 3 * 3);
+    defaults = 0;
+    for (size_t r = 0; r < cm_table_nrows(t); r++) {
+        ck_assert_str_eq(cell(t, r, "workload"), cell(t, 0, "workload"));
+        if (tu_num(t, r, "tc.t_hit") == 4 && tu_num(t, r, "tc.t_evict") == 8 &&
+            tu_num(t, r, "tc.t_write") == 8) {
+            ck_assert(tu_num(t, r, "speed_vs_default") == 1.0);
+            defaults++;
+        }
+    }
+    ck_assert_uint_eq(defaults, 3);
+    cm_table_free(t);
+
+    /* The seed comparison: its columns; every claim computed (MESI's
+     * too); an explanation exactly where the ordering or the magnitude
+     * (more than 2x either way) differs. */
     t = read_table(dir, "coh/seed_compare.csv");
-    static const char *const scols[] = {"claim", "seed_value", "our_value",
-                                        "ordering_holds", "ratio_to_seed",
-                                        "note"};
-    for (size_t i = 0; i < 6; i++)
+    static const char *const scols[] = {"claim",         "seed_value",
+                                        "our_value",     "ordering_holds",
+                                        "ratio_to_seed", "note",
+                                        "explanation"};
+    ck_assert_uint_eq(cm_table_ncols(t), 7);
+    for (size_t i = 0; i < 7; i++)
         ck_assert_str_eq(cm_table_colname(t, i), scols[i]);
-    ck_assert_uint_ge(cm_table_nrows(t), 8);
-    size_t computed = 0;
+    ck_assert_uint_eq(cm_table_nrows(t), 10);
     for (size_t r = 0; r < cm_table_nrows(t); r++) {
         const char *h = cell(t, r, "ordering_holds");
         ck_assert_msg(*cell(t, r, "note"), "claim %zu has no note", r);
-        if (strstr(cell(t, r, "claim"), "MESI") && !mesi) {
-            ck_assert_str_eq(h, "nan");
-            continue;
-        }
         ck_assert_msg(strcmp(h, "0") == 0 || strcmp(h, "1") == 0,
                       "%s: ordering_holds '%s'", cell(t, r, "claim"), h);
         ck_assert(isfinite(num_or_nan(t, r, "our_value")));
-        computed++;
+        double ratio = num_or_nan(t, r, "ratio_to_seed");
+        int differs = strcmp(h, "0") == 0 ||
+                      (isfinite(ratio) && (ratio > 2 || ratio < 0.5));
+        ck_assert_msg(differs == (*cell(t, r, "explanation") != 0),
+                      "%s: differs %d, explanation '%s'", cell(t, r, "claim"),
+                      differs, cell(t, r, "explanation"));
     }
-    ck_assert_uint_ge(computed, 8);
+    if (orderings) {
+        static const char *const robust[] = {
+            "traffic MESI vs NO-COH", "speed TCW vs TCS-FIXED",
+            "speed TCW-FIXED vs TCS-FIXED", "directory R=16 W=32"};
+        for (size_t i = 0; i < 4; i++)
+            ck_assert_msg(
+                strcmp(cell(t, claim_row(t, robust[i]), "ordering_holds"),
+                       "1") == 0,
+                "%s: the ordering does not hold", robust[i]);
+    }
     cm_table_free(t);
 }
 
@@ -251,7 +348,7 @@ START_TEST(test_study_writes_everything)
     /* The files above, the model-against-simulation subdirectories and
      * coh/. */
     ck_assert_uint_eq(tu_dir_entries(dir), NPROMISED + 3);
-    check_coh(dir);
+    check_coh(dir, NULL, 0, 1);
     static const char *const validated[] = {
         "validate_mshr/points.csv", "validate_mshr/summary.csv",
         "validate_mshr/parity_occupancy.png", "validate_reuse/summary.csv",
@@ -296,10 +393,12 @@ START_TEST(test_study_is_deterministic_and_follows_config)
     snprintf(opt, sizeof opt, "--trace %s " QUICK, trace);
     tu_run ra = study(a, opt);
     char li[4300];
-    snprintf(li, sizeof li, "%s --config li2014", opt);
+    snprintf(li, sizeof li, "%s --config li2014 --coh-workloads ndl,cc", opt);
     tu_run rb = study(b, li);
     ck_assert_int_eq(ra.status, 0);
     ck_assert_int_eq(rb.status, 0);
+    static const char *const chosen[] = {"cc", "ndl"};
+    check_coh(b, chosen, 2, 0);
     char *sb = read_in(b, "summary.txt");
     ck_assert_ptr_nonnull(strstr(sb, "15 SMs x 48 warps, 32 L1 MSHRs"));
     free(sb);
@@ -354,6 +453,12 @@ START_TEST(test_study_fails_cleanly)
     r = study(dir, "--trace /nonexistent.lackey");
     ck_assert_int_eq(r.status, 2);
     ck_assert_ptr_nonnull(strstr(r.err, "/nonexistent.lackey"));
+    ck_assert_uint_eq(tu_dir_entries(dir), 1);
+    tu_run_free(&r);
+    r = study(dir, "--coh-workloads bh,nope");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "'nope'"));
+    ck_assert_uint_eq(tu_count_lines(r.err), 1);
     ck_assert_uint_eq(tu_dir_entries(dir), 1);
     tu_run_free(&r);
     r = study(dir, "--sweep x=1");
