@@ -12,7 +12,8 @@
 static void usage(FILE *f)
 {
     fputs("Usage: cohmod study [--config PRESET|FILE] [--set NAME=VALUE]... "
-          "[--trace FILE] [--out DIR]\n\n"
+          "[--trace FILE]\n"
+          "                    [--coh-workloads LIST|all] [--out DIR]\n\n"
           "Runs the design-space study on one machine (default: the "
           "embedded tc2013)\nand writes into DIR (default out/study):\n"
           "  params.csv            every parameter value used\n"
@@ -26,33 +27,54 @@ static void usage(FILE *f)
           "simulation,\n"
           "                        the parametric profile and the warp-"
           "interleaving model\n"
+          "  validate_*/           the models against the simulator\n"
+          "  coh/                  coherence protocols on seed 000's "
+          "workloads: compare.csv,\n"
+          "                        sweeps (lifetime, directory, predictor),"
+          "\n"
+          "                        seed_compare.csv; runs of the first 5e4 "
+          "cycles\n"
+          "                        (less if sim.max_cycles is lower)\n"
           "  summary.txt           what the study found, in plain text\n\n"
           "  --trace FILE          the real trace of the reuse section "
           "(default\n"
-          "                        " DEFAULT_TRACE ", skipped when absent)\n",
+          "                        " DEFAULT_TRACE ", skipped when absent)\n"
+          "  --coh-workloads LIST  the coherence section's workloads, comma-"
+          "separated, of\n"
+          "                        bh cc cl dlb stn vpr hsp kmn lps ndl rg sr, "
+          "or all\n"
+          "                        (default bh,dlb,hsp,sr: ~10 s; all: about "
+          "3x as long)\n",
           f);
     cli_print_common_help(f);
 }
 
-enum { OPT_TRACE = CLI_OPT_FIRST_FREE };
+enum { OPT_TRACE = CLI_OPT_FIRST_FREE, OPT_COH_WORKLOADS };
 
-static int own_option(int opt, const char *arg, void *trace)
+typedef struct study_opts {
+    const char *trace, *coh_workloads;
+} study_opts;
+
+static int own_option(int opt, const char *arg, void *data)
 {
-    if (opt != OPT_TRACE) return CM_EINPUT;
-    *(const char **)trace = arg;
+    study_opts *o = data;
+    if (opt == OPT_TRACE) o->trace = arg;
+    else if (opt == OPT_COH_WORKLOADS) o->coh_workloads = arg;
+    else return CM_EINPUT;
     return 0;
 }
 
 static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS, {"trace", required_argument, NULL, OPT_TRACE},
+        CLI_COMMON_LONGOPTS,
+        {"trace", required_argument, NULL, OPT_TRACE},
+        {"coh-workloads", required_argument, NULL, OPT_COH_WORKLOADS},
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "study");
-    const char *trace = NULL;
-    int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &trace,
-                       usage);
+    study_opts o = {NULL, NULL};
+    int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;
     if (optind < argc)
         return cli_usage_error(&ctx, "unexpected argument '%s'", argv[optind]);
@@ -60,8 +82,9 @@ static int run(int argc, char **argv)
     if (rc) return rc;
     const char *dir = ctx.out ? ctx.out : "out/study";
     cm_err err = {0};
-    if (!trace && access(DEFAULT_TRACE, R_OK) == 0) trace = DEFAULT_TRACE;
-    if (cm_study_run(&ctx.params, dir, trace, cli_progress, NULL, &err))
+    if (!o.trace && access(DEFAULT_TRACE, R_OK) == 0) o.trace = DEFAULT_TRACE;
+    if (cm_study_run(&ctx.params, dir, o.trace, o.coh_workloads,
+                     cli_progress, NULL, &err))
         return cli_fail(&ctx, &err);
     char path[4096];
     snprintf(path, sizeof path, "%s/summary.txt", dir);

@@ -39,6 +39,16 @@ cm_status cm_study_figure(cm_study *s, const char *name, const cm_table *t,
     return st;
 }
 
+cm_status cm_study_render(cm_study *s, const char *name,
+                          const cm_plot_spec *spec, cm_err *err)
+{
+    char path[4096];
+    cm_status st = out_path(s, name, ".png", path, sizeof path, err);
+    if (!st) st = cm_plot_render(spec, path, err);
+    if (!st) s->files++;
+    return st;
+}
+
 cm_status cm_study_say(cm_study *s, cm_err *err, const char *fmt, ...)
 {
     va_list ap;
@@ -64,13 +74,17 @@ cm_status cm_study_say(cm_study *s, cm_err *err, const char *fmt, ...)
 }
 
 cm_status cm_study_run(const cm_params *p, const char *outdir,
-                       const char *trace, cm_progress_fn progress,
-                       void *progress_arg, cm_err *err)
+                       const char *trace, const char *coh_workloads,
+                       cm_progress_fn progress, void *progress_arg,
+                       cm_err *err)
 {
-    cm_study s = {p, outdir, trace, progress, progress_arg, NULL, 0, 0, 0};
+    cm_study s = {p,    outdir, trace, coh_workloads, progress, progress_arg,
+                  NULL, 0,      0,     0};
     char path[4096];
-    cm_status st = CM_OK;
-    if (trace) { /* a bad trace should fail before anything is written */
+    int selected[CM_STUDY_COH_NWL];
+    /* Bad input should fail before anything is written. */
+    cm_status st = cm_study_coh_workloads(coh_workloads, selected, err);
+    if (!st && trace) {
         cm_trace *t;
         cm_trace_opts topts = {CM_TRACE_AUTO, (uint32_t)p->l1_line};
         st = cm_trace_open(trace, &topts, &t, err);
@@ -88,6 +102,7 @@ cm_status cm_study_run(const cm_params *p, const char *outdir,
     if (!st) st = cm_study_section_mshr(&s, err);
     if (!st) st = cm_study_section_reuse(&s, err);
     if (!st) st = cm_study_section_sim(&s, err);
+    if (!st) st = cm_study_section_coh(&s, err);
     if (!st) st = out_path(&s, "summary", ".txt", path, sizeof path, err);
     if (!st) st = cm_atomic_write(path, s.summary, s.len, err);
     free(s.summary);

@@ -4,8 +4,8 @@
  * and writes, into one output directory, each section's CSVs, its figures
  * (PNG), the parameter dump (params.csv) and summary.txt: a short
  * plain-text account of what the study found.  Each file is written
- * atomically.  Later issues add sections (coherence, directory, ...)
- * beside the MSHR one. */
+ * atomically.  Sections: MSHR models, reuse of a real trace, models
+ * against the simulator, coherence protocols (coh/). */
 #ifndef CM_STUDY_H
 #define CM_STUDY_H
 
@@ -21,6 +21,9 @@ typedef struct cm_study {
     const cm_params *params;
     const char *outdir;
     const char *trace; /* real trace for the reuse section, or NULL */
+    const char *coh_workloads; /* the coherence section's workloads: a
+                                * comma-separated list, "all", or NULL for
+                                * its default four */
     cm_progress_fn progress;
     void *progress_arg;
     char *summary; /* built by the sections */
@@ -29,8 +32,16 @@ typedef struct cm_study {
 } cm_study;
 
 cm_status cm_study_run(const cm_params *p, const char *outdir,
-                       const char *trace, cm_progress_fn progress,
-                       void *progress_arg, cm_err *err);
+                       const char *trace, const char *coh_workloads,
+                       cm_progress_fn progress, void *progress_arg,
+                       cm_err *err);
+
+/* The coherence section's workloads: selected[w] for each of its twelve
+ * (bh cc cl dlb stn vpr hsp kmn lps ndl rg sr), from spec as for
+ * cm_study_run; CM_EINPUT naming an unknown one. */
+#define CM_STUDY_COH_NWL 12
+cm_status cm_study_coh_workloads(const char *spec,
+                                 int selected[CM_STUDY_COH_NWL], cm_err *err);
 
 /* For sections: write outdir/<name>.csv, draw outdir/<name>.png, and add a
  * line to the summary. */
@@ -40,10 +51,15 @@ cm_status cm_study_figure(cm_study *s, const char *name, const cm_table *t,
                           const cm_plot_table_opts *o, cm_err *err);
 cm_status cm_study_say(cm_study *s, cm_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Draws a figure built series by series (when a table's columns are not
+ * the right shape) to outdir/<name>.png. */
+cm_status cm_study_render(cm_study *s, const char *name,
+                          const cm_plot_spec *spec, cm_err *err);
 
 /* The sections. */
 cm_status cm_study_section_mshr(cm_study *s, cm_err *err);
 cm_status cm_study_section_reuse(cm_study *s, cm_err *err);
 cm_status cm_study_section_sim(cm_study *s, cm_err *err);
+cm_status cm_study_section_coh(cm_study *s, cm_err *err);
 
 #endif
