@@ -14,6 +14,7 @@
 #include "data/err.h"
 #include "data/params.h"
 #include "data/sweep.h"
+#include "data/table.h"
 #include "models/reuse_stream.h"
 
 typedef struct cli_command {
@@ -97,6 +98,26 @@ int cli_sweeps_add(const cli_ctx *ctx, cli_sweeps *s, const char *arg);
 /* Parses every spec; the first bad one is the error. */
 cm_status cli_sweeps_parse(cli_sweeps *s, cm_err *err);
 void cli_sweeps_free(cli_sweeps *s);
+
+/* A model command that reads a timing profile (models/profile.h) and sweeps
+ * parameters: `cohmod model NAME --profile F --protocol P [--sweep ...]`
+ * (recall, directory).  The runner parses the options, hands --protocol to
+ * parse_protocol (which fills the command's own state and returns 0 or an
+ * exit status), reads the profile, parses the sweeps, and writes table's
+ * result with the parameter dump beside it. */
+struct cm_profile;
+typedef struct cli_profile_cmd {
+    const char *command;        /* "model recall" */
+    const char *which_protocol; /* the usage error without --protocol */
+    void (*usage)(FILE *f);
+    int (*parse_protocol)(const cli_ctx *ctx, const char *name, void *state);
+    cm_status (*table)(const cm_params *p, const void *state,
+                       const struct cm_profile *prof, cm_sweep *sweeps,
+                       size_t nsweeps, cm_table **out, cm_err *err);
+} cli_profile_cmd;
+
+int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
+                        char **argv);
 
 /* The option loop every subcommand shares.  Runs getopt_long over argv:
  * the common options fill ctx, any other option goes to own(opt, optarg,

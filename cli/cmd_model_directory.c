@@ -53,79 +53,46 @@ static void usage(FILE *f)
     cli_print_common_help(f);
 }
 
-enum { OPT_SWEEP = CLI_OPT_FIRST_FREE, OPT_PROFILE, OPT_PROTOCOL };
+#define MAX_PROTOCOLS 64
 
-typedef struct directory_opts {
-    cli_ctx *ctx;
-    cli_sweeps sweeps;
-    const char *profile, *protocol;
-} directory_opts;
+typedef struct directory_protocols {
+    const cm_coh_protocol *p[MAX_PROTOCOLS];
+    size_t n;
+} directory_protocols;
 
-static int own_option(int opt, const char *arg, void *u)
+static int directory_protocol(const cli_ctx *ctx, const char *name,
+                              void *state)
 {
-    directory_opts *o = u;
-    if (opt == OPT_PROFILE) {
-        o->profile = arg;
-    } else if (opt == OPT_PROTOCOL) {
-        o->protocol = arg;
-    } else if (opt == OPT_SWEEP) {
-        return cli_sweeps_add(o->ctx, &o->sweeps, arg);
+    directory_protocols *d = state;
+    d->n = 0;
+    if (strcmp(name, "all") == 0) {
+        for (size_t i = 0;
+             i < cm_coh_protocol_count() && d->n < MAX_PROTOCOLS; i++)
+            d->p[d->n++] = cm_coh_protocol_at(i);
+    } else if ((d->p[0] = cm_coh_protocol_find(name))) {
+        d->n = 1;
     } else {
-        return CM_EINPUT;
+        return cli_usage_error(ctx, "unknown protocol '%s' (see cohmod sim "
+                                    "--help, or all)",
+                               name);
     }
     return 0;
 }
 
+static cm_status directory_table(const cm_params *p, const void *state,
+                                 const cm_profile *prof, cm_sweep *sweeps,
+                                 size_t nsweeps, cm_table **out, cm_err *err)
+{
+    const directory_protocols *d = state;
+    return cm_directory_grid_table(p, d->p, d->n, prof, sweeps, nsweeps,
+                                   cli_progress, NULL, out, err);
+}
+
 int cli_model_directory(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"sweep", required_argument, NULL, OPT_SWEEP},
-        {"profile", required_argument, NULL, OPT_PROFILE},
-        {"protocol", required_argument, NULL, OPT_PROTOCOL},
-        {0}};
-    cli_ctx ctx;
-    cli_ctx_init(&ctx, "model directory");
-    directory_opts o = {.ctx = &ctx};
-    int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
-    if (rc != CLI_CONTINUE) return rc;
-    if (optind < argc)
-        return cli_usage_error(&ctx, "unexpected argument '%s'",
-                               argv[optind]);
-    if (!o.profile)
-        return cli_usage_error(&ctx, "which profile? (--profile FILE)");
-    if (!o.protocol)
-        return cli_usage_error(&ctx, "which protocol? (--protocol P or all)");
-    const cm_coh_protocol *protos[64];
-    size_t nprotos = 0;
-    if (strcmp(o.protocol, "all") == 0) {
-        for (size_t i = 0; i < cm_coh_protocol_count() && nprotos < 64; i++)
-            protos[nprotos++] = cm_coh_protocol_at(i);
-    } else if ((protos[0] = cm_coh_protocol_find(o.protocol))) {
-        nprotos = 1;
-    } else {
-        return cli_usage_error(&ctx, "unknown protocol '%s' (see cohmod sim "
-                                     "--help, or all)",
-                               o.protocol);
-    }
-    rc = cli_ctx_resolve(&ctx);
-    if (rc) return rc;
-
-    cm_err err = {0};
-    cm_profile *prof = NULL;
-    cli_sweeps *sw = &o.sweeps;
-    cm_table *t = NULL;
-    if (!cm_profile_read(o.profile, &prof, &err) &&
-        !cli_sweeps_parse(sw, &err))
-        cm_directory_grid_table(&ctx.params, protos, nprotos, prof,
-                                sw->sweep, sw->nparsed, cli_progress, NULL,
-                                &t, &err);
-    if (t && !cm_table_write_file(t, ctx.out, &err))
-        rc = cli_write_param_dump(&ctx, ctx.out);
-    else
-        rc = cli_fail(&ctx, &err);
-    cm_table_free(t);
-    cli_sweeps_free(sw);
-    cm_profile_free(prof);
-    return rc;
+    static const cli_profile_cmd cmd = {
+        "model directory", "which protocol? (--protocol P or all)", usage,
+        directory_protocol, directory_table};
+    directory_protocols protos;
+    return cli_run_profile_cmd(&cmd, &protos, argc, argv);
 }

@@ -59,71 +59,28 @@ static void usage(FILE *f)
     cli_print_common_help(f);
 }
 
-enum { OPT_SWEEP = CLI_OPT_FIRST_FREE, OPT_PROFILE, OPT_PROTOCOL };
-
-typedef struct recall_opts {
-    cli_ctx *ctx;
-    cli_sweeps sweeps;
-    const char *profile, *protocol;
-} recall_opts;
-
-static int own_option(int opt, const char *arg, void *u)
+static int recall_protocol(const cli_ctx *ctx, const char *name, void *state)
 {
-    recall_opts *o = u;
-    if (opt == OPT_PROFILE) {
-        o->profile = arg;
-    } else if (opt == OPT_PROTOCOL) {
-        o->protocol = arg;
-    } else if (opt == OPT_SWEEP) {
-        return cli_sweeps_add(o->ctx, &o->sweeps, arg);
-    } else {
-        return CM_EINPUT;
-    }
-    return 0;
+    cm_err err = {0};
+    return cm_recall_protocol_parse(name, state, &err) ? cli_fail(ctx, &err)
+                                                       : 0;
+}
+
+static cm_status recall_table(const cm_params *p, const void *state,
+                              const cm_profile *prof, cm_sweep *sweeps,
+                              size_t nsweeps, cm_table **out, cm_err *err)
+{
+    return cm_recall_grid_table(p, *(const cm_recall_protocol *)state, prof,
+                                sweeps, nsweeps, cli_progress, NULL, out,
+                                err);
 }
 
 int cli_model_recall(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"sweep", required_argument, NULL, OPT_SWEEP},
-        {"profile", required_argument, NULL, OPT_PROFILE},
-        {"protocol", required_argument, NULL, OPT_PROTOCOL},
-        {0}};
-    cli_ctx ctx;
-    cli_ctx_init(&ctx, "model recall");
-    recall_opts o = {.ctx = &ctx};
-    int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
-    if (rc != CLI_CONTINUE) return rc;
-    if (optind < argc)
-        return cli_usage_error(&ctx, "unexpected argument '%s'",
-                               argv[optind]);
-    if (!o.profile)
-        return cli_usage_error(&ctx, "which profile? (--profile FILE)");
-    if (!o.protocol)
-        return cli_usage_error(&ctx,
-                               "which protocol? (--protocol gpu-vi, "
-                               "gpu-vini or mesi)");
-    cm_err err = {0};
+    static const cli_profile_cmd cmd = {
+        "model recall",
+        "which protocol? (--protocol gpu-vi, gpu-vini or mesi)", usage,
+        recall_protocol, recall_table};
     cm_recall_protocol proto;
-    if (cm_recall_protocol_parse(o.protocol, &proto, &err))
-        return cli_fail(&ctx, &err);
-    rc = cli_ctx_resolve(&ctx);
-    if (rc) return rc;
-
-    cm_profile *prof = NULL;
-    cli_sweeps *sw = &o.sweeps;
-    cm_table *t = NULL;
-    if (!cm_profile_read(o.profile, &prof, &err) &&
-        !cli_sweeps_parse(sw, &err))
-        cm_recall_grid_table(&ctx.params, proto, prof, sw->sweep, sw->nparsed,
-                             cli_progress, NULL, &t, &err);
-    if (t && !cm_table_write_file(t, ctx.out, &err))
-        rc = cli_write_param_dump(&ctx, ctx.out);
-    else
-        rc = cli_fail(&ctx, &err);
-    cm_table_free(t);
-    cli_sweeps_free(sw);
-    cm_profile_free(prof);
-    return rc;
+    return cli_run_profile_cmd(&cmd, &proto, argc, argv);
 }

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "models/profile.h"
+
 void cli_ctx_init(cli_ctx *ctx, const char *command)
 {
     memset(ctx, 0, sizeof *ctx);
@@ -214,4 +216,69 @@ int cli_alias_set(cli_ctx *ctx, const char *param, const char *value)
     snprintf(slot, sizeof ctx->aliases[0], "%s=%s", param, value);
     ctx->sets[ctx->nsets++] = slot;
     return 0;
+}
+
+enum { PCMD_SWEEP = CLI_OPT_FIRST_FREE, PCMD_PROFILE, PCMD_PROTOCOL };
+
+typedef struct profile_cmd_opts {
+    cli_ctx *ctx;
+    cli_sweeps sweeps;
+    const char *profile, *protocol;
+} profile_cmd_opts;
+
+static int profile_cmd_option(int opt, const char *arg, void *u)
+{
+    profile_cmd_opts *o = u;
+    if (opt == PCMD_PROFILE) {
+        o->profile = arg;
+    } else if (opt == PCMD_PROTOCOL) {
+        o->protocol = arg;
+    } else if (opt == PCMD_SWEEP) {
+        return cli_sweeps_add(o->ctx, &o->sweeps, arg);
+    } else {
+        return CM_EINPUT;
+    }
+    return 0;
+}
+
+int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
+                        char **argv)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"sweep", required_argument, NULL, PCMD_SWEEP},
+        {"profile", required_argument, NULL, PCMD_PROFILE},
+        {"protocol", required_argument, NULL, PCMD_PROTOCOL},
+        {0}};
+    cli_ctx ctx;
+    cli_ctx_init(&ctx, cmd->command);
+    profile_cmd_opts o = {.ctx = &ctx};
+    int rc = cli_parse(&ctx, argc, argv, longopts, profile_cmd_option, &o,
+                       cmd->usage);
+    if (rc != CLI_CONTINUE) return rc;
+    if (optind < argc)
+        return cli_usage_error(&ctx, "unexpected argument '%s'",
+                               argv[optind]);
+    if (!o.profile)
+        return cli_usage_error(&ctx, "which profile? (--profile FILE)");
+    if (!o.protocol) return cli_usage_error(&ctx, "%s", cmd->which_protocol);
+    if ((rc = cmd->parse_protocol(&ctx, o.protocol, state)) ||
+        (rc = cli_ctx_resolve(&ctx)))
+        return rc;
+    cm_err err = {0};
+    cm_profile *prof = NULL;
+    cli_sweeps *sw = &o.sweeps;
+    cm_table *t = NULL;
+    if (!cm_profile_read(o.profile, &prof, &err) &&
+        !cli_sweeps_parse(sw, &err))
+        cmd->table(&ctx.params, state, prof, sw->sweep, sw->nparsed, &t,
+                   &err);
+    if (t && !cm_table_write_file(t, ctx.out, &err))
+        rc = cli_write_param_dump(&ctx, ctx.out);
+    else
+        rc = cli_fail(&ctx, &err);
+    cm_table_free(t);
+    cli_sweeps_free(sw);
+    cm_profile_free(prof);
+    return rc;
 }
