@@ -146,6 +146,12 @@ int cli_bad_option(const cli_ctx *ctx, int opt, char **argv);
 /* The help text of the common options, for every --help. */
 void cli_print_common_help(FILE *f);
 
+/* The end of a command that computed a table: writes t to ctx->out with
+ * the parameter dump beside it and returns 0, or, when t is NULL or cannot
+ * be written, reports err (the computation's error) and returns its exit
+ * status.  Frees t either way. */
+int cli_finish_table(const cli_ctx *ctx, cm_table *t, cm_err *err);
+
 /* Writes the parameter dump beside a result file: for "dir/x.csv" it writes
  * "dir/x.params.csv".  Nothing is written for stdout. */
 int cli_write_param_dump(const cli_ctx *ctx, const char *result_path);

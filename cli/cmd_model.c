@@ -105,11 +105,7 @@ static int run(int argc, char **argv)
     if (!cli_sweeps_parse(sw, &err))
         cm_mshr_grid_table(&ctx.params, sw->sweep, sw->nparsed, pmf,
                            cli_progress, NULL, &t, &err);
-    if (t && !cm_table_write_file(t, ctx.out, &err))
-        rc = cli_write_param_dump(&ctx, ctx.out);
-    else
-        rc = cli_fail(&ctx, &err);
-    cm_table_free(t);
+    rc = cli_finish_table(&ctx, t, &err);
     cli_sweeps_free(sw);
     return rc;
 }

@@ -167,11 +167,7 @@ int cli_model_lifetime(int argc, char **argv)
     if (!cm_profile_read(lo.profile, &prof, &err) &&
         !cm_lifetime_input_from_profile(prof, &ctx.params, &in, &err))
         cm_lifetime_table(&in, lifetimes, n, lo.equilibrium, &t, &err);
-    if (t && !cm_table_write_file(t, ctx.out, &err))
-        rc = cli_write_param_dump(&ctx, ctx.out);
-    else
-        rc = cli_fail(&ctx, &err);
-    cm_table_free(t);
+    rc = cli_finish_table(&ctx, t, &err);
     cm_profile_free(prof);
     free(lifetimes);
     return rc;

@@ -273,12 +273,17 @@ int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
         !cli_sweeps_parse(sw, &err))
         cmd->table(&ctx.params, state, prof, sw->sweep, sw->nparsed, &t,
                    &err);
-    if (t && !cm_table_write_file(t, ctx.out, &err))
-        rc = cli_write_param_dump(&ctx, ctx.out);
-    else
-        rc = cli_fail(&ctx, &err);
-    cm_table_free(t);
+    rc = cli_finish_table(&ctx, t, &err);
     cli_sweeps_free(sw);
     cm_profile_free(prof);
+    return rc;
+}
+
+int cli_finish_table(const cli_ctx *ctx, cm_table *t, cm_err *err)
+{
+    int rc = t && !cm_table_write_file(t, ctx->out, err)
+                 ? cli_write_param_dump(ctx, ctx->out)
+                 : cli_fail(ctx, err);
+    cm_table_free(t);
     return rc;
 }
