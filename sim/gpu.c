@@ -542,6 +542,7 @@ static cm_status gpu_simulate(gpu *g, cm_stats *stats, cm_gpu_result *res,
     /* The injected SMs' last requests come home (conservation). */
     if (!st && g->ndetail < g->nsm) st = drain(g, err);
     if (st) return st;
+    sync_sms(g); /* a run stopped at sim.max_cycles: SMs mid-stretch */
     res->finished = detail_done(g);
     for (uint32_t i = 0; i < g->nsm; i++)
         res->instructions += cm_sm_instructions(g->sms[i]);

@@ -5,7 +5,21 @@
  * Cycles the SM sleeps through are charged at the next tick to the stall
  * reason it fell asleep with, so statistics do not need an event per idle
  * cycle.  Warp waits are counters (requests of the blocking instruction,
- * stores not yet acknowledged) decremented by the L1's completions. */
+ * stores not yet acknowledged) decremented by the L1's completions.
+ *
+ * Compute stretches in one event.  While the LD/ST unit is idle, the
+ * cycles ahead are fixed until a warp's turn comes to issue anything but
+ * compute (its run's last instruction, a memory instruction, a barrier, a
+ * fence), or something outside the SM (an L1 completion, a drain, a
+ * window edge) touches it: LRR rotates over the issuable warps in slot
+ * order, GTO keeps issuing its last warp.  A tick then plans the stretch,
+ * schedules one event for the cycle of that turn, and the cycles in
+ * between are settled arithmetically, either by that tick or, earlier, by
+ * the outside event, which cancels the stretch and resumes cycle-by-cycle
+ * ticking.  The outcome is the cycle-by-cycle one (tests/check_sm.c runs
+ * both), with the rule for ties that an outside event at cycle t sees the
+ * SM after its cycles before t.  Ready warps are bit sets, so the
+ * schedulers find the next issuable warp by word scans. */
 #include "sim/sm.h"
 
 #include <stdio.h>
@@ -78,12 +92,27 @@ struct cm_sm {
     /* scheduler */
     uint32_t last;
     int have_last;
+    /* READY warps by slot, split as nclass is: rdy (non-memory), rdym
+     * (memory; issuable only while the LD/ST unit is free). */
+    uint64_t *rdy, *rdym;
+    uint32_t nwords;
+    /* A planned compute stretch (see the header): the ready warps in issue
+     * order, the next to issue, and the cycle of the tick that ends it. */
+    uint32_t *bat, nbat, bpos;
+    uint64_t bat_end;
+    uint64_t tick_gen; /* a tick event whose arg differs was cancelled */
     uint32_t *act, nact, *pend, npend, rr_pos;
     /* timing */
     int started, scheduled, done, drain, launched;
     uint64_t last_tick, finish;
     uint8_t sleep_reason, sleep_memstall, sleep_lfail;
-    uint64_t insts, stall[CM_STALL_COUNT], mem_stall;
+    /* Counted here and added to the statistics registry at flush points
+     * (stats_flush: windows edges, the end): a registry counter per
+     * cycle is a cache miss per cycle. */
+    uint64_t insts, stall[CM_STALL_COUNT], mem_stall, cycles, meminsts;
+    struct {
+        uint64_t insts, stall[CM_STALL_COUNT], mem_stall, cycles, meminsts;
+    } flushed;
     cm_stat *st_inst, *st_cycles, *st_stall[CM_STALL_COUNT], *st_mem;
     cm_stat *st_meminst; /* memory instructions issued: the models' wl.mem_rate
                             and wl.reqs_per_inst are ratios of it */
@@ -123,14 +152,22 @@ static void remove_at(uint32_t *a, uint32_t *n, uint32_t i)
 }
 
 /* Every state change goes through here to keep nclass true. */
+static uint64_t *ready_set(cm_sm *sm, uint8_t cls)
+{
+    return cls == W_READY ? sm->rdy : cls == W_CLASS_READY_MEM ? sm->rdym : NULL;
+}
+
 static void warp_set_state(cm_sm *sm, uint32_t w, uint8_t state)
 {
     sm_warp *wp = &sm->w[w];
+    uint64_t bit = 1ull << (w % 64), *set = ready_set(sm, wp->cls);
+    if (set) set[w / 64] &= ~bit;
     sm->nclass[wp->cls]--;
     wp->state = state;
     wp->cls = state == W_READY && is_mem(wp->inst.kind) ? W_CLASS_READY_MEM
                                                          : state;
     sm->nclass[wp->cls]++;
+    if ((set = ready_set(sm, wp->cls))) set[w / 64] |= bit;
 }
 
 static void pend_push(cm_sm *sm, uint32_t w)
@@ -242,7 +279,8 @@ static void fetch(cm_sm *sm, uint32_t w)
 {
     sm_warp *wp = &sm->w[w];
     for (;;) {
-        cm_err e = {0};
+        cm_err e;
+        cm_err_clear(&e);
         if (sm->cfg.src.next(sm->cfg.src.obj, sm->cfg.id, w, &wp->inst, &e)) {
             if (sm->err.code == CM_OK) sm->err = e;
             cm_engine_stop(sm->eng);
@@ -290,14 +328,50 @@ static void wake(cm_sm *sm)
     if (!sm->started || sm->scheduled || sm->done) return;
     uint64_t now = cm_engine_now(sm->eng);
     uint64_t at = now > sm->last_tick ? now : sm->last_tick + 1;
-    if (cm_engine_schedule_at(sm->eng, at, tick, sm, 0) == CM_OK)
+    if (cm_engine_schedule_at(sm->eng, at, tick, sm, sm->tick_gen) == CM_OK)
         sm->scheduled = 1;
+}
+
+/* The planned stretch's cycles before t: each issued one compute
+ * instruction of the next warp in its rotation (no run ends inside it). */
+static void batch_settle(cm_sm *sm, uint64_t t)
+{
+    if (sm->nbat == 0) return;
+    uint64_t upto = t < sm->bat_end ? t : sm->bat_end;
+    if (upto <= sm->last_tick + 1) return;
+    uint64_t m = upto - 1 - sm->last_tick;
+    uint32_t pos = sm->bpos;
+    for (uint64_t k = 0; k < m; k++) {
+        sm->w[sm->bat[pos]].compute_left--;
+        sm->last = sm->bat[pos];
+        if (++pos == sm->nbat) pos = 0;
+    }
+    sm->bpos = pos;
+    sm->insts += m;
+    sm->cycles += m;
+    sm->last_tick += m;
+}
+
+/* Something outside the SM is about to touch it: the stretch ends at the
+ * cycles before now, and its far tick is cancelled (wake() schedules the
+ * next one). */
+static void batch_stop(cm_sm *sm)
+{
+    if (sm->nbat == 0) return;
+    uint64_t now = cm_engine_now(sm->eng);
+    batch_settle(sm, now);
+    if (now < sm->bat_end) {
+        sm->tick_gen++;
+        sm->scheduled = 0;
+    }
+    sm->nbat = 0;
 }
 
 static void l1_done(void *obj, uint32_t w, uint8_t op)
 {
     cm_sm *sm = obj;
     sm_warp *wp = &sm->w[w];
+    batch_stop(sm);
     if (op == CM_OP_STORE) {
         wp->stores_out--;
         sm->stores_total--;
@@ -318,6 +392,7 @@ static void l1_done(void *obj, uint32_t w, uint8_t op)
 static void l1_wake(void *obj)
 {
     cm_sm *sm = obj;
+    batch_stop(sm);
     sm->lwait = 0;
     wake(sm);
 }
@@ -327,7 +402,7 @@ static void l1_wake(void *obj)
 static void l1_freed(void *obj)
 {
     cm_sm *sm = obj;
-    if (sm->lfail) wake(sm);
+    if (sm->lfail) wake(sm); /* no stretch runs while an offer fails */
 }
 
 /* ---- issue --------------------------------------------------------------- */
@@ -373,7 +448,6 @@ static void issue(cm_sm *sm, uint32_t w)
     sm->last = w;
     sm->have_last = 1;
     sm->insts++;
-    cm_stat_add(sm->st_inst, 1);
     switch (kind) {
     case CM_INST_COMPUTE:
         if (--wp->compute_left == 0) fetch(sm, w);
@@ -381,7 +455,7 @@ static void issue(cm_sm *sm, uint32_t w)
     case CM_INST_LOAD:
     case CM_INST_STORE:
     case CM_INST_ATOMIC: {
-        cm_stat_add(sm->st_meminst, 1);
+        sm->meminsts++;
         int n = coalesce(sm, &wp->inst, sm->lines);
         if (n < 0) {
             sm_fail(sm, "a memory instruction touches more lines than the "
@@ -428,6 +502,26 @@ static void issue(cm_sm *sm, uint32_t w)
 
 static int any_issuable(const cm_sm *sm);
 
+/* The issuable warps of word k of the ready sets. */
+static uint64_t issuable_word(const cm_sm *sm, uint32_t k)
+{
+    return sm->rdy[k] | (sm->ln == 0 ? sm->rdym[k] : 0);
+}
+
+/* The first issuable slot at or after from (no wrap-around). */
+static int next_issuable(const cm_sm *sm, uint32_t from, uint32_t *out)
+{
+    for (uint32_t k = from / 64; k < sm->nwords; k++) {
+        uint64_t word = issuable_word(sm, k);
+        if (k == from / 64) word &= ~0ull << (from % 64);
+        if (word) {
+            *out = k * 64 + (uint32_t)__builtin_ctzll(word);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int pick(cm_sm *sm, uint32_t *out)
 {
     uint32_t W = sm->nwarps;
@@ -440,9 +534,10 @@ static int pick(cm_sm *sm, uint32_t *out)
             return 1;
         }
         int found = 0;
-        for (uint32_t w = 0; w < W; w++)
-            if (issuable(sm, w) && (!found || sm->w[w].age < sm->w[*out].age)) {
-                *out = w;
+        for (uint32_t k = 0; k < sm->nwords; k++)
+            for (uint64_t word = issuable_word(sm, k); word; word &= word - 1) {
+                uint32_t w = k * 64 + (uint32_t)__builtin_ctzll(word);
+                if (!found || sm->w[w].age < sm->w[*out].age) *out = w;
                 found = 1;
             }
         return found;
@@ -460,17 +555,7 @@ static int pick(cm_sm *sm, uint32_t *out)
         return 0;
     default: { /* LRR: slots after the last issued, then from slot 0 */
         uint32_t start = sm->have_last && sm->last + 1 < W ? sm->last + 1 : 0;
-        for (uint32_t w = start; w < W; w++)
-            if (issuable(sm, w)) {
-                *out = w;
-                return 1;
-            }
-        for (uint32_t w = 0; w < start; w++)
-            if (issuable(sm, w)) {
-                *out = w;
-                return 1;
-            }
-        return 0;
+        return next_issuable(sm, start, out) || next_issuable(sm, 0, out);
     }
     }
 }
@@ -506,33 +591,90 @@ static void charge_sleep(cm_sm *sm, uint64_t gap)
 {
     if (gap == 0) return;
     sm->stall[sm->sleep_reason] += gap;
-    cm_stat_add(sm->st_stall[sm->sleep_reason], (double)gap);
-    cm_stat_add(sm->st_cycles, (double)gap);
-    if (sm->sleep_memstall) {
-        sm->mem_stall += gap;
-        cm_stat_add(sm->st_mem, (double)gap);
-    }
+    sm->cycles += gap;
+    if (sm->sleep_memstall) sm->mem_stall += gap;
     if (sm->sleep_lfail) cm_l1_count_fails(sm->l1, sm->lfail, gap);
+}
+
+/* Adds what was counted since the last flush to the registry. */
+static void stats_flush(cm_sm *sm)
+{
+#define FLUSH(stat, field)                                                     \
+    do {                                                                       \
+        cm_stat_add(stat, (double)(sm->field - sm->flushed.field));            \
+        sm->flushed.field = sm->field;                                         \
+    } while (0)
+    FLUSH(sm->st_inst, insts);
+    FLUSH(sm->st_cycles, cycles);
+    FLUSH(sm->st_mem, mem_stall);
+    FLUSH(sm->st_meminst, meminsts);
+    for (int r = 0; r < CM_STALL_COUNT; r++) FLUSH(sm->st_stall[r], stall[r]);
+#undef FLUSH
 }
 
 void cm_sm_sync(cm_sm *sm)
 {
     uint64_t now = cm_engine_now(sm->eng);
-    if (!sm->started || sm->scheduled || sm->done || now <= sm->last_tick)
-        return;
-    charge_sleep(sm, now - sm->last_tick);
-    sm->last_tick = now;
+    batch_settle(sm, now);
+    if (sm->started && !sm->scheduled && !sm->done && now > sm->last_tick) {
+        charge_sleep(sm, now - sm->last_tick);
+        sm->last_tick = now;
+    }
+    stats_flush(sm);
+}
+
+/* The compute stretch that follows this tick, if the cycles ahead are
+ * fixed (see the header): its length in cycles before the tick that ends
+ * it (the one where the first run issues its last instruction), or 0. */
+static uint64_t batch_plan(cm_sm *sm)
+{
+    if (sm->cfg.on_issue || sm->drain || sm->ln > 0 || !sm->have_last ||
+        sm->cfg.policy == CM_SCHED_TWO_LEVEL)
+        return 0;
+    uint32_t n = 0;
+    if (sm->cfg.policy == CM_SCHED_GTO) {
+        if (!issuable(sm, sm->last)) return 0;
+        n = 1; /* greedy: it issues until its run ends */
+    } else {
+        for (uint32_t k = 0; k < sm->nwords; k++)
+            n += (uint32_t)__builtin_popcountll(issuable_word(sm, k));
+    }
+    /* Rotation position p issues at cycles p, p + n, ...: a run's last
+     * instruction at p + (left - 1) n, anything but compute (a memory
+     * instruction, a barrier, a fence) at p, in a real tick.  LRR's
+     * rotation is the issuable slots after the last issued, then those up
+     * to it; only the positions before the stretch's end matter. */
+    uint64_t len = UINT64_MAX;
+    uint32_t w = sm->last, from = sm->last + 1;
+    for (uint32_t p = 0; p < n && p < len; p++) {
+        if (sm->cfg.policy != CM_SCHED_GTO) {
+            if (from >= sm->nwarps || !next_issuable(sm, from, &w))
+                next_issuable(sm, 0, &w);
+            from = w + 1;
+        }
+        sm->bat[p] = w;
+        const sm_warp *wp = &sm->w[w];
+        uint64_t left = wp->inst.kind == CM_INST_COMPUTE ? wp->compute_left : 1;
+        uint64_t end = p + (left - 1) * n;
+        if (end < len) len = end;
+    }
+    if (n == 0 || len == 0) return 0;
+    sm->nbat = n;
+    sm->bpos = 0;
+    return len;
 }
 
 static void tick(cm_engine *eng, void *obj, uint64_t arg)
 {
-    (void)arg;
     cm_sm *sm = obj;
+    if (arg != sm->tick_gen) return; /* cancelled by batch_stop */
     uint64_t now = cm_engine_now(eng);
     sm->scheduled = 0;
+    batch_settle(sm, now);
+    sm->nbat = 0;
     if (sm->err.code != CM_OK || sm->done) return;
     charge_sleep(sm, now - sm->last_tick - 1);
-    cm_stat_add(sm->st_cycles, 1);
+    sm->cycles++;
     sm->last_tick = now;
 
     /* LD/ST unit: one request per cycle into the L1. */
@@ -559,10 +701,7 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
                 sm->lfail_gen = cm_l1_freed_gen(sm->l1);
             }
         }
-        if (stuck) {
-            sm->mem_stall++;
-            cm_stat_add(sm->st_mem, 1);
-        }
+        if (stuck) sm->mem_stall++;
     }
 
     uint32_t w = 0;
@@ -571,13 +710,13 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
     } else {
         cm_stall_reason r = stall_reason(sm);
         sm->stall[r]++;
-        cm_stat_add(sm->st_stall[r], 1);
     }
     if (sm->err.code != CM_OK) return;
 
     if (all_answered(sm)) {
         sm->done = 1;
         sm->finish = now;
+        stats_flush(sm);
         return;
     }
     if (sm->scheduled) return; /* a completion during this tick woke us */
@@ -586,7 +725,12 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
     int lsd_blocked = sm->lwait || (sm->lfail && cm_l1_freed_gen(sm->l1) ==
                                                      sm->lfail_gen);
     if ((sm->ln > 0 && !lsd_blocked) || (!sm->drain && any_issuable(sm))) {
-        if (cm_engine_schedule(eng, 1, tick, sm, 0) == CM_OK) sm->scheduled = 1;
+        uint64_t len = batch_plan(sm);
+        sm->bat_end = now + 1 + len;
+        if (cm_engine_schedule(eng, 1 + len, tick, sm, sm->tick_gen) == CM_OK)
+            sm->scheduled = 1;
+        else
+            sm->nbat = 0;
         return;
     }
     sm->sleep_reason = (uint8_t)stall_reason(sm);
@@ -598,6 +742,7 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
 
 void cm_sm_set_drain(cm_sm *sm, int on)
 {
+    batch_stop(sm);
     sm->drain = on;
     if (!on) wake(sm);
 }
@@ -687,6 +832,7 @@ static void functional_join(cm_sm *sm, uint32_t w)
 
 uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj)
 {
+    batch_stop(sm);
     launch_all(sm); /* an SM that only ever runs functionally */
     uint64_t total = 0, quota = sm->live ? n / sm->live : n;
     if (quota == 0) quota = 1;
@@ -712,9 +858,11 @@ uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj)
         }
     }
     sm->insts += total;
+    sm->flushed.insts += total; /* counted, but not as a statistic */
     if (all_answered(sm) && !sm->done) {
         sm->done = 1;
         sm->finish = cm_engine_now(sm->eng);
+        stats_flush(sm);
     }
     return total;
 }
@@ -777,7 +925,11 @@ cm_status cm_sm_new(const cm_sm_config *cfg, cm_engine *eng, cm_sm **out,
     sm->fused = calloc(cfg->warps, sizeof *sm->fused);
     sm->act = calloc(cfg->warps, sizeof *sm->act);
     sm->pend = calloc(cfg->warps, sizeof *sm->pend);
-    if (!sm->w || !sm->arrived || !sm->live_blk || !sm->lines || !sm->flines || !sm->fused || !sm->act ||
+    sm->bat = calloc(cfg->warps, sizeof *sm->bat);
+    sm->nwords = (cfg->warps + 63) / 64;
+    sm->rdy = calloc(sm->nwords, sizeof *sm->rdy);
+    sm->rdym = calloc(sm->nwords, sizeof *sm->rdym);
+    if (!sm->bat || !sm->rdy || !sm->rdym || !sm->w || !sm->arrived || !sm->live_blk || !sm->lines || !sm->flines || !sm->fused || !sm->act ||
         !sm->pend) {
         cm_sm_free(sm);
         return cm_err_set(err, CM_EINTERNAL, "out of memory for an SM");
@@ -812,6 +964,9 @@ void cm_sm_free(cm_sm *sm)
     free(sm->fused);
     free(sm->act);
     free(sm->pend);
+    free(sm->bat);
+    free(sm->rdy);
+    free(sm->rdym);
     free(sm);
 }
 
@@ -835,7 +990,7 @@ cm_status cm_sm_start(cm_sm *sm, cm_err *err)
     /* The first tick is at `now`: charge nothing before it. */
     sm->last_tick = now - 1;
     launch_all(sm);
-    if (cm_engine_schedule_at(sm->eng, now, tick, sm, 0) != CM_OK)
+    if (cm_engine_schedule_at(sm->eng, now, tick, sm, sm->tick_gen) != CM_OK)
         return cm_err_set(err, CM_EINTERNAL, "sm%u: event queue full",
                           (unsigned)sm->cfg.id);
     sm->scheduled = 1;
@@ -856,8 +1011,9 @@ uint64_t cm_sm_finish_cycle(const cm_sm *sm)
 {
     return sm->finish;
 }
-uint64_t cm_sm_instructions(const cm_sm *sm)
+uint64_t cm_sm_instructions(cm_sm *sm)
 {
+    batch_settle(sm, cm_engine_now(sm->eng));
     return sm->insts;
 }
 

@@ -138,7 +138,8 @@ cm_l1 *cm_sm_l1(cm_sm *sm);
 /* Every warp retired and every request it sent answered. */
 int cm_sm_done(const cm_sm *sm);
 uint64_t cm_sm_finish_cycle(const cm_sm *sm); /* when the last retired */
-uint64_t cm_sm_instructions(const cm_sm *sm);
+/* Instructions issued so far (it settles a planned compute stretch). */
+uint64_t cm_sm_instructions(cm_sm *sm);
 uint64_t cm_sm_stall_cycles(const cm_sm *sm, cm_stall_reason r);
 uint64_t cm_sm_mem_stall_cycles(const cm_sm *sm);
 /* ---- sampling (sim/gpu.c) ------------------------------------------------ */
@@ -147,9 +148,9 @@ uint64_t cm_sm_mem_stall_cycles(const cm_sm *sm);
  * finishes its instruction and outstanding requests still complete.
  * Turning it off wakes the SM. */
 void cm_sm_set_drain(cm_sm *sm, int on);
-/* Charges a sleeping SM's cycles up to now to its statistics (the next
- * tick would, later): call it at window boundaries so each window gets
- * its own cycles. */
+/* Charges a sleeping SM's cycles up to now, and a compute stretch's
+ * cycles before now, to its statistics (the next tick would, later): call
+ * it at window boundaries so each window gets its own cycles. */
 void cm_sm_sync(cm_sm *sm);
 /* Nothing in flight: the LD/ST unit is empty and no warp waits for a load,
  * an atomic or a store acknowledgement. */

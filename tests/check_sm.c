@@ -863,6 +863,26 @@ START_TEST(test_coalescer)
 }
 END_TEST
 
+/* 8 warps of n x (COMPUTE(< max_gap), a load, store or atomic (7:2:1) of
+ * one of `lines` lines), from an LCG seeded with x; with sync, a barrier
+ * every 20 and a fence after about one in 13. */
+static void put_random_mix(fake_src *src, uint64_t x, int n, uint32_t max_gap,
+                           uint32_t lines, int sync)
+{
+    for (uint32_t w = 0; w < 8; w++)
+        for (int i = 0; i < n; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t k = (uint32_t)(x >> 33);
+            put(src, w, CM_INST_COMPUTE, k % max_gap);
+            uint8_t kind = k % 10 < 7   ? CM_INST_LOAD
+                           : k % 10 < 9 ? CM_INST_STORE
+                                        : CM_INST_ATOMIC;
+            put_mem(src, w, kind, (k >> 8) % lines);
+            if (sync && i % 20 == 19) put(src, w, CM_INST_BARRIER, 0);
+            if (sync && k % 13 == 0) put(src, w, CM_INST_FENCE, 0);
+        }
+}
+
 /* A busy mix (8 warps, loads, stores and atomics over a small pool of
  * lines, 4 MSHRs, latencies 20..49): conservation, and Little's law on the
  * MSHRs, occupancy = throughput x round trip, computed from the occupancy
@@ -873,17 +893,7 @@ START_TEST(test_conservation_little)
     r->mem.jitter = 30;
     r->cfg.l1.mshrs = 4;
     r->cfg.on_issue = NULL;
-    uint64_t x = 12345;
-    for (uint32_t w = 0; w < 8; w++)
-        for (int i = 0; i < 100; i++) {
-            x = x * 6364136223846793005ull + 1442695040888963407ull;
-            uint32_t k = (uint32_t)(x >> 33);
-            put(&r->src, w, CM_INST_COMPUTE, k % 4);
-            uint8_t kind = k % 10 < 7   ? CM_INST_LOAD
-                           : k % 10 < 9 ? CM_INST_STORE
-                                        : CM_INST_ATOMIC;
-            put_mem(&r->src, w, kind, (k >> 8) % 64);
-        }
+    put_random_mix(&r->src, 12345, 100, 4, 64, 0);
     rig_run(r);
     assert_conserved(r);
     const cm_l1_counts *n = cm_l1_get_counts(cm_sm_l1(r->sm));
@@ -904,6 +914,62 @@ START_TEST(test_conservation_little)
         stat_value(r, "ipc"),
         (double)cm_sm_instructions(r->sm) / stat_value(r, "sm.cycles"), 1e-12);
     rig_free(r);
+}
+END_TEST
+
+/* A random mix of compute runs, memory instructions, barriers and fences
+ * on 8 warps, the same program twice: cycle by cycle (an issue hook
+ * disables compute stretches) and with stretches.  Everything observable
+ * must agree: the request stream, when the SM finished, its instructions
+ * and its cycles per stall reason; and the stretches must have saved
+ * events, or this test would not exercise them. */
+static void count_issue(void *obj, uint32_t sm, uint32_t w, uint8_t kind,
+                        uint64_t cycle)
+{
+    (void)sm, (void)w, (void)kind, (void)cycle;
+    ++*(uint64_t *)obj;
+}
+
+static void run_mix(rig *r, cm_sched_policy policy, int hooked)
+{
+    static uint64_t issues;
+    r->mem.jitter = 30;
+    r->cfg.policy = policy;
+    r->cfg.on_issue = hooked ? count_issue : NULL;
+    r->cfg.on_issue_obj = &issues;
+    put_random_mix(&r->src, 777, 60, 40, 96, 1);
+    rig_run(r);
+    assert_conserved(r);
+}
+
+START_TEST(test_compute_stretches_exact)
+{
+    static const cm_sched_policy policies[] = {CM_SCHED_LRR, CM_SCHED_GTO};
+    for (size_t p = 0; p < 2; p++) {
+        rig *a = rig_new("no-coh", 8, 20), *b = rig_new("no-coh", 8, 20);
+        run_mix(a, policies[p], 1);
+        run_mix(b, policies[p], 0);
+        ck_assert_uint_eq(a->mem.nreq, b->mem.nreq);
+        for (uint64_t i = 0; i < a->mem.nreq; i++) {
+            ck_assert_uint_eq(a->mem.line[i], b->mem.line[i]);
+            ck_assert_uint_eq(a->mem.msg[i], b->mem.msg[i]);
+        }
+        ck_assert_uint_eq(cm_sm_finish_cycle(a->sm), cm_sm_finish_cycle(b->sm));
+        ck_assert_uint_eq(cm_sm_instructions(a->sm), cm_sm_instructions(b->sm));
+        ck_assert_uint_eq(cm_sm_mem_stall_cycles(a->sm),
+                          cm_sm_mem_stall_cycles(b->sm));
+        for (int k = 0; k < CM_STALL_COUNT; k++)
+            ck_assert_uint_eq(cm_sm_stall_cycles(a->sm, (cm_stall_reason)k),
+                              cm_sm_stall_cycles(b->sm, (cm_stall_reason)k));
+        ck_assert_double_eq(stat_value(a, "sm.cycles"),
+                            stat_value(b, "sm.cycles"));
+        ck_assert_double_eq(stat_value(a, "sm.instructions"),
+                            stat_value(b, "sm.instructions"));
+        ck_assert_uint_lt(cm_engine_executed(&b->eng),
+                          cm_engine_executed(&a->eng) * 3 / 4);
+        rig_free(a);
+        rig_free(b);
+    }
 }
 END_TEST
 
@@ -934,6 +1000,7 @@ Suite *suite_sm(void)
     tcase_add_test(tc, test_back_pressure);
     tcase_add_test(tc, test_coalescer);
     tcase_add_test(tc, test_conservation_little);
+    tcase_add_test(tc, test_compute_stretches_exact);
     suite_add_tcase(s, tc);
     return s;
 }
