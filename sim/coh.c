@@ -562,7 +562,8 @@ static void core_tick(cm_engine *eng, void *obj, uint64_t arg)
             warp *w = &k->w[wi];
             if (w->st != W_READY || w->ready > now) continue;
             if (!w->has) {
-                cm_err e = {0};
+                cm_err e;
+                cm_err_clear(&e);
                 if (c->cfg.src.next(c->cfg.src.obj, k->id, wi, &w->inst, &e)) {
                     if (!c->err_set) {
                         c->err = e;
@@ -676,7 +677,8 @@ static void hist_access(core *k, uint64_t line, uint8_t op)
         hist_add(&c->h[H_LGAP],
                  r->load_t == NONE64 ? INFINITY : (double)(now - r->load_t));
         int64_t d = -1;
-        cm_err e = {0};
+        cm_err e;
+        cm_err_clear(&e);
         if (!cm_stackdist_access(c->lsd[k->id], line, &d, NULL, &e))
             hist_add(&c->h[H_LSD], d < 0 ? INFINITY : (double)d);
         r->load_t = now;
@@ -1578,7 +1580,8 @@ static void profile_request(bank *b, const cmsg *m, const l2way *way,
     c->n_dir++;
     if (c->sd) {
         int64_t d;
-        cm_err e = {0};
+        cm_err e;
+        cm_err_clear(&e);
         if (!cm_stackdist_access(c->sd, m->line, &d, NULL, &e))
             hist_add(&c->h[H_SD], d < 0 ? INFINITY : (double)d);
     }

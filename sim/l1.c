@@ -33,6 +33,8 @@ struct cm_l1 {
     cm_l1_config cfg;
     cm_engine *eng;
     const cm_proto_table *tab;
+    /* tab's rows by (state, event), looked up once: an access runs a few */
+    const cm_proto_row *rowix[CM_L1S_COUNT][CM_L1E_COUNT];
     cm_cache *tags;
     uint64_t sets;
     uint32_t *valid, *reserved; /* per set */
@@ -106,6 +108,9 @@ cm_status cm_l1_new(const cm_l1_config *cfg, cm_engine *eng, cm_l1 **out,
     l1->cfg = *cfg;
     l1->eng = eng;
     l1->tab = &cfg->proto->l1;
+    for (unsigned st = 0; st < CM_L1S_COUNT; st++)
+        for (unsigned ev = 0; ev < CM_L1E_COUNT; ev++)
+            l1->rowix[st][ev] = cm_proto_find(l1->tab, st, ev);
     cm_cache_config cc = {cfg->size,   cfg->ways, cfg->line,
                           cfg->policy, 0,         cfg->seed};
     cm_status st = cm_cache_new(&cc, &l1->tags, err);
@@ -173,7 +178,9 @@ static void fail(cm_l1 *l1, const char *what, unsigned state, unsigned event)
 /* The row, or NULL after recording the internal error. */
 static const cm_proto_row *row_for(cm_l1 *l1, unsigned state, unsigned event)
 {
-    const cm_proto_row *r = cm_proto_find(l1->tab, state, event);
+    const cm_proto_row *r = state < CM_L1S_COUNT && event < CM_L1E_COUNT
+                                ? l1->rowix[state][event]
+                                : NULL;
     if (!r) fail(l1, "the table has no row", state, event);
     return r;
 }

@@ -307,7 +307,7 @@ static uint64_t splitmix64(uint64_t x)
  * copied generator gets its own view. */
 static gsl_rng rng_view(cm_wgen *g)
 {
-    gsl_rng r = {gsl_rng_mt19937, &g->rng_state};
+    gsl_rng r = {gsl_rng_taus2, &g->rng_state};
     return r;
 }
 
@@ -327,10 +327,10 @@ cm_status cm_wgen_init(cm_wgen *g, const cm_workload_profile *prof,
                           "workload generator: line size %u; expected a "
                           "power of two in 4..4096",
                           line_bytes);
-    if (gsl_rng_mt19937->size > sizeof g->rng_state)
+    if (gsl_rng_taus2->size > sizeof g->rng_state)
         return cm_err_set(err, CM_EINTERNAL,
-                          "gsl mt19937 state (%zu bytes) exceeds %zu",
-                          gsl_rng_mt19937->size, sizeof g->rng_state);
+                          "gsl taus2 state (%zu bytes) exceeds %zu",
+                          gsl_rng_taus2->size, sizeof g->rng_state);
     memset(g, 0, sizeof *g);
     g->prof = *prof;
     g->sm = sm;
@@ -357,21 +357,47 @@ cm_status cm_wgen_init(cm_wgen *g, const cm_workload_profile *prof,
     return CM_OK;
 }
 
+static unsigned filter_bucket(uint64_t line)
+{
+    return (unsigned)((line * 0x9E3779B97F4A7C15ull) >> 40) &
+           (CM_WGEN_FILTER - 1);
+}
+
 /* Moves `line` to the top of the warp's LRU stack (exact for the top
  * CM_WGEN_STACK_MAX positions, which is all the reuse draws look at). */
 /* at: line's position in the stack when the caller knows it (it just
  * read it there), else SIZE_MAX to search; known_new skips the search. */
+static size_t stack_slot(const cm_wgen *g, size_t i)
+{
+    size_t k = g->top + i;
+    return k < CM_WGEN_STACK_MAX ? k : k - CM_WGEN_STACK_MAX;
+}
+
+static uint64_t stack_at(const cm_wgen *g, size_t i)
+{
+    return g->stack[stack_slot(g, i)];
+}
+
 static void stack_touch(cm_wgen *g, uint64_t line, int known_new, size_t at)
 {
     size_t i = g->depth;
     if (at < g->depth)
         i = at;
-    else if (!known_new)
-        for (i = 0; i < g->depth && g->stack[i] != line; i++) continue;
-    if (i == g->depth && g->depth < CM_WGEN_STACK_MAX) g->depth++;
-    if (i >= CM_WGEN_STACK_MAX) i = CM_WGEN_STACK_MAX - 1;
-    memmove(&g->stack[1], &g->stack[0], i * sizeof g->stack[0]);
-    g->stack[0] = line;
+    else if (!known_new && g->in_stack[filter_bucket(line)])
+        for (i = 0; i < g->depth && stack_at(g, i) != line; i++) continue;
+    if (i == g->depth) { /* the line enters; at full depth the LRU leaves */
+        g->in_stack[filter_bucket(line)]++;
+        if (g->depth < CM_WGEN_STACK_MAX)
+            g->depth++;
+        else
+            g->in_stack[filter_bucket(stack_at(g, g->depth - 1))]--;
+        /* the ring turns: the new top takes the slot of the bottom */
+        g->top = g->top ? g->top - 1 : CM_WGEN_STACK_MAX - 1;
+    } else {
+        for (; i > 0; i--)
+            g->stack[stack_slot(g, i)] = g->stack[stack_slot(g, i - 1)];
+    }
+    g->stack[g->top] = line;
 }
 
 static unsigned draw_zipf(const cm_wgen *g, double u)
@@ -424,8 +450,11 @@ static uint64_t tag(cm_wregion r)
 static uint64_t stream_line(cm_wgen *g)
 {
     uint64_t gw = (uint64_t)g->sm << 12 | g->warp;
+    /* From the warp's own offset, as the private footprint: streams that
+     * all started at offset 0 would walk the same cache sets and L2 banks
+     * in lockstep, a conflict no real kernel's warps have. */
     return tag(CM_WR_STREAM) | gw << 32 |
-           (sparse(g, g->stream_next++) & 0xFFFFFFFFull);
+           ((g->warp_off + sparse(g, g->stream_next++)) & 0xFFFFFFFFull);
 }
 
 /* The k-th fresh line of an instruction drawn from region `fr`. */
@@ -503,14 +532,14 @@ static void emit_mem(cm_wgen *g, gsl_rng *r, cm_winst *in)
             pos = j + draw_zipf(g, gsl_rng_uniform(r));
         size_t at = SIZE_MAX;
         if (pos < g->depth) {
-            line = g->stack[pos];
+            line = stack_at(g, pos);
             at = pos;
         } else {
             line = fresh_line(g, fr, start, fresh++);
             is_new = fr == FR_STREAM;
             /* Positions 0..j-1 are this instruction's lines. */
             for (unsigned q = 0; !is_new && q < j; q++)
-                if (g->stack[q] == line) {
+                if (stack_at(g, q) == line) {
                     line = stream_line(g);
                     is_new = 1;
                 }

@@ -2,11 +2,15 @@
  *
  * No GPU binaries run here, so the simulator's SMs are driven by profiles:
  * a few dozen numbers per benchmark (spec/workloads.md) from which each warp
- * draws its own instruction stream.  Every warp (sm, warp) owns a Mersenne
- * Twister (gsl_rng_mt19937) seeded from a hash of (seed, sm, warp), so a
- * stream depends on nothing but those three numbers and the profile: not on
- * the scheduling order, not on the other warps, and it is byte-identical
- * from run to run.
+ * draws its own instruction stream.  Every warp (sm, warp) owns a
+ * generator seeded from a hash of (seed, sm, warp), so a stream depends on
+ * nothing but those three numbers and the profile: not on the scheduling
+ * order, not on the other warps, and it is byte-identical from run to run.
+ * The generator is L'Ecuyer's maximally equidistributed Tausworthe
+ * (gsl_rng_taus2, period 2^88): a machine has thousands of warps, and
+ * its 24-byte state keeps their generators in cache, where a Mersenne
+ * Twister's 5 KB each did not (measured: the generator was a sixth of a
+ * compute-bound simulation and most of a functional fast-forward).
  *
  * ---- The stream ---------------------------------------------------------
  *
@@ -67,8 +71,10 @@
  * ---- Address map (line numbers, for tests and statistics) ---------------
  * Bits 60..63 name the region (cm_wregion); private and stream lines carry
  * (sm << 12 | warp) in bits 32..59 and an offset below; SM-shared lines
- * carry sm in bits 32..59.  Private footprints start at a per-warp
- * pseudo-random offset so warps do not all camp on the same cache sets.
+ * carry sm in bits 32..59.  Private footprints and streams start at a
+ * per-warp pseudo-random offset so warps do not all camp on the same cache
+ * sets (or, streaming in lockstep, on the same directory sets and L2
+ * banks).
  *
  * ---- Allocation ---------------------------------------------------------
  * A cm_wgen is a plain struct: the RNG state lives inside it (a gsl_rng
@@ -218,23 +224,32 @@ static inline cm_wregion cm_wline_region(uint64_t line)
 }
 
 #define CM_WGEN_STACK_MAX (256 + CM_WINST_MAX_LINES)
-#define CM_WGEN_RNG_BYTES 5120 /* >= gsl_rng_mt19937->size, checked */
+#define CM_WGEN_FILTER 1024 /* power of two, > 3 x CM_WGEN_STACK_MAX */
+#define CM_WGEN_RNG_BYTES 32 /* >= gsl_rng_taus2->size, checked */
 
 typedef struct cm_wgen {
-    cm_workload_profile prof;
+    /* Fields every call touches first, together: a machine's thousands of
+     * generators do not stay in cache, and each cache line costs a miss. */
+    int stage; /* where in the compute-mem-fence-barrier cycle */
     uint32_t sm, warp, line_bytes;
-    double zipf_cdf[256]; /* cumulative P(D <= d), d < K */
     uint64_t kernel, mem_in_kernel;
     uint64_t cursor, sweep_base, stream_next;
-    uint64_t warp_off; /* per-warp start of the private footprint */
+    uint64_t warp_off; /* per-warp start of the private footprint and stream */
     unsigned lines_per_region, used_per_region;
-    int stage; /* where in the compute-mem-fence-barrier cycle */
-    uint64_t stack[CM_WGEN_STACK_MAX]; /* distinct lines, MRU first */
-    size_t depth;
+    size_t depth, top; /* of stack below */
     union {
         unsigned long ul[CM_WGEN_RNG_BYTES / sizeof(unsigned long)];
         double d;
     } rng_state;
+    cm_workload_profile prof;
+    double zipf_cdf[256]; /* cumulative P(D <= d), d < K */
+    /* Distinct lines, MRU first: position i is stack[(top + i) mod
+     * CM_WGEN_STACK_MAX], a ring so that a fresh line, the common case,
+     * enters without shifting the whole stack. */
+    uint64_t stack[CM_WGEN_STACK_MAX];
+    /* Lines of the stack per hash bucket: a fresh line whose bucket is
+     * empty is not in the stack, without a scan of it. */
+    uint16_t in_stack[CM_WGEN_FILTER];
 } cm_wgen;
 
 /* Prepares the stream of warp `warp` on SM `sm` (sm < 65536, warp < 4096)

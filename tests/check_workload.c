@@ -569,6 +569,32 @@ START_TEST(test_source_lines_survive_other_fetches)
 }
 END_TEST
 
+/* Streams start at each warp's own offset: 64 warps' first stream lines
+ * fall in distinct cache sets of a 64-set cache far more often than
+ * lockstep streams (all at offset 0, one set) would. */
+START_TEST(test_streams_start_apart)
+{
+    cm_workload_profile p = base_profile();
+    p.stream_frac = 1;
+    p.reqs_mean = 1;
+    p.gap_mean = 0;
+    int seen[64] = {0}, distinct = 0;
+    for (uint32_t w = 0; w < 64; w++) {
+        cm_wgen *g = gen_new(&p, 3, 0, w);
+        cm_winst in;
+        do cm_wgen_next(g, &in);
+        while (in.kind != CM_WI_MEM);
+        ck_assert_int_eq(cm_wline_region(in.lines[0]), CM_WR_STREAM);
+        unsigned set = (unsigned)(in.lines[0] % 64);
+        distinct += !seen[set];
+        seen[set] = 1;
+        free(g);
+    }
+    /* 64 random offsets cover about 64 (1 - 1/e) = 40 sets */
+    ck_assert_int_ge(distinct, 30);
+}
+END_TEST
+
 Suite *suite_workload(void)
 {
     Suite *s = suite_create("workload");
@@ -585,6 +611,7 @@ Suite *suite_workload(void)
     tcase_add_test(tc, test_profile_csv);
     tcase_add_test(tc, test_builtins_run_to_end);
     tcase_add_test(tc, test_source_lines_survive_other_fetches);
+    tcase_add_test(tc, test_streams_start_apart);
     suite_add_tcase(s, tc);
     return s;
 }
