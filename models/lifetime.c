@@ -55,9 +55,13 @@
  *     E[(A - L)+] = E[A] - L + m_A(L).
  * Both cdfs are piecewise linear in t, so the integrand is piecewise
  * quadratic between the merged bin edges (of A at t, of Z at L - t), and
- * two-point Gauss-Legendre (GSL) on each piece is exact.  A and Z depend
- * little on L: acks come from the L2 at once under TC-Weak, and Z is set
- * by loads and stores, not leases.
+ * two-point Gauss-Legendre (GSL) on each piece is exact.  Assumed: A and
+ * Z do not depend on L.  Z nearly holds, but A does not at long L (bh,
+ * tcw-fixed, 100k cycles: mean ack wait 138 cycles at L = 400 and 2500,
+ * 286 at 16000, where unexpired L2 evictions park timestamps in the MSHRs
+ * and slow the L2), so a profile from a long L overstates the wait at a
+ * short one (bh at 400: 289 from the 16000 profile, 141 from its own, 135
+ * simulated).
  *
  * Without those two (older profiles), the latest store only: the GWCT of
  * a store is when its line's lease ends:
