@@ -61,7 +61,17 @@
  * 286 at 16000, where unexpired L2 evictions park timestamps in the MSHRs
  * and slow the L2), so a profile from a long L overstates the wait at a
  * short one (bh at 400: 289 from the 16000 profile, 141 from its own, 135
- * simulated).
+ * simulated).  The mechanism: at L = 16000 the parked timestamps fill the
+ * L2 MSHRs (simulated mean occupancy 119-124 of 128, full 72-84% of the
+ * time, against 37-83 and 1-13% at L = 400 for bh, cl, stn), the in-order
+ * banks block behind them, the whole machine slows (L2 loads per cycle
+ * -40%, store-ack latency +55%) and A grows (bh +148, cl +40, stn +22
+ * cycles).  Z is not quite what the simulated fence waits for either: the
+ * L1 takes the GWCT of atomics' replies too, and a private write (TCS
+ * optimisation 1, also in TC-Weak) carries none, while Z is
+ * measured from the stores' lines only, private writes included; the two
+ * largely cancel for bh and cl but not for stn (own-profile fence wait at
+ * L = 6400: 255 cycles against 82 simulated).
  *
  * Without those two (older profiles), the latest store only: the GWCT of
  * a store is when its line's lease ends:
