@@ -55,9 +55,23 @@
  *     E[(A - L)+] = E[A] - L + m_A(L).
  * Both cdfs are piecewise linear in t, so the integrand is piecewise
  * quadratic between the merged bin edges (of A at t, of Z at L - t), and
- * two-point Gauss-Legendre (GSL) on each piece is exact.  A and Z depend
- * little on L: acks come from the L2 at once under TC-Weak, and Z is set
- * by loads and stores, not leases.
+ * two-point Gauss-Legendre (GSL) on each piece is exact.  Assumed: A and
+ * Z do not depend on L.  Z nearly holds, but A does not at long L (bh,
+ * tcw-fixed, 100k cycles: mean ack wait 138 cycles at L = 400 and 2500,
+ * 286 at 16000, where unexpired L2 evictions park timestamps in the MSHRs
+ * and slow the L2), so a profile from a long L overstates the wait at a
+ * short one (bh at 400: 289 from the 16000 profile, 141 from its own, 135
+ * simulated).  The mechanism: at L = 16000 the parked timestamps fill the
+ * L2 MSHRs (simulated mean occupancy 119-124 of 128, full 72-84% of the
+ * time, against 37-83 and 1-13% at L = 400 for bh, cl, stn), the in-order
+ * banks block behind them, the whole machine slows (L2 loads per cycle
+ * -40%, store-ack latency +55%) and A grows (bh +148, cl +40, stn +22
+ * cycles).  Z is not quite what the simulated fence waits for either: the
+ * L1 takes the GWCT of atomics' replies too, and a private write (TCS
+ * optimisation 1, also in TC-Weak) carries none, while Z is
+ * measured from the stores' lines only, private writes included; the two
+ * largely cancel for bh and cl but not for stn (own-profile fence wait at
+ * L = 6400: 255 cycles against 82 simulated).
  *
  * Without those two (older profiles), the latest store only: the GWCT of
  * a store is when its line's lease ends:
@@ -72,13 +86,16 @@
  *
  * The predictor (TC-Weak "TCW", section 4.4).  Events at one L2 bank move
  * its lifetime: +t_hit when a load finds its L1 copy expired, +t_hit when a
- * load reaches a valid L2 line whose GT expired, -t_evict at an unexpired
- * L2 eviction, -t_write at a store to an unexpired line (tc.write_update:
- * only when the workload has fences, always, or never).  Their rates at a
- * fixed L, machine-wide, are
- *     l1_expired  = rate.l1_fills P(L < R <= E, R < inf)
- *                 = rate.l1_fills (P(L < R < inf) - int_L^inf F_E dF_R)
- *                   (the copy expired first and its tag is still there)
+ * load reaches a valid L2 line whose GT expired (not a load that misses),
+ * -t_evict at an unexpired L2 eviction, -t_write at a store to an
+ * unexpired line (tc.write_update: only when the workload has fences,
+ * always, or never).  Their rates at a fixed L, machine-wide, are
+ *     l1_expired  = rate.l1_fills P(L < V < inf)
+ *                   (V = l1.last_use, the copy's age at its latest load:
+ *                   some load found it expired iff V > L, whether or not
+ *                   it hit before; without V, the first reuse only:
+ *                   rate.l1_fills (P(L < R < inf) - int_L^inf F_E dF_R),
+ *                   which misses every copy hit before it expired)
  *     l2_expired  = rate.l2_loads P(L < G < inf)
  *     evictions   = rate.l2_evictions F_A(L)
  *     stores      = rate.l2_stores F_S(L),
@@ -91,6 +108,18 @@
  * bound clamps it there (a zero drift everywhere leaves it at its start).
  * Assumption: the profile was measured at a lifetime near L (its
  * distributions do not themselves depend on L), and GT = latest load + L.
+ * Checked against the simulator's counts of each event (tc.pred.*) at a
+ * fixed L from the same run's profile (kmn, tc2013, L = 4000 and 11000:
+ * every rate within 10%).
+ *
+ * The approach to equilibrium.  A run starts every bank at
+ * tc.predictor_init, and the drift is small (tenths of a cycle per cycle),
+ * so the predictor takes tens of thousands of cycles to get near its
+ * equilibrium and a run's time average is pulled toward the start.  In
+ * the mean field (the drift's noise and the banks' differences ignored)
+ * dL/dt = drift(L), L(0) = init, integrated by GSL's RKF45 together with
+ * the integral of L, whose value over T cycles divided by T is the
+ * predicted time average (the simulator's tc.lifetime_mean).
  *
  * The predictor as a Markov chain.  Between events L is constant, so it is
  * a continuous-time chain on the lattice L_k = min + k g, g = t_hit (or
@@ -110,6 +139,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
+#include <gsl/gsl_odeiv2.h>
 #include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdlib.h>
@@ -153,6 +183,7 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
     in->read_to_write_shared = optional_dist(prof, "l2.read_to_write_shared");
     in->fence_slack = optional_dist(prof, "warp.fence_lease_slack");
     in->fence_ack = optional_dist(prof, "warp.fence_ack_wait");
+    in->last_use = optional_dist(prof, "l1.last_use");
     if (!(in->banks >= 1))
         return cm_err_set(err, CM_EINPUT,
                           "rate.l2_banks must be >= 1, got %g", in->banks);
@@ -196,9 +227,11 @@ void cm_lifetime_outcomes(const cm_dist *reuse, const cm_dist *residency,
 void cm_lifetime_event_rates(const cm_lifetime_input *in, double L,
                              cm_lifetime_rates *r)
 {
-    double l1 = finite_above(in->reuse, L) -
-                cm_dist_integral_cdf_density(in->residency, in->reuse, L,
-                                             INFINITY);
+    double l1 = in->last_use
+                    ? finite_above(in->last_use, L)
+                    : finite_above(in->reuse, L) -
+                          cm_dist_integral_cdf_density(in->residency,
+                                                       in->reuse, L, INFINITY);
     r->l1_expired = in->l1_fills * fmax(0, l1);
     r->l2_expired = in->l2_loads * finite_above(in->load_gap, L);
     r->unexpired_evictions = in->l2_evictions * cm_dist_cdf(in->evict_age, L);
@@ -406,6 +439,46 @@ cm_status cm_lifetime_equilibrium(const cm_lifetime_input *in, double *L,
                           gsl_strerror(rc ? rc : status));
     *bound = CM_LIFETIME_ROOT;
     *L = root;
+    return CM_OK;
+}
+
+/* ---- approach from the start ------------------------------------------ */
+
+/* y = (L, integral of L dt); the drift stops at a bound it pushes on. */
+static int run_rhs(double t, const double y[], double dydt[], void *arg)
+{
+    (void)t;
+    const cm_lifetime_input *in = arg;
+    double L = fmin(fmax(y[0], in->pred_min), in->pred_max);
+    double d = cm_lifetime_drift(in, L);
+    if ((L <= in->pred_min && d < 0) || (L >= in->pred_max && d > 0)) d = 0;
+    dydt[0] = d;
+    dydt[1] = L;
+    return isfinite(d) ? GSL_SUCCESS : GSL_EBADFUNC;
+}
+
+cm_status cm_lifetime_run_mean(const cm_lifetime_input *in, double cycles,
+                               double *mean, double *end, cm_err *err)
+{
+    double y[2] = {fmin(fmax(in->pred_init, in->pred_min), in->pred_max), 0};
+    if (!(cycles > 0) || !isfinite(cycles))
+        return cm_err_set(err, CM_EINPUT,
+                          "run length must be > 0 cycles, got %g", cycles);
+    gsl_odeiv2_system sys = {run_rhs, NULL, 2, (void *)in};
+    /* a thousandth of a cycle of lifetime, or 1e-7 of the integral */
+    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(
+        &sys, gsl_odeiv2_step_rkf45, fmin(cycles, 100), 1e-3, 1e-7);
+    if (!d) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    double t = 0;
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int rc = gsl_odeiv2_driver_apply(d, &t, cycles, y);
+    gsl_set_error_handler(old);
+    gsl_odeiv2_driver_free(d);
+    if (rc != GSL_SUCCESS)
+        return cm_err_set(err, CM_EINTERNAL,
+                          "lifetime predictor approach: %s", gsl_strerror(rc));
+    *mean = y[1] / cycles;
+    if (end) *end = fmin(fmax(y[0], in->pred_min), in->pred_max);
     return CM_OK;
 }
 

@@ -5,9 +5,10 @@
  * Usage: cm_lifetime_input_from_profile fills the input from a profile
  * (models/profile.h) and the tc.* parameters; cm_lifetime_eval gives every
  * figure at one L; cm_lifetime_equilibrium finds the root of the TC-Weak
- * predictor's drift; cm_lifetime_stationary solves the predictor as a
- * Markov chain.  cm_lifetime_table does a whole sweep for the CLI.  The
- * input points into the profile, which must outlive it. */
+ * predictor's drift, cm_lifetime_run_mean its approach from the start;
+ * cm_lifetime_stationary solves the predictor as a Markov chain.
+ * cm_lifetime_table does a whole sweep for the CLI.  The input points
+ * into the profile, which must outlive it. */
 #ifndef CM_LIFETIME_H
 #define CM_LIFETIME_H
 
@@ -31,6 +32,7 @@ typedef struct cm_lifetime_input {
     const cm_dist *read_to_write_shared; /* S' l2.read_to_write_shared */
     const cm_dist *fence_slack;    /* Z  warp.fence_lease_slack */
     const cm_dist *fence_ack;      /* A  warp.fence_ack_wait */
+    const cm_dist *last_use;       /* V  l1.last_use */
     /* machine-wide rates per core cycle */
     double l1_fills, l2_loads, l2_stores, l2_evictions, fences;
     double banks;      /* L2 banks sharing those rates evenly */
@@ -43,7 +45,9 @@ typedef struct cm_lifetime_input {
 } cm_lifetime_input;
 
 /* Reads the distributions and rates above from the profile (every one is
- * required; rate.l1_loads and rate.store_ack_latency are not used) and the constants from the parameters: tc.t_hit, tc.t_evict,
+ * required but the optional ones, which are NULL when absent;
+ * rate.l1_loads and rate.store_ack_latency are not used) and the
+ * constants from the parameters: tc.t_hit, tc.t_evict,
  * tc.t_write, tc.write_update (fences: applies iff rate.fences > 0),
  * tc.predictor_min/max/init, model.lifetime_states, and l2_service =
  * gpu.core_clock / l2.clock. */
@@ -109,6 +113,13 @@ const char *cm_lifetime_bound_name(cm_lifetime_bound b);
 /* Root of the drift in [pred_min, pred_max] by GSL's Brent solver. */
 cm_status cm_lifetime_equilibrium(const cm_lifetime_input *in, double *L,
                                   cm_lifetime_bound *bound, cm_err *err);
+
+/* The predictor's mean-field approach from its start: dL/dt = drift(L)
+ * from L(0) = pred_init for the given cycles; *mean is the time average
+ * of L(t) over them (what a simulated run reports as tc.lifetime_mean),
+ * *end (may be NULL) L at the last cycle. */
+cm_status cm_lifetime_run_mean(const cm_lifetime_input *in, double cycles,
+                               double *mean, double *end, cm_err *err);
 
 /* Stationary distribution of the predictor on its lattice. */
 typedef struct cm_lifetime_chain {

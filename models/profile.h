@@ -18,6 +18,9 @@
  *                      before the line leaves
  *   l1.residency       per L1 fill: cycles from fill to capacity eviction;
  *                      inf if not evicted by capacity
+ *   l1.last_use        per L1 fill: cycles from the fill to the latest load
+ *                      that found the copy, hit or expired (so an expired
+ *                      load ends the fill); inf if none; optional
  *   l2.read_to_write   per store reaching the L2: cycles since the latest
  *                      load that set the line's timestamp; inf if none
  *   l2.load_gap        per load reaching the L2: cycles since the latest

@@ -98,6 +98,8 @@ typedef struct cm_validate_model {
 extern const cm_validate_model cm_validate_mshr;
 extern const cm_validate_model cm_validate_reuse;
 extern const cm_validate_model cm_validate_lifetime;
+/* The same command under tcw: the adaptive predictor (validate_lifetime.c) */
+extern const cm_validate_model cm_validate_lifetime_predictor;
 extern const cm_validate_model cm_validate_recall;
 extern const cm_validate_model cm_validate_directory;
 

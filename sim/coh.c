@@ -40,13 +40,19 @@
 #include "sim/engine.h"
 
 #define NONE64 UINT64_MAX
-enum { MF_EXPIRED_MISS = 1, MF_DIRTY = 2 /* WB or PUT of a written copy */ };
+enum {
+    MF_EXPIRED_MISS = 1,
+    MF_DIRTY = 2,   /* WB or PUT of a written copy */
+    MF_WAITED = 4   /* a request that waited on an L2 entry (a miss): when
+                       it is served again the line it finds is no valid
+                       line it reached (the predictor's L2-expired load) */
+};
 
 /* Histograms of the timing profile (models/profile.h): quarter-octave
  * bins, [0,1), [1, 2^0.25), ..., plus the mass at infinity. */
 enum {
     H_REUSE, H_RESID, H_R2W, H_R2WS, H_GAP, H_EVAGE, H_S2F, H_FSLACK, H_FACK,
-    H_SD, H_LGAP, H_LSD, H_SGAP, H_COUNT
+    H_SD, H_LGAP, H_LSD, H_SGAP, H_LAST, H_COUNT
 };
 #define HBINS 181
 typedef struct hist {
@@ -65,7 +71,7 @@ static const char *const hist_names[H_COUNT] = {
     "l2.read_to_write_shared", "l2.load_gap",       "l2.evict_age",
     "warp.store_to_fence", "warp.fence_lease_slack", "warp.fence_ack_wait",
     "dir.stack_distance",  "l1.load_gap",           "l1.load_distance",
-    "l1.store_gap"};
+    "l1.store_gap",        "l1.last_use"};
 
 static void hist_add(hist *h, double x)
 {
@@ -100,6 +106,7 @@ typedef struct waiter {
 
 typedef struct l1way {
     uint64_t line, lt, stamp, fill_t;
+    uint64_t use_t; /* the latest load that found the copy (NONE64: none) */
     uint64_t value;
     uint8_t state, open; /* open: the fill's lifetime outcome is undecided */
     uint8_t dirty;       /* written since the L2 last had it (write-back) */
@@ -222,6 +229,7 @@ struct cm_coh {
     cm_stat *st_sstall, *st_hol, *st_fwait, *st_fences, *st_l1acc, *st_l1hit,
         *st_l1miss, *st_l2acc, *st_l2miss, *st_l2evict, *st_wb, *st_cycles,
         *st_inst, *st_fstale, *st_fexp, *st_out[4], *st_lifemean, *st_pred_t;
+    cm_stat *st_pred[4]; /* the predictor's events, PE_* */
 };
 
 static void fail(cm_coh *c, const char *fmt, const char *a, const char *b,
@@ -768,10 +776,20 @@ static void tc_outcome(cm_coh *c, l1way *w, int loaded)
     cm_stat_add(c->st_out[loaded ? (valid ? 0 : 1) : (valid ? 2 : 3)], 1);
 }
 
+/* Per fill: the age of the copy at the latest load that found it, hit or
+ * expired (inf: none). */
+static void last_use(cm_coh *c, const l1way *w)
+{
+    hist_add(&c->h[H_LAST], w->use_t == NONE64
+                                ? INFINITY
+                                : (double)(w->use_t - w->fill_t));
+}
+
 /* The copy leaves the L1: by capacity (a victim) or otherwise. */
 static void l1_leave(cm_coh *c, l1way *w, int capacity)
 {
     tc_outcome(c, w, 0);
+    last_use(c, w);
     hist_add(&c->h[H_RESID],
              capacity ? (double)(cm_engine_now(&c->eng) - w->fill_t)
                       : INFINITY);
@@ -901,6 +919,7 @@ static l1way *l1_install(core *k, const cmsg *m, unsigned state)
     w->state = (uint8_t)state;
     w->stamp = ++k->stamp;
     w->fill_t = cm_engine_now(&c->eng);
+    w->use_t = NONE64;
     w->open = 1;
     return w;
 }
@@ -929,6 +948,8 @@ static int l1_access(core *k, uint64_t line, uint8_t op, uint32_t wi,
     uint8_t flags = 0;
     cm_stat_add(c->st_l1acc, 1);
     hist_access(k, line, op);
+    if (way && way->state != L1_I && op == CM_OP_LOAD)
+        way->use_t = cm_engine_now(&c->eng);
     if (way && way->state == L1_V && l1_tc_expired(c, way) &&
         op == CM_OP_LOAD) {
         tc_outcome(c, way, 1);
@@ -1112,7 +1133,8 @@ static void l1_receive(core *k, cmsg *m)
              * then evicted by its REPLACE row (never dropped silently) */
             spill = (l1way){.line = m->line, .value = m->value,
                             .state = r->next,
-                            .fill_t = cm_engine_now(&c->eng)};
+                            .fill_t = cm_engine_now(&c->eng),
+                            .use_t = NONE64};
             way = &spill;
         }
     }
@@ -1271,21 +1293,37 @@ static void pred_add(bank *b, double d)
     if (b->pred > c->prm.tc_predictor_max) b->pred = c->prm.tc_predictor_max;
 }
 
-/* The TC-Weak predictor's updates (seed 000, section 4.4). */
+/* The TC-Weak predictor's updates (seed 000, section 4.4).  Every TC
+ * protocol counts the events (tc.pred.*), so that a fixed lifetime shows
+ * the rates the predictor would see there; only TCW acts on them. */
+enum { PE_L1_EXPIRED, PE_L2_EXPIRED, PE_EVICT, PE_WRITE, PE_COUNT };
+static void pred_count(bank *b, int kind, double d)
+{
+    cm_coh *c = b->c;
+    if (c->st_pred[kind]) cm_stat_add(c->st_pred[kind], 1);
+    if (c->p->flags & CF_PREDICTOR) pred_add(b, d);
+}
+
 static void pred_event(bank *b, unsigned st, unsigned ev, const cmsg *m)
 {
     cm_coh *c = b->c;
-    if (!(c->p->flags & CF_PREDICTOR)) return;
+    if (!(c->p->flags & CF_TC)) return;
     int write = ev == L2E_GETX || ev == L2E_UPGR || ev == L2E_UPGR_PRIV ||
                 ev == L2E_UPGR_STALE || ev == L2E_ATOMIC;
-    if (ev == L2E_GETS && m && (m->flags & MF_EXPIRED_MISS))
-        pred_add(b, c->prm.tc_t_hit);
-    if (ev == L2E_GETS && st == L2_E) pred_add(b, c->prm.tc_t_hit);
+    /* a load served again after waiting on an L2 entry (a miss) was
+     * counted when it first arrived, and the line it finds then, filled
+     * with GT 0, is no valid line with an expired GT */
+    int load = ev == L2E_GETS && m && !(m->flags & MF_WAITED);
+    if (load && (m->flags & MF_EXPIRED_MISS))
+        pred_count(b, PE_L1_EXPIRED, c->prm.tc_t_hit);
+    if (load && st == L2_E)
+        pred_count(b, PE_L2_EXPIRED, c->prm.tc_t_hit);
     if (write && st == L2_V &&
         (c->prm.tc_write_update == 1 ||
          (c->prm.tc_write_update == 0 && c->fences_seen)))
-        pred_add(b, -c->prm.tc_t_write);
-    if (ev == L2E_REPLACE && st == L2_V) pred_add(b, -c->prm.tc_t_evict);
+        pred_count(b, PE_WRITE, -c->prm.tc_t_write);
+    if (ev == L2E_REPLACE && st == L2_V)
+        pred_count(b, PE_EVICT, -c->prm.tc_t_evict);
 }
 
 static void bank_send(bank *b, cmsg *m, uint32_t core_id)
@@ -1349,6 +1387,7 @@ static void l2_done(bank *b, l2ent *e)
 static void l2_wait_on(l2ent *e, cmsg *m)
 {
     m->next = NULL;
+    m->flags |= MF_WAITED;
     if (e->wt) e->wt->next = m;
     else e->wh = m;
     e->wt = m;
@@ -1948,8 +1987,13 @@ static cm_status setup_stats(cm_coh *c, cm_err *err)
         for (int i = 0; i < 4; i++)
             if (!st) st = cm_stats_counter(s, outcome[i], "all", &c->st_out[i], err);
         CNT(st_lifemean, "tc.lifetime_mean");
+        CNT(st_pred[PE_L1_EXPIRED], "tc.pred.l1_expired");
+        CNT(st_pred[PE_L2_EXPIRED], "tc.pred.l2_expired");
+        CNT(st_pred[PE_EVICT], "tc.pred.evict_unexpired");
+        CNT(st_pred[PE_WRITE], "tc.pred.write_unexpired");
     } else {
         c->st_out[0] = c->st_out[1] = c->st_out[2] = c->st_out[3] = NULL;
+        memset(c->st_pred, 0, sizeof c->st_pred);
     }
 #undef CNT
     if (!st) st = cm_stats_ratio(s, "l1.miss_ratio", "all", c->st_l1miss, c->st_l1acc, err);
@@ -2234,6 +2278,7 @@ cm_status cm_coh_run(cm_coh *c, uint64_t max_cycles, cm_coh_result *res,
             if ((c->p->flags & CF_TC) && w->open && now > w->lt)
                 tc_outcome(c, w, 0);
             hist_add(&c->h[H_RESID], INFINITY);
+            last_use(c, w);
         }
     cm_stats_sync(c->cfg.stats, now);
     return c->cfg.profile ? profile_fill(c, res->cycles, err) : CM_OK;

@@ -48,8 +48,14 @@
  * l1.accesses, l1.hits, l1.misses, l1.miss_ratio, l2.accesses, l2.misses,
  * l2.evictions, l2.mshr.occupancy (parked timestamps included),
  * coh.cycles, coh.instructions, coh.ipc; under TC also
- * tc.outcome.<hit|expired|evicted|unused> and tc.lifetime_mean (the
- * time-average of the lifetime loads request, over banks). */
+ * tc.outcome.<hit|expired|evicted|unused>, tc.lifetime_mean (the
+ * time-average of the lifetime loads request, over banks, from the start
+ * of the run) and the lifetime predictor's events (seed 000 section 4.4),
+ * counted under every TC protocol whether or not it predicts:
+ * tc.pred.l1_expired (loads whose L1 copy expired), tc.pred.l2_expired
+ * (loads reaching a valid L2 line whose GT expired; not the ones that
+ * missed), tc.pred.evict_unexpired, tc.pred.write_unexpired (stores to an
+ * unexpired line, when tc.write_update applies). */
 #ifndef CM_COH_H
 #define CM_COH_H
 

@@ -90,10 +90,16 @@ typedef struct run {
     cm_stat_row *rows;
     size_t n;
     uint64_t value[SHARED + CORES];
+    cm_profile *prof;
+    uint64_t cycles;
 } run;
 
-static void run_on(const cm_coh_protocol *pr, const cm_params *pp,
-                   uint64_t seed, run *out)
+/* Runs the program next (prog_next unless given) to its end. */
+static void run_program(const cm_coh_protocol *pr, const cm_params *pp,
+                        uint64_t seed,
+                        cm_status (*next)(void *, uint32_t, uint32_t,
+                                          cm_inst *, cm_err *),
+                        run *out)
 {
     cm_params p = *pp;
     prog g = {0};
@@ -101,7 +107,7 @@ static void run_on(const cm_coh_protocol *pr, const cm_params *pp,
     cm_profile *prof = cm_profile_new();
     ck_assert_ptr_nonnull(s);
     cm_coh_config cfg = {.proto = pr, .params = &p,
-                         .src = {prog_next, &g}, .seed = seed,
+                         .src = {next ? next : prog_next, &g}, .seed = seed,
                          .jitter = 16, .stats = s, .profile = prof};
     cm_coh *c = NULL;
     cm_err err = {0};
@@ -115,8 +121,15 @@ static void run_on(const cm_coh_protocol *pr, const cm_params *pp,
         out->value[SHARED + i] = cm_coh_value(c, PRIVATE_BASE + i);
     ck_assert(cm_stats_rows(s, &out->rows, &out->n, &err) == CM_OK);
     cm_coh_free(c);
-    cm_profile_free(prof);
+    out->prof = prof;
+    out->cycles = res.cycles;
     out->stats = s;
+}
+
+static void run_on(const cm_coh_protocol *pr, const cm_params *pp,
+                   uint64_t seed, run *out)
+{
+    run_program(pr, pp, seed, NULL, out);
 }
 
 static void run_protocol(const cm_coh_protocol *pr, uint64_t seed, run *out)
@@ -128,6 +141,7 @@ static void run_protocol(const cm_coh_protocol *pr, uint64_t seed, run *out)
 
 static void run_free(run *r)
 {
+    cm_profile_free(r->prof);
     free(r->rows);
     cm_stats_free(r->stats);
 }
@@ -266,6 +280,64 @@ START_TEST(test_long_gwct_wait_finishes)
 }
 END_TEST
 
+/* Loads only: ITERS rounds of load shared[i] and compute per warp. */
+static cm_status loads_next(void *obj, uint32_t core, uint32_t warp,
+                            cm_inst *in, cm_err *err)
+{
+    (void)err;
+    prog *p = obj;
+    uint32_t pc = p->pc[core][warp]++;
+    memset(in, 0, sizeof *in);
+    if (pc / 2 >= ITERS) {
+        in->kind = CM_INST_END;
+    } else if (pc % 2 == 0) {
+        in->kind = CM_INST_LOAD;
+        in->n = 1;
+        p->addr[core][warp] = pick(core, warp, pc / 2);
+        in->addrs = &p->addr[core][warp];
+    } else {
+        in->kind = CM_INST_COMPUTE;
+        in->n = 3;
+    }
+    return CM_OK;
+}
+
+/* Bug: a load that missed at the L2 was served again after the fill, on a
+ * line whose GT the fill had left at 0, and the predictor took it for a
+ * load to a valid line whose GT expired (+t_hit on every L2 miss; the
+ * replay counted a load's L1-expired +t_hit twice too).  With loads only
+ * and a lifetime longer than the run, no lease ever expires, so no
+ * predictor event may happen, while every L1 fill's last use is in the
+ * profile. */
+START_TEST(test_predictor_events_only_real_expiries)
+{
+    cm_params p;
+    small_machine(&p);
+    p.tc_lifetime_weak = 1000000; /* beyond the run */
+    p.l2_bank_size = 4096; /* no L2 eviction parks a timestamp for so long */
+    run r;
+    run_program(cm_coh_protocol_find("tcw-fixed"), &p, 5, loads_next, &r);
+    ck_assert_msg(stat(r.rows, r.n, "l2.misses") > 0, "no L2 miss to test");
+    static const char *const ev[] = {
+        "tc.pred.l1_expired", "tc.pred.l2_expired",
+        "tc.pred.evict_unexpired", "tc.pred.write_unexpired"};
+    for (int k = 0; k < 4; k++) {
+        ck_assert_ptr_nonnull(cm_stats_find(r.rows, r.n, ev[k], "all"));
+        ck_assert_msg(stat(r.rows, r.n, ev[k]) == 0, "%s = %g", ev[k],
+                      stat(r.rows, r.n, ev[k]));
+    }
+    const cm_dist *v;
+    double fills;
+    cm_err err = {0};
+    ck_assert(cm_profile_dist(r.prof, "l1.last_use", &v, &err) == CM_OK);
+    ck_assert(cm_profile_rate(r.prof, "rate.l1_fills", &fills, &err) ==
+              CM_OK);
+    ck_assert_double_eq_tol(cm_dist_total(v), fills * (double)r.cycles,
+                            1e-6 * cm_dist_total(v));
+    run_free(&r);
+}
+END_TEST
+
 Suite *suite_coh_sim(void)
 {
     Suite *s = suite_create("coh_sim");
@@ -275,6 +347,7 @@ Suite *suite_coh_sim(void)
     tcase_add_test(tc, test_same_seed_same_run);
     tcase_add_test(tc, test_recalls_and_stalls_where_expected);
     tcase_add_test(tc, test_long_gwct_wait_finishes);
+    tcase_add_test(tc, test_predictor_events_only_real_expiries);
     suite_add_tcase(s, tc);
     return s;
 }

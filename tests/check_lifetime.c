@@ -435,6 +435,77 @@ START_TEST(stationary_mean_near_root)
 }
 END_TEST
 
+/* With the profile's last use V, an L1 copy raises the predictor's
+ * expired-load event iff V > L, whether or not it hit first: the rate is
+ * fills P(L < V < inf), closed form for an exponential V, and it exceeds
+ * the first-reuse rate that counts only copies unused before expiry. */
+START_TEST(l1_expired_from_last_use)
+{
+    dists x;
+    cm_lifetime_input in = exponential_input(&x, 20);
+    cm_dist v;
+    dg_exponential(&v, 2500, 0.25, 20);
+    for (double L = 0; L <= 6000; L += 1500) {
+        cm_lifetime_rates first, last;
+        cm_lifetime_event_rates(&in, L, &first);
+        in.last_use = &v;
+        cm_lifetime_event_rates(&in, L, &last);
+        in.last_use = NULL;
+        double want = in.l1_fills * 0.75 * exp(-L / 2500);
+        ck_assert_double_eq_tol(last.l1_expired, want, 1e-3 * want);
+        ck_assert_double_eq(last.l2_expired, first.l2_expired);
+        ck_assert(last.l1_expired > first.l1_expired);
+    }
+    cm_dist_free(&v);
+    dists_free(&x);
+}
+END_TEST
+
+/* dL/dt = drift(L) by explicit Euler, one cycle per step: the mean of L
+ * over the first T cycles. */
+static double euler_run_mean(const cm_lifetime_input *in, double T)
+{
+    double L = in->pred_init, area = 0;
+    for (double t = 0; t < T; t += 1) {
+        area += L;
+        L = fmin(fmax(L + cm_lifetime_drift(in, L), in->pred_min),
+                 in->pred_max);
+    }
+    return area / T;
+}
+
+/* The predictor's mean-field approach from its start: the time average
+ * agrees with an Euler integration, stays between the start and the
+ * equilibrium, and tends to the equilibrium for long runs. */
+START_TEST(run_mean_approach)
+{
+    dists x;
+    cm_lifetime_input in = exponential_input(&x, 4);
+    in.pred_max = 6000;
+    double eq = equilibrium(&in, CM_LIFETIME_ROOT);
+    cm_err err = {0};
+    for (int k = 0; k < 2; k++) {
+        in.pred_init = k ? 5900 : 100; /* below and above the root */
+        double m, end;
+        ck_assert_msg(cm_lifetime_run_mean(&in, 10000, &m, &end, &err) ==
+                          CM_OK, "%s", err.msg);
+        double ref = euler_run_mean(&in, 10000);
+        ck_assert_msg(fabs(m - ref) <= 2e-3 * ref, "RKF45 %g, Euler %g", m,
+                      ref);
+        ck_assert(fmin(in.pred_init, eq) < m && m < fmax(in.pred_init, eq));
+        ck_assert(fmin(in.pred_init, eq) <= end &&
+                  end <= fmax(in.pred_init, eq));
+        ck_assert_int_eq(cm_lifetime_run_mean(&in, 1e9, &m, NULL, &err),
+                         CM_OK);
+        ck_assert_double_eq_tol(m, eq, 1e-3 * eq);
+    }
+    double m;
+    ck_assert_int_eq(cm_lifetime_run_mean(&in, 0, &m, NULL, &err),
+                     CM_EINPUT);
+    dists_free(&x);
+}
+END_TEST
+
 Suite *suite_lifetime(void)
 {
     Suite *s = suite_create("lifetime");
@@ -449,6 +520,8 @@ Suite *suite_lifetime(void)
     tcase_add_test(tc, stationary_against_dense_generator);
     tcase_add_test(tc, stationary_mean_near_root);
     tcase_add_test(tc, fence_wait_acks_and_gwct);
+    tcase_add_test(tc, l1_expired_from_last_use);
+    tcase_add_test(tc, run_mean_approach);
     suite_add_tcase(s, tc);
     return s;
 }
