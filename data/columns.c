@@ -42,6 +42,7 @@ static const column_info result_columns[] = {
     {"dir_ways", "ways", "directory associativity"},
     {"p_dir_miss", "", "probability a directory access misses"},
     {"p_dir_evict", "", "probability a directory access evicts an entry"},
+    {"p_sharerless", "", "probability an allocation into a full GPU-VIni directory set takes a sharer-less entry (no recall)"},
     {"p_live", "", "probability a listed sharer of an evicted entry still holds the line"},
     {"mean_sharers", "L1s", "mean L1s on an evicted entry's sharer list"},
     {"recalls_per_access", "copies/access", "live L1 copies recalled per directory access"},

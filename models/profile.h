@@ -46,6 +46,14 @@
  *                      L1-miss stream (a count, not cycles); inf if first
  *   dir.sharers        per directory-entry eviction: the L1s on its sharer
  *                      list, bins [k, k+1)
+ * and, GPU-VIni only (optional for readers; sim/coh.c profile_dir_stream):
+ *   dir.alloc_distance per GETS: LRU stack distance over the requests to
+ *                      lines loaded before (a count); inf if first
+ *   dir.empty_distance per store or atomic that empties a line's sharer
+ *                      list (unbounded-directory lists): its distance in
+ *                      that stream
+ *   dir.empty_gap      per such emptying: GETS served until the line's next
+ *                      GETS (a count); inf if none
  * and, optional (the directory-bandwidth model, models/directory.h, needs
  * them), the program-order L1 access history, blind to the protocol run:
  *   l1.load_gap        per L1 load: cycles since this core's previous load
@@ -70,7 +78,9 @@
  *   rate.l1_stores and rate.l1_atomics (L1 accesses);
  * and scalars in the same rows: rate.l2_banks (the number of L2 banks) and
  * rate.store_ack_latency (mean cycles from store issue to its ack), and,
- * optional, rate.dir_footprint (distinct lines the run touched) and
+ * optional, rate.dir_footprint (distinct lines the run touched),
+ * rate.dir_alloc_footprint (lines loaded), rate.dir_empties (emptyings per
+ * cycle; both GPU-VIni only) and
  * rate.fill_latency (mean cycles from a load's GETS to its reply). */
 #ifndef CM_PROFILE_H
 #define CM_PROFILE_H

@@ -9,9 +9,38 @@
  * directory entry recalls every sharer and also evicts the L2 line, while an
  * L2 eviction recalls nothing.  MESI's inclusive L2 recalls the L1 copies
  * (owner or sharers) of the line it evicts.  In all three the directory is,
- * for this model, an LRU cache of line entries fed by the L1-miss stream
- * (loads, write-through stores, atomics): the structure that recalls is the
- * L2 for GPU-VI and MESI, the separate directory for GPU-VIni.
+ * for this model, an LRU cache of line entries: the structure that recalls
+ * is the L2 for GPU-VI and MESI, fed by the whole L1-miss stream (loads,
+ * write-through stores, atomics: each miss allocates), and the separate
+ * directory for GPU-VIni.  The seed does not say how GPU-VIni picks its
+ * victim; the simulator (sim/coh.c, dir_make_room) takes an invalid or
+ * sharer-less entry first, else the LRU one.
+ *
+ * GPU-VIni's stream.  Only a load (GETS) creates a directory entry: a store
+ * or atomic to a line with no entry touches nothing.  With the profile's
+ * dir.alloc_distance (per GETS, the stack distance over the requests to
+ * lines loaded before; a store to a line never loaded is not in it) the
+ * model runs on that stream: the eviction and liveness sums below are per
+ * GETS, lambda is the GETS rate, U the lines loaded, and every per-access
+ * result is scaled by f = rate.l2_loads / rate.dir_accesses.  Fed the L2's
+ * stream instead, lines that are only written (bh, cl: 10-12% of requests)
+ * stretch every stack distance, which overpredicted recalls by 30-45%.
+ *
+ * Sharer-less victims (GPU-VIni).  A store by an unlisted core or an atomic
+ * empties a sharer list; the empty entry is the set's first victim and
+ * leaves without a recall.  With p_full the allocations into a full set
+ * per GETS (p_evict below), e the emptyings per GETS (rate.dir_empties /
+ * rate.l2_loads, sharer lists taken from an unbounded directory), the
+ * emptied entry is present iff its access hits: h = E[1 - Q(d_e)] over
+ * dir.empty_distance.  It then stays sharer-less until its set's next full
+ * allocation (exponential, rate r = p_full / S per GETS) or its line's next
+ * GETS (dir.empty_gap, in GETS; inf: none), whichever comes first:
+ *     T = E_gap[(1 - exp(-r gap)) / r]   (1/r for gap = inf).
+ * By Little's law a set holds n = e h T / S of them; taking the count
+ * Poisson, a full allocation finds one with p_sl = 1 - exp(-n), and
+ *     p_evict (with recall) = f p_full (1 - p_sl).
+ * Without the rows p_sl = 0 and f = 1 (the L2's stream): older profiles
+ * still read.
  *
  * The quantity.  Recalls per directory access
  *     = P(the access evicts an entry) x P(a listed sharer is live)
@@ -35,7 +64,10 @@
  * the footprint overflows.  So
  *     p_evict = sum_d P(d) Q(d) + P(cold) c_full.
  * Entries leave the directory only by replacement (an invalidation or an
- * L2-only eviction does not free a GPU-VIni entry).
+ * L2-only eviction does not free a GPU-VIni entry).  mean_sharers is the
+ * mean of dir.sharers measured at the profiled geometry (GPU-VIni: over
+ * recalling evictions only, so >= 1); it is carried unchanged to other
+ * sizes (measured: bh 1.16 at dir.ratio 2, 1.10 at 4; cl, kmn flat).
  *
  * Liveness.  Look at the interval between two accesses to a line x, with d
  * distinct other lines in it (the stack distance of the second access).
@@ -82,7 +114,13 @@
  *  - the footprint relation holds for a stationary stream; phases (kernels)
  *    make the conversion from cycles to distinct lines approximate;
  *  - uniform set mapping (see setassoc.c: power-of-two strides conflict
- *    more);
+ *    more).  The simulator indexes sets by address bits, and its
+ *    workloads give every warp's streamed lines the same low bits, so a
+ *    directory the footprint does not fill still conflicts: at dir.ratio
+ *    16 the simulator recalls 0.01-0.04 per access where this model says
+ *    ~0 (with a hashed index the simulator agrees with it);
+ *  - the sharer-less correction takes the emptying's distance and its
+ *    gap to the next load as independent;
  *  - per-cycle rates assume the directory sees rate.dir_accesses whatever
  *    its size (recall-induced re-fetches do not feed back);
  *  - MESI's recalled M copies write their data back; without the dirty
@@ -175,6 +213,28 @@ cm_status cm_recall_input_from_params(const cm_params *p,
     if (cm_profile_rate(prof, "rate.dir_footprint", &in->footprint,
                         &ignored))
         in->footprint = 0;
+    /* GPU-VIni's own stream, optional (profiles before it lack the rows) */
+    if (proto == CM_RECALL_GPU_VINI &&
+        !cm_profile_dist(prof, "dir.alloc_distance", &in->alloc_distance,
+                         &ignored)) {
+        double loads;
+        if ((st = cm_profile_rate(prof, "rate.l2_loads", &loads, err)))
+            return st;
+        in->alloc_share = in->access_rate > 0 ? loads / in->access_rate : 0;
+        if (cm_profile_rate(prof, "rate.dir_alloc_footprint",
+                            &in->alloc_footprint, &ignored))
+            in->alloc_footprint = 0;
+        double empties;
+        if (!cm_profile_rate(prof, "rate.dir_empties", &empties, &ignored) &&
+            empties > 0) {
+            if ((st = cm_profile_dist(prof, "dir.empty_distance",
+                                      &in->empty_distance, err)) ||
+                (st = cm_profile_dist(prof, "dir.empty_gap", &in->empty_gap,
+                                      err)))
+                return st;
+            in->empties_per_load = loads > 0 ? empties / loads : 0;
+        }
+    }
     if ((st = cm_recall_geometry(p, proto, &in->dir_sets, &in->dir_ways,
                                  err)) ||
         (st = l2_geometry(p, &in->l2_sets, &in->l2_ways, err)))
@@ -432,6 +492,32 @@ static cm_status check_input(const cm_recall_input *in, cm_err *err)
         return cm_err_set(err, CM_EINPUT,
                           "recall model: rate.dir_footprint must be >= 0 and "
                           "finite (got %g)", in->footprint);
+    if (in->alloc_distance) {
+        if (!(cm_dist_total(in->alloc_distance) > 0) ||
+            !(in->alloc_share > 0 && in->alloc_share <= 1))
+            return cm_err_set(err, CM_EINPUT,
+                              "recall model: dir.alloc_distance needs weight "
+                              "and 0 < rate.l2_loads / rate.dir_accesses <= 1 "
+                              "(got %g)", in->alloc_share);
+        if (!(in->alloc_footprint >= 0) || isinf(in->alloc_footprint))
+            return cm_err_set(err, CM_EINPUT,
+                              "recall model: rate.dir_alloc_footprint must "
+                              "be >= 0 and finite (got %g)",
+                              in->alloc_footprint);
+    }
+    if (!in->empty_distance != !in->empty_gap ||
+        (in->empty_distance && (!in->alloc_distance ||
+                                !(cm_dist_total(in->empty_distance) > 0) ||
+                                !(cm_dist_total(in->empty_gap) > 0))))
+        return cm_err_set(err, CM_EINPUT,
+                          "recall model: dir.empty_distance and "
+                          "dir.empty_gap come together, with weight, and "
+                          "with dir.alloc_distance");
+    if (!(in->empties_per_load >= 0) || isinf(in->empties_per_load))
+        return cm_err_set(err, CM_EINPUT,
+                          "recall model: rate.dir_empties / rate.l2_loads "
+                          "must be >= 0 and finite (got %g)",
+                          in->empties_per_load);
     const uint64_t geo[][2] = {{in->dir_sets, in->dir_ways},
                                {in->l2_sets, in->l2_ways}};
     for (size_t i = 0; i < 2; i++)
@@ -443,6 +529,39 @@ static cm_status check_input(const cm_recall_input *in, cm_err *err)
                               (unsigned long long)geo[i][0],
                               (unsigned long long)geo[i][1]);
     return CM_OK;
+}
+
+/* GPU-VIni: P(an allocation into a full set finds a sharer-less entry).
+ * p_full: allocations into a full set per GETS. */
+static double sharerless_victim(const cm_recall_input *in, double p_full)
+{
+    if (!in->empty_distance || !(p_full > 0) || !(in->empties_per_load > 0))
+        return 0;
+    double S = (double)in->dir_sets;
+    const cm_dist *e = in->empty_distance, *g = in->empty_gap;
+    /* the emptied line's entry is there iff its access hits */
+    double hit = 0;
+    for (size_t b = 0; b < e->n; b++)
+        if (e->w[b] > 0)
+            hit += e->w[b] * (1 - cm_mrc_setassoc_miss_prob(
+                                      in->dir_sets, in->dir_ways, e->lo[b],
+                                      e->hi[b]));
+    hit /= e->w_total;
+    /* its sharer-less life: until its set's next full allocation (rate r
+     * per GETS) or its line's next GETS (the gap), whichever first */
+    double r = p_full / S, life = g->w_inf / r;
+    for (size_t b = 0; b < g->n; b++) {
+        if (g->w[b] <= 0) continue;
+        double lo = g->lo[b], hi = g->hi[b];
+        /* mean of (1 - exp(-x r)) / r over x uniform in [lo, hi) */
+        double m = hi - lo > 0 ? (hi - lo - (exp(-lo * r) - exp(-hi * r)) /
+                                                r) / (r * (hi - lo))
+                               : -expm1(-lo * r) / r;
+        life += g->w[b] * m;
+    }
+    life /= g->w_total;
+    double per_set = in->empties_per_load * hit * life / S;
+    return -expm1(-per_set);
 }
 
 static double mean_count(const cm_dist *d)
@@ -461,9 +580,15 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
     memset(res, 0, sizeof *res);
     cm_status st = check_input(in, err);
     if (st) return st;
-    const cm_dist *sd = in->stack_distance;
+    /* GPU-VIni's directory stream when the profile has it: per GETS, the
+     * only request that allocates */
+    const cm_dist *sd = in->alloc_distance ? in->alloc_distance
+                                           : in->stack_distance;
+    double share = in->alloc_distance ? in->alloc_share : 1;
+    double fp_lines_run = in->alloc_distance ? in->alloc_footprint
+                                             : in->footprint;
     uint64_t S = in->dir_sets, W = in->dir_ways;
-    double lambda = in->access_rate;
+    double lambda = in->access_rate * share;
     footprint fp;
     liveness lv;
     if ((st = footprint_build(sd, &fp, err))) return st;
@@ -494,16 +619,21 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
         }
     }
     double cold = sd->w_inf / tot;
-    double c_full = in->footprint > 0 ? cm_mrc_setassoc_miss_prob(
-                                            S, W, 0, ceil(in->footprint))
-                                      : 1;
+    double c_full = fp_lines_run > 0 ? cm_mrc_setassoc_miss_prob(
+                                           S, W, 0, ceil(fp_lines_run))
+                                     : 1;
     live += cold * c_full * (lv.h_total + lv.p_inf);
 
-    res->p_dir_evict = evict_prob(sd, S, W, in->footprint, &res->p_dir_miss);
-    double l2 = in->l2_sets == S && in->l2_ways == W
+    double p_miss, p_full = evict_prob(sd, S, W, fp_lines_run, &p_miss);
+    res->p_sharerless = sharerless_victim(in, p_full);
+    double keep = 1 - res->p_sharerless;
+    res->p_dir_evict = share * p_full * keep;
+    res->p_dir_miss = share * p_miss;
+    live *= share * keep;
+    double l2 = in->l2_sets == S && in->l2_ways == W && !in->alloc_distance
                     ? res->p_dir_evict
-                    : evict_prob(sd, in->l2_sets, in->l2_ways, in->footprint,
-                                 NULL);
+                    : evict_prob(in->stack_distance, in->l2_sets,
+                                 in->l2_ways, in->footprint, NULL);
     gsl_set_error_handler(old);
     liveness_free(&lv);
     footprint_free(&fp);
@@ -517,13 +647,15 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
     res->mean_sharers = mean_count(in->sharers);
     res->recalls_per_access = pe * res->p_live * res->mean_sharers;
     res->recall_msgs_per_access = pe * res->mean_sharers;
-    res->recalls_per_cycle = res->recalls_per_access * lambda;
-    res->recall_msgs_per_cycle = res->recall_msgs_per_access * lambda;
+    /* per access of the L2's stream, whatever stream was modelled */
+    double rate = in->access_rate;
+    res->recalls_per_cycle = res->recalls_per_access * rate;
+    res->recall_msgs_per_cycle = res->recall_msgs_per_access * rate;
     res->inv_msgs_per_access = 2 * res->recall_msgs_per_access;
     res->inv_flits_per_cycle =
-        res->inv_msgs_per_access * in->ctrl_flits * lambda;
+        res->inv_msgs_per_access * in->ctrl_flits * rate;
     res->l2_evict_per_access = l2;
-    res->l2_evicts_per_cycle = l2 * lambda;
+    res->l2_evicts_per_cycle = l2 * rate;
     return CM_OK;
 }
 
@@ -532,7 +664,7 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
 static const char *const result_columns[] = {
     "protocol",           "dir_entries",        "dir_sets",
     "dir_ways",           "p_dir_miss",         "p_dir_evict",
-    "p_live",             "mean_sharers",       "recalls_per_access",
+    "p_sharerless",       "p_live",             "mean_sharers",       "recalls_per_access",
     "recall_msgs_per_access", "recalls_per_cycle", "recall_msgs_per_cycle",
     "inv_msgs_per_access", "inv_flits_per_cycle", "l2_evict_per_access",
     "l2_evicts_per_cycle"};
@@ -543,7 +675,8 @@ static void result_cells(cm_recall_protocol proto, const cm_recall_result *r,
 {
     const double v[] = {r->dir_entries,         r->dir_sets,
                         r->dir_ways,            r->p_dir_miss,
-                        r->p_dir_evict,         r->p_live,
+                        r->p_dir_evict,         r->p_sharerless,
+                        r->p_live,
                         r->mean_sharers,        r->recalls_per_access,
                         r->recall_msgs_per_access, r->recalls_per_cycle,
                         r->recall_msgs_per_cycle, r->inv_msgs_per_access,

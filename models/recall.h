@@ -20,6 +20,16 @@
  *                            fetched the line during the entry's lifetime;
  *                            0 allowed, no weight at inf)
  *   rate.dir_accesses        directory accesses per core cycle, whole machine
+ *   dist dir.alloc_distance  optional, GPU-VIni: per GETS, its stack distance
+ *                            over the requests to lines loaded before (the
+ *                            directory's own stream: only loads allocate);
+ *                            needs rate.l2_loads (GETS per cycle) and reads
+ *                            rate.dir_alloc_footprint (lines loaded) if there
+ *   dist dir.empty_distance  optional, GPU-VIni, with dir.empty_gap and
+ *                            rate.dir_empties: per store or atomic that
+ *                            empties a sharer list, its distance in that
+ *                            stream; dir.empty_gap: GETS until the line's
+ *                            next GETS (inf: none)
  *   rate.dir_footprint       optional: distinct lines the profiled run
  *                            touched; without it every cold miss is taken
  *                            to evict (a long run's steady state)
@@ -58,6 +68,15 @@ typedef struct cm_recall_input {
     const cm_dist *sharers;        /* dir.sharers (not owned) */
     double access_rate;            /* rate.dir_accesses, per core cycle */
     double footprint;              /* distinct lines; 0: unknown (steady) */
+    /* GPU-VIni's own stream (optional; NULL: the L2's stream above, every
+     * cold or LRU miss allocating, no sharer-less victims) */
+    const cm_dist *alloc_distance; /* dir.alloc_distance (not owned) */
+    double alloc_share;            /* GETS per directory access:
+                                      rate.l2_loads / rate.dir_accesses */
+    double alloc_footprint;        /* rate.dir_alloc_footprint; 0: unknown */
+    const cm_dist *empty_distance; /* dir.empty_distance (not owned), and */
+    const cm_dist *empty_gap;      /* dir.empty_gap: both or neither */
+    double empties_per_load;       /* rate.dir_empties / rate.l2_loads */
     uint64_t dir_sets, dir_ways;   /* the directory as an LRU cache */
     uint64_t l2_sets, l2_ways;     /* the L2 (== dir for GPU-VI and MESI) */
     double ctrl_flits;             /* flits of one RCL or INVACK message */
@@ -67,7 +86,12 @@ typedef struct cm_recall_result {
     double dir_entries;        /* sets x ways actually modelled */
     double dir_sets, dir_ways;
     double p_dir_miss;         /* P(an access misses in the directory) */
-    double p_dir_evict;        /* P(an access evicts a directory entry) */
+    double p_dir_evict;        /* P(an access evicts a directory entry,
+                                  recalling its sharers; GPU-VIni: not
+                                  the sharer-less entries taken first) */
+    double p_sharerless;       /* GPU-VIni: P(an allocation into a full set
+                                  finds a sharer-less entry and takes it
+                                  without a recall); 0 without the rows */
     double p_live;             /* P(a listed sharer of an evicted entry still
                                   holds the line); 0 when nothing is evicted */
     double mean_sharers;       /* E[listed sharers of an evicted entry] */

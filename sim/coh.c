@@ -52,7 +52,7 @@ enum {
  * bins, [0,1), [1, 2^0.25), ..., plus the mass at infinity. */
 enum {
     H_REUSE, H_RESID, H_R2W, H_R2WS, H_GAP, H_EVAGE, H_S2F, H_FSLACK, H_FACK,
-    H_SD, H_LGAP, H_LSD, H_SGAP, H_LAST, H_COUNT
+    H_SD, H_LGAP, H_LSD, H_SGAP, H_LAST, H_ASD, H_ESD, H_EGAP, H_COUNT
 };
 #define HBINS 181
 typedef struct hist {
@@ -71,7 +71,8 @@ static const char *const hist_names[H_COUNT] = {
     "l2.read_to_write_shared", "l2.load_gap",       "l2.evict_age",
     "warp.store_to_fence", "warp.fence_lease_slack", "warp.fence_ack_wait",
     "dir.stack_distance",  "l1.load_gap",           "l1.load_distance",
-    "l1.store_gap",        "l1.last_use"};
+    "l1.store_gap",        "l1.last_use",           "dir.alloc_distance",
+    "dir.empty_distance",  "dir.empty_gap"};
 
 static void hist_add(hist *h, double x)
 {
@@ -215,6 +216,13 @@ struct cm_coh {
     double n_fills, n_loads, n_l2_loads, n_l2_stores, n_l2_evict, n_fences,
         n_dir;
     cm_stackdist *sd;
+    /* GPU-VIni's directory stream (profile_dir_stream): lines loaded at the
+     * L2, with their sharers in an unbounded directory */
+    cm_stackdist *asd;
+    cm_linemap amap; /* line -> index into arec */
+    struct arec { uint64_t sharers, empty_at; } *arec;
+    size_t an, acap;
+    double n_empties;
     /* the profile's program-order access history (hist_access) */
     cm_linemap hmap; /* line x 64 + core -> index into hrec */
     cm_linemap gmap; /* line -> index into grec */
@@ -1610,6 +1618,60 @@ static unsigned l2_refine(bank *b, const cmsg *m, unsigned st, l2way *way)
     return ev;
 }
 
+/* GPU-VIni's directory sees a different stream from the L2's: only a load
+ * (GETS) creates an entry, so a store or atomic to a line never loaded
+ * touches none, and an entry whose sharer list a store or atomic empties is
+ * the first victim of its set (dir_make_room).  Recorded per request, with
+ * the sharer lists of an unbounded directory (the cores whose GETS the line
+ * served since its latest emptying):
+ *   dir.alloc_distance  per GETS: LRU stack distance over the requests to
+ *                       lines loaded before (inf: the line's first GETS);
+ *   dir.empty_distance  per store or atomic that empties a non-empty list
+ *                       (an atomic, or a store by a core not listed): its
+ *                       stack distance in the same stream;
+ *   dir.empty_gap       per such emptying: GETS served (machine-wide) until
+ *                       the line's next GETS; inf if none in the run. */
+static void profile_dir_stream(cm_coh *c, const cmsg *m)
+{
+    int load = m->cls == COHM_GETS, fresh = 0;
+    struct arec *r;
+    if (load) {
+        r = hist_rec(c, &c->amap, m->line, (void **)&c->arec, &c->an,
+                     &c->acap, sizeof *r, &fresh);
+        if (!r) return;
+        if (fresh) r->sharers = 0;
+    } else {
+        cm_linemap_entry *e = cm_linemap_find(&c->amap, m->line);
+        if (!e) return; /* never loaded: no entry to touch */
+        r = &c->arec[e->val];
+    }
+    int64_t d;
+    cm_err err = {0};
+    if (cm_stackdist_access(c->asd, m->line, &d, NULL, &err)) {
+        fail(c, "protocol %s: out of memory for the profile%s%s%s", "", "",
+             "");
+        return;
+    }
+    double dist = d < 0 ? INFINITY : (double)d;
+    uint64_t me = 1ull << m->core;
+    if (load) {
+        hist_add(&c->h[H_ASD], dist);
+        if (r->empty_at != NONE64) {
+            hist_add(&c->h[H_EGAP], c->n_l2_loads - (double)r->empty_at);
+            r->empty_at = NONE64;
+        }
+        r->sharers |= me;
+        return;
+    }
+    uint64_t left = m->cls == COHM_ATOMIC ? 0 : r->sharers & me;
+    if (r->sharers && !left) {
+        hist_add(&c->h[H_ESD], dist);
+        c->n_empties++;
+        r->empty_at = (uint64_t)c->n_l2_loads;
+    }
+    r->sharers = left;
+}
+
 /* The profile's view of a served request: the directory's stack distance,
  * and for loads the gap since the line's latest load at the L2. */
 static void profile_request(bank *b, const cmsg *m, const l2way *way,
@@ -1624,6 +1686,7 @@ static void profile_request(bank *b, const cmsg *m, const l2way *way,
         if (!cm_stackdist_access(c->sd, m->line, &d, NULL, &e))
             hist_add(&c->h[H_SD], d < 0 ? INFINITY : (double)d);
     }
+    if (c->asd) profile_dir_stream(c, m);
     if (m->cls != COHM_GETS) return;
     c->n_l2_loads++;
     int valid = way && !coh_l2_transient(st);
@@ -2032,6 +2095,9 @@ void cm_coh_free(cm_coh *c)
     free(c->mem);
     if (c->rng) gsl_rng_free(c->rng);
     cm_stackdist_free(c->sd);
+    cm_stackdist_free(c->asd);
+    cm_linemap_free(&c->amap);
+    free(c->arec);
     for (uint32_t i = 0; c->lsd && i < c->ncores; i++)
         cm_stackdist_free(c->lsd[i]);
     free(c->lsd);
@@ -2125,6 +2191,9 @@ cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
               cm_linemap_alloc(&c->gmap, 12);
         for (uint32_t i = 0; !bad && i < ncores; i++)
             bad = !(c->lsd[i] = cm_stackdist_new());
+        if (!bad && (c->p->flags & CF_DIR))
+            bad = !(c->asd = cm_stackdist_new()) ||
+                  cm_linemap_alloc(&c->amap, 12);
     }
     if (!bad) {
         for (size_t i = 0; i < c->mem_cap; i++) c->mem[i].line = NONE64;
@@ -2182,6 +2251,11 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
 {
     cm_profile *p = c->cfg.profile;
     cm_status st = CM_OK;
+    for (size_t i = 0; i < c->an; i++) /* emptied, not loaded again */
+        if (c->arec[i].empty_at != NONE64) {
+            hist_add(&c->h[H_EGAP], INFINITY);
+            c->arec[i].empty_at = NONE64;
+        }
     for (int k = 0; !st && k < H_COUNT; k++) {
         const hist *h = &c->h[k];
         for (int i = 0; !st && i < HBINS; i++)
@@ -2226,6 +2300,11 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
     };
     for (size_t i = 0; !st && i < sizeof rates / sizeof *rates; i++)
         st = cm_profile_set_rate(p, rates[i].name, rates[i].v, err);
+    if (!st && c->asd)
+        st = cm_profile_set_rate(p, "rate.dir_alloc_footprint",
+                                 (double)cm_stackdist_lines(c->asd), err);
+    if (!st && c->asd)
+        st = cm_profile_set_rate(p, "rate.dir_empties", c->n_empties / t, err);
     return st;
 }
 

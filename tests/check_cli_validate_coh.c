@@ -163,6 +163,38 @@ START_TEST(test_validate_lifetime_tcw_predictor)
 }
 END_TEST
 
+/* Row i's model_<q> within cal (calibration) or held (held-out) of its
+ * sim_<q>. */
+static void assert_row_close(const cm_table *t, size_t i, const char *q,
+                             double cal, double held)
+{
+    char mq[64], sq[64];
+    snprintf(mq, sizeof mq, "model_%s", q);
+    snprintf(sq, sizeof sq, "sim_%s", q);
+    double model = tu_num(t, i, mq), sim = tu_num(t, i, sq);
+    ck_assert_msg(tu_close(model, sim, is_calibration(t, i) ? cal : held),
+                  "row %zu: %s model %g, simulated %g", i, q, model, sim);
+}
+
+/* bh stores to and does atomics on lines it never loads; GPU-VIni's
+ * directory allocates only on loads, so those requests touch no entry.  A
+ * model fed the L2's stream (every request allocating) overpredicted
+ * recalls by 50-63% here; fed the directory's own stream it is within 10%
+ * at the calibration point and 15% at the two smaller directories (larger
+ * ones, not yet full after 30k cycles, conflict through the simulator's
+ * address-bit set index, which the uniform set model does not see). */
+START_TEST(test_validate_recall_gpu_vini_stream)
+{
+    char *dir, *out;
+    cm_table *t = validate_points("recall --workloads bh --grid "
+                                  "ratio=1,1.5,2,3,4", &dir, &out);
+    ck_assert_uint_eq(cm_table_nrows(t), 5);
+    for (size_t i = 0; i < 3; i++)
+        assert_row_close(t, i, "recalls_per_access", 0.10, 0.15);
+    done(t, dir, out);
+}
+END_TEST
+
 START_TEST(test_validate_recall_gpu_vini)
 {
     char *dir, *out;
@@ -195,15 +227,13 @@ START_TEST(test_validate_directory_gpu_vi)
                                   "l1size=8K,16K,32K,64K,128K", &dir, &out);
     ck_assert_uint_eq(cm_table_nrows(t), 5);
     for (size_t i = 0; i < 5; i++) {
-        double model = tu_num(t, i, "model_msgs_per_access");
         double sim = tu_num(t, i, "sim_msgs_per_access");
-        ck_assert_msg(tu_close(model, sim, is_calibration(t, i) ? 0.05 : 0.2),
-                      "row %zu: msgs/access model %g, simulated %g", i, model,
-                      sim);
+        assert_row_close(t, i, "msgs_per_access", 0.05, 0.2);
         /* a request and its answer: at least 1 message and 1 flit each */
         ck_assert(tu_num(t, i, "sim_flits_per_access") >= sim && sim >= 1);
         if (i) { /* a bigger L1 misses less */
-            ck_assert(model <= tu_num(t, i - 1, "model_msgs_per_access"));
+            ck_assert(tu_num(t, i, "model_msgs_per_access") <=
+                      tu_num(t, i - 1, "model_msgs_per_access"));
             ck_assert(sim < tu_num(t, i - 1, "sim_msgs_per_access"));
         }
     }
@@ -245,6 +275,7 @@ Suite *suite_cli_validate_coh(void)
     tcase_add_test(tc, test_validate_lifetime_tcw_fence);
     tcase_add_test(tc, test_validate_lifetime_tcw_predictor);
     tcase_add_test(tc, test_validate_recall_gpu_vini);
+    tcase_add_test(tc, test_validate_recall_gpu_vini_stream);
     tcase_add_test(tc, test_validate_directory_gpu_vi);
     tcase_add_test(tc, test_validate_coh_bad_input);
     suite_add_tcase(s, tc);

@@ -10,16 +10,30 @@
  * Were the directory FIFO by allocation (the bug this guards against: its
  * entries were never touched after allocation), A would go instead, and
  * the last load would miss and recall again: 2 recalls, 5 misses. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/profile.h"
 #include "sim/coh.h"
 #include "tests/testutil.h"
 
 enum { LINE_A = 10, LINE_B = 11, LINE_C = 12 };
 
+typedef struct step {
+    uint8_t kind;
+    uint64_t line;
+} step;
+
+static const step lru_prog[] = {
+    {CM_INST_LOAD, LINE_A}, {CM_INST_LOAD, LINE_B},   {CM_INST_STORE, LINE_A},
+    {CM_INST_FENCE, 0},     {CM_INST_LOAD, LINE_C},   {CM_INST_COMPUTE, 0},
+    {CM_INST_LOAD, LINE_A}, {CM_INST_END, 0}};
+
 typedef struct script {
+    const step *prog;
+    size_t n; /* the last step is CM_INST_END */
     uint32_t pc;
     uint64_t addr;
 } script;
@@ -30,20 +44,15 @@ static cm_status script_next(void *obj, uint32_t sm, uint32_t warp,
     (void)sm;
     (void)warp;
     (void)err;
-    static const struct {
-        uint8_t kind;
-        uint64_t line;
-    } prog[] = {{CM_INST_LOAD, LINE_A},  {CM_INST_LOAD, LINE_B},
-                {CM_INST_STORE, LINE_A}, {CM_INST_FENCE, 0},
-                {CM_INST_LOAD, LINE_C},  {CM_INST_COMPUTE, 0},
-                {CM_INST_LOAD, LINE_A},  {CM_INST_END, 0}};
     script *s = obj;
-    size_t n = sizeof prog / sizeof *prog;
+    const step *prog = s->prog;
+    size_t n = s->n;
     size_t pc = s->pc < n ? s->pc++ : n - 1;
     memset(inst, 0, sizeof *inst);
     inst->kind = prog[pc].kind;
     if (inst->kind == CM_INST_COMPUTE) inst->n = 2000; /* recall settles */
-    if (inst->kind == CM_INST_LOAD || inst->kind == CM_INST_STORE) {
+    if (inst->kind == CM_INST_LOAD || inst->kind == CM_INST_STORE ||
+        inst->kind == CM_INST_ATOMIC) {
         s->addr = prog[pc].line;
         inst->addrs = &s->addr;
         inst->n = 1;
@@ -66,19 +75,25 @@ static double stat_of(const cm_stat_row *rows, size_t n, const char *metric)
     return r->value;
 }
 
+/* One core, a 4-line L1, one L2 bank. */
+static void small_machine(cm_params *prm)
+{
+    cm_params_init(prm);
+    set_param(prm, "l1.line", "128");
+    set_param(prm, "l1.size", "512");
+    set_param(prm, "l1.ways", "4");
+    set_param(prm, "l2.banks", "1");
+}
+
 START_TEST(test_directory_evicts_least_recently_used)
 {
     cm_params prm;
-    cm_params_init(&prm);
-    set_param(&prm, "l1.line", "128");
-    set_param(&prm, "l1.size", "512");
-    set_param(&prm, "l1.ways", "4");
-    set_param(&prm, "l2.banks", "1");
+    small_machine(&prm);
     set_param(&prm, "dir.ratio", "0.5");
     set_param(&prm, "dir.ways", "2");
     const cm_coh_protocol *proto = cm_coh_protocol_find("gpu-vini");
     ck_assert_ptr_nonnull(proto);
-    script s = {0};
+    script s = {lru_prog, sizeof lru_prog / sizeof *lru_prog, 0, 0};
     cm_stats *stats = cm_stats_new();
     ck_assert_ptr_nonnull(stats);
     cm_coh_config cfg = {.proto = proto, .params = &prm, .cores = 1,
@@ -102,11 +117,99 @@ START_TEST(test_directory_evicts_least_recently_used)
 }
 END_TEST
 
+/* The profile rows of GPU-VIni's directory stream (sim/coh.c,
+ * profile_dir_stream), on: load A, atomic A, atomic B, load A.  Only loads
+ * allocate entries: B, never loaded, touches none, so the second load of A
+ * is at stack distance 0 (the L2's own stream, dir.stack_distance, counts
+ * B and puts it at 1).  The atomic empties A's list of one sharer: one
+ * emptying, at distance 0, followed by A's next GETS with no GETS between
+ * (gap 0).  GETS served: A's miss, its replay after the fill, A again. */
+/* Weight of dist name in [lo, hi) (hi = INFINITY: the mass at infinity). */
+static double dist_weight(const cm_profile *p, const char *name, double lo,
+                          double hi)
+{
+    const cm_dist *d;
+    cm_err err = {0};
+    ck_assert_msg(cm_profile_dist(p, name, &d, &err) == CM_OK, "%s",
+                  err.msg);
+    if (isinf(hi)) return d->w_inf;
+    double w = 0;
+    for (size_t b = 0; b < d->n; b++)
+        if (d->lo[b] >= lo && d->hi[b] <= hi) w += d->w[b];
+    return w;
+}
+
+static cm_profile *profile_atomics(const char *protocol, double *cycles)
+{
+    cm_params prm;
+    small_machine(&prm);
+    const cm_coh_protocol *proto = cm_coh_protocol_find(protocol);
+    ck_assert_ptr_nonnull(proto);
+    static const step prog[] = {{CM_INST_LOAD, LINE_A},
+                                {CM_INST_ATOMIC, LINE_A},
+                                {CM_INST_ATOMIC, LINE_B},
+                                {CM_INST_LOAD, LINE_A},
+                                {CM_INST_END, 0}};
+    script s = {prog, sizeof prog / sizeof *prog, 0, 0};
+    cm_profile *prof = cm_profile_new();
+    ck_assert_ptr_nonnull(prof);
+    cm_stats *stats = cm_stats_new();
+    ck_assert_ptr_nonnull(stats);
+    cm_coh_config cfg = {.proto = proto, .params = &prm, .cores = 1,
+                         .warps = 1, .src = {script_next, &s},
+                         .stats = stats, .profile = prof};
+    cm_coh *c = NULL;
+    cm_err err = {0};
+    ck_assert_msg(cm_coh_new(&cfg, &c, &err) == CM_OK, "%s", err.msg);
+    cm_coh_result res;
+    ck_assert_msg(cm_coh_run(c, 1000000, &res, &err) == CM_OK, "%s",
+                  err.msg);
+    ck_assert(res.finished);
+    *cycles = (double)res.cycles;
+    cm_coh_free(c);
+    cm_stats_free(stats);
+    return prof;
+}
+
+START_TEST(test_profile_directory_stream)
+{
+    double cycles, v;
+    cm_err err = {0};
+    cm_profile *p = profile_atomics("gpu-vini", &cycles);
+    ck_assert_double_eq(dist_weight(p, "dir.alloc_distance", 0, 1), 2);
+    ck_assert_double_eq(dist_weight(p, "dir.alloc_distance", 1, 1e300),
+                        0);
+    ck_assert_double_eq(dist_weight(p, "dir.alloc_distance", 0, INFINITY), 1);
+    /* the L2's stream counts B between the two touches of A */
+    ck_assert_double_eq(dist_weight(p, "dir.stack_distance", 1, 2), 1);
+    ck_assert_double_eq(dist_weight(p, "dir.empty_distance", 0, 1), 1);
+    ck_assert_double_eq(dist_weight(p, "dir.empty_gap", 0, 1), 1);
+    ck_assert_double_eq(dist_weight(p, "dir.empty_gap", 0, INFINITY), 0);
+    ck_assert_int_eq(cm_profile_rate(p, "rate.dir_empties", &v, &err), CM_OK);
+    ck_assert_double_eq_tol(v * cycles, 1, 1e-9);
+    ck_assert_int_eq(
+        cm_profile_rate(p, "rate.dir_alloc_footprint", &v, &err), CM_OK);
+    ck_assert_double_eq(v, 1);
+    ck_assert_int_eq(cm_profile_rate(p, "rate.l2_loads", &v, &err), CM_OK);
+    ck_assert_double_eq_tol(v * cycles, 3, 1e-9);
+    cm_profile_free(p);
+    /* the rows are GPU-VIni's: GPU-VI's directory is the L2 */
+    p = profile_atomics("gpu-vi", &cycles);
+    const cm_dist *d;
+    ck_assert_int_eq(cm_profile_dist(p, "dir.alloc_distance", &d, &err),
+                     CM_EINPUT);
+    ck_assert_int_eq(cm_profile_rate(p, "rate.dir_empties", &v, &err),
+                     CM_EINPUT);
+    cm_profile_free(p);
+}
+END_TEST
+
 Suite *suite_coh_dir(void)
 {
     Suite *s = suite_create("coh_dir");
     TCase *tc = tcase_create("lru");
     tcase_add_test(tc, test_directory_evicts_least_recently_used);
+    tcase_add_test(tc, test_profile_directory_stream);
     suite_add_tcase(s, tc);
     return s;
 }

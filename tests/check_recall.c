@@ -481,6 +481,80 @@ START_TEST(test_zero_limits)
 }
 END_TEST
 
+/* GPU-VIni's own stream (dir.alloc_distance per GETS) and its sharer-less
+ * victims, against closed forms on the realistic profile.  The directory
+ * stream given as the same law as the L2's, with loads a share f of the
+ * accesses, scales the evictions per access by f.  Emptied lines whose
+ * access hits (distance 0) and that are never loaded again live until
+ * their set's next full allocation, so by Little's law a set holds
+ * e / p_full of them on average (e emptyings and p_full full allocations
+ * per GETS) and a full allocation finds one with probability
+ * 1 - exp(-e / p_full): recalls scale by exp(-e / p_full).  The old model
+ * (every access allocating, no sharer-less victim) fails both. */
+START_TEST(test_gpu_vini_stream_and_sharerless)
+{
+    cm_err err = {0};
+    cm_profile *base = realistic_profile(1, 200000);
+    cm_recall_result r0, r1, r2;
+    solve_at(base, CM_RECALL_GPU_VINI, 2, 8, &r0);
+    cm_profile *p = realistic_profile(1, 200000);
+    const cm_dist *sd;
+    ck_assert_int_eq(cm_profile_dist(p, "dir.stack_distance", &sd, &err),
+                     CM_OK);
+    for (size_t b = 0; b < sd->n; b++)
+        ck_assert_int_eq(cm_profile_add_bin(p, "dir.alloc_distance",
+                                            sd->lo[b], sd->hi[b], sd->w[b],
+                                            &err), CM_OK);
+    ck_assert_int_eq(cm_profile_add_bin(p, "dir.alloc_distance", INFINITY,
+                                        INFINITY, sd->w_inf, &err), CM_OK);
+    ck_assert_int_eq(cm_profile_set_rate(p, "rate.l2_loads", 0.3, &err),
+                     CM_OK);
+    ck_assert_int_eq(cm_profile_set_rate(p, "rate.dir_alloc_footprint",
+                                         200000, &err), CM_OK);
+    solve_at(p, CM_RECALL_GPU_VINI, 2, 8, &r1);
+    double f = 0.3 / 0.4;
+    ck_assert_double_eq_tol(r1.p_dir_evict, f * r0.p_dir_evict,
+                            1e-12 * r0.p_dir_evict);
+    ck_assert_double_eq_tol(r1.recall_msgs_per_access,
+                            f * r0.recall_msgs_per_access,
+                            1e-12 * r0.recall_msgs_per_access);
+    ck_assert_double_eq(r1.p_sharerless, 0);
+    /* emptyings at distance 0, never reloaded */
+    double p_full = r0.p_dir_evict, e = 0.2 * p_full;
+    ck_assert_int_eq(cm_profile_add_bin(p, "dir.empty_distance", 0, 1, 5,
+                                        &err), CM_OK);
+    ck_assert_int_eq(cm_profile_add_bin(p, "dir.empty_gap", INFINITY,
+                                        INFINITY, 5, &err), CM_OK);
+    ck_assert_int_eq(cm_profile_set_rate(p, "rate.dir_empties", e * 0.3,
+                                         &err), CM_OK);
+    solve_at(p, CM_RECALL_GPU_VINI, 2, 8, &r2);
+    double want = 1 - exp(-e / p_full);
+    ck_assert_double_eq_tol(r2.p_sharerless, want, 1e-9);
+    ck_assert_double_eq_tol(r2.p_dir_evict, f * p_full * (1 - want), 1e-9);
+    assert_invariants(&r2);
+    /* reloaded at once: the emptied entry is refilled before any
+     * allocation can take it */
+    cm_profile_free(p);
+    p = realistic_profile(1, 200000);
+    for (size_t b = 0; b < sd->n; b++)
+        ck_assert_int_eq(cm_profile_add_bin(p, "dir.alloc_distance",
+                                            sd->lo[b], sd->hi[b], sd->w[b],
+                                            &err), CM_OK);
+    ck_assert_int_eq(cm_profile_set_rate(p, "rate.l2_loads", 0.3, &err),
+                     CM_OK);
+    ck_assert_int_eq(cm_profile_add_bin(p, "dir.empty_distance", 0, 1, 5,
+                                        &err), CM_OK);
+    ck_assert_int_eq(cm_profile_add_bin(p, "dir.empty_gap", 0, 1, 5, &err),
+                     CM_OK);
+    ck_assert_int_eq(cm_profile_set_rate(p, "rate.dir_empties", e * 0.3,
+                                         &err), CM_OK);
+    solve_at(p, CM_RECALL_GPU_VINI, 2, 8, &r2);
+    ck_assert(r2.p_sharerless < 1e-3);
+    cm_profile_free(p);
+    cm_profile_free(base);
+}
+END_TEST
+
 START_TEST(test_bad_input)
 {
     cm_err err = {0};
@@ -543,6 +617,7 @@ Suite *suite_recall(void)
     tcase_add_test(tc, test_recalls_fall_with_size_and_ways);
     tcase_add_test(tc, test_l2_as_directory);
     tcase_add_test(tc, test_zero_limits);
+    tcase_add_test(tc, test_gpu_vini_stream_and_sharerless);
     tcase_add_test(tc, test_bad_input);
     suite_add_tcase(s, tc);
     return s;
