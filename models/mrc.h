@@ -7,6 +7,10 @@
  *    since its last use map to its set.  With lines spread uniformly over
  *    sets that count is Binomial(d, 1/S) (Smith 1978; Hill & Smith 1989),
  *    so P(miss | d) = P(Bin(d, 1/S) >= A), summed over the histogram.
+ *    Real data is contiguous, not randomly placed, and the binomial
+ *    overstates its conflict misses (up to 5x on the lackey traces);
+ *    `cohmod mrc --sets` therefore predicts from set-local stack distances
+ *    (setlocal.h) and reports the binomial beside it.
  *  - Parametric profile (fit.c): the MRC as a few numbers, fitted with GSL
  *    nonlinear least squares; the family and its justification are in
  *    fit.c's header.

@@ -9,6 +9,7 @@
 #include "data/err.h"
 #include "data/table.h"
 #include "models/reuse.h"
+#include "models/setlocal.h"
 
 typedef struct cm_mrc_method {
     const char *name; /* "exact", "shards:0.01", ... */
@@ -26,9 +27,14 @@ cm_status cm_mrc_curve_table(const cm_mrc_method *m, size_t n,
                              uint64_t line_bytes, unsigned per_octave,
                              cm_table **out, cm_err *err);
 
-/* method,sets,ways,line,capacity_lines,miss_ratio_fa,miss_ratio_setassoc:
- * one row per method and geometry (sets x ways, every pair). */
+/* method,sets,ways,line,capacity_lines,miss_ratio_fa,miss_ratio_setassoc,
+ * miss_ratio_binomial: one row per method and geometry (sets x ways, every
+ * pair).  miss_ratio_fa and miss_ratio_binomial come from each method's
+ * histogram; miss_ratio_setassoc from the set-local distances sl of the
+ * whole stream (collected for every asked set count up to the largest
+ * ways), so it is the same on every method's row. */
 cm_status cm_mrc_geometry_table(const cm_mrc_method *m, size_t n,
+                                const cm_setlocal *sl,
                                 const uint64_t *sets, size_t nsets,
                                 const uint64_t *ways, size_t nways,
                                 uint64_t line_bytes, cm_table **out,

@@ -154,6 +154,7 @@ static cm_status feed_trace(const cm_reuse_request *req, stream_set *set,
         if (last < first) last = first; /* address space wrap */
         for (uint64_t line = first; line <= last && !st; line++) {
             st = cm_reuse_engine_access(e, line, err);
+            if (req->setlocal) cm_setlocal_access(req->setlocal, line);
             res->references++;
         }
         if (st) break;

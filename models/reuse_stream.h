@@ -16,6 +16,7 @@
 #include "data/table.h"
 #include "data/trace.h"
 #include "models/reuse.h"
+#include "models/setlocal.h"
 
 typedef enum cm_reuse_per {
     CM_PER_ALL = 0,
@@ -37,6 +38,9 @@ typedef struct cm_reuse_request {
     cm_reuse_per per;
     cm_sample_spec sample;
     uint64_t exact_bins;
+    /* Optional: also fed every line reference kept (whatever its stream),
+     * so set-local distances come from the same pass. */
+    cm_setlocal *setlocal;
     cm_progress_fn progress; /* called with bytes read, total 0 */
     void *progress_arg;
 } cm_reuse_request;

@@ -38,7 +38,13 @@
  * add the uniform-within-bin reading's error, up to ~20% where a cache
  * just holds a working set whose distances pile up at one end of a bin.
  * The binomial assumes lines fall into sets independently; strided or
- * set-aligned data (power-of-two arrays) conflicts more than it says. */
+ * set-aligned data (power-of-two arrays) conflicts more than it says, and
+ * contiguous data spreads over sets more evenly, so conflicts less: on
+ * valgrind lackey traces of real programs (64 B lines, 4 to 128 KB) it is
+ * within 1% on sort but up to 22% high on ls, 46% on sha256sum and 5x on
+ * gzip, where the miss ratio is 0.003-0.03 and conflict misses dominate.
+ * Where the trace is at hand, set-local stack distances (setlocal.c)
+ * give the set-associative miss ratio without a placement assumption. */
 #include "models/mrc.h"
 
 #include <gsl/gsl_cdf.h>

@@ -4,7 +4,8 @@
  * Lines (64 B) A B A C B A: stack distances cold, cold, 1, cold, 2, 2.
  *  - histogram: d=1 once, d=2 twice, cold 3 of 6;
  *  - fully associative LRU miss ratio: 1 line 6/6, 2 lines 5/6, 3 lines 3/6;
- *  - a 2-line LRU cache: miss miss hit miss miss miss = 5 of 6. */
+ *  - a 2-line LRU cache: miss miss hit miss miss miss = 5 of 6, and so
+ *    is a 2-set 2-way one: A, B and C share set 0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +109,13 @@ START_TEST(test_mrc_and_geometry_by_hand)
     ck_assert_str_eq(cm_table_colname(t, 1), "sets");
     ck_assert_close(cell(t, 0, "miss_ratio_fa"), 5.0 / 6, 1e-15);
     ck_assert_close(cell(t, 0, "miss_ratio_setassoc"), 5.0 / 6, 1e-12);
+    ck_assert_close(cell(t, 0, "miss_ratio_binomial"), 5.0 / 6, 1e-12);
     ck_assert_double_eq(cell(t, 1, "capacity_lines"), 4);
+    /* A, B and C all map to set 0 of 2: the set-local distances are the
+     * stack distances, so 2 ways miss 5 of 6; the binomial places d = 2
+     * lines at random, both in A's set with probability 1/4: 3.5 of 6. */
+    ck_assert_close(cell(t, 1, "miss_ratio_setassoc"), 5.0 / 6, 1e-12);
+    ck_assert_close(cell(t, 1, "miss_ratio_binomial"), 3.5 / 6, 1e-12);
     cm_table_free(t);
 }
 END_TEST

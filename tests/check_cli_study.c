@@ -375,6 +375,17 @@ START_TEST(test_study_writes_everything)
                                           "coherence simulator"));
     ck_assert_ptr_nonnull(strstr(summary, "Seed 000's statements"));
     ck_assert_ptr_nonnull(strstr(summary, "best fixed lifetime TCS"));
+    ck_assert_ptr_nonnull(strstr(summary, "from set-local stack distances"));
+    /* Set-local distances make the set-associative prediction exact for
+     * LRU: every geometry (3 ways x 6 sizes) equals the simulation. */
+    cm_table *sa = read_table(dir, "reuse_setassoc.csv");
+    ck_assert_uint_eq(cm_table_nrows(sa), 18);
+    for (size_t r = 0; r < 18; r++) {
+        ck_assert_double_eq(num_or_nan(sa, r, "miss_ratio_setassoc"),
+                            num_or_nan(sa, r, "miss_ratio_sim"));
+        ck_assert(num_or_nan(sa, r, "miss_ratio_binomial") > 0);
+    }
+    cm_table_free(sa);
     free(summary);
     char *grid = read_in(dir, "mshr_grid.csv");
     /* 3 intensities x 12 warp counts x 10 MSHR counts, plus the header */

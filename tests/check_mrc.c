@@ -1,5 +1,5 @@
-/* check_mrc.c - miss-ratio curves, the set-associative model, the
- * parametric fit and the warp-interleaving model.
+/* check_mrc.c - miss-ratio curves, the set-associative model, set-local
+ * stack distances, the parametric fit and the warp-interleaving model.
  *
  * References come from elsewhere: brute-force sums of GSL binomial tails,
  * closed forms for the direct-mapped and one-set cases, all-window
@@ -13,6 +13,7 @@
 
 #include "models/mrc.h"
 #include "models/reuse.h"
+#include "models/setlocal.h"
 #include "sim/cache.h"
 #include "tests/testutil.h"
 
@@ -233,6 +234,131 @@ START_TEST(test_setassoc_bad_input)
     ck_assert_double_eq(m, -1);
     ck_assert_int_eq(cm_mrc_setassoc(&h, 4, 2, &m, &err), CM_OK);
     cm_reuse_hist_free(&h);
+}
+END_TEST
+
+/* ---- set-local stack distances ------------------------------------------- */
+
+START_TEST(test_setlocal_by_hand)
+{
+    /* Two sets, all lines even (set 0): 0 2 0 4 2 0 has set-local
+     * distances cold, cold, 1, cold, 2, 2. */
+    const uint64_t lines[] = {0, 2, 0, 4, 2, 0}, two = 2;
+    for (uint64_t depth = 2; depth <= 4; depth++) {
+        cm_setlocal *sl;
+        ck_assert_int_eq(cm_setlocal_new(&two, 1, depth, &sl, NULL), CM_OK);
+        for (size_t i = 0; i < 6; i++) cm_setlocal_access(sl, lines[i]);
+        ck_assert_uint_eq(cm_setlocal_references(sl), 6);
+        double c, m;
+        ck_assert_int_eq(cm_setlocal_count(sl, 2, 0, &c, NULL), CM_OK);
+        ck_assert_double_eq(c, 0);
+        ck_assert_int_eq(cm_setlocal_count(sl, 2, 1, &c, NULL), CM_OK);
+        ck_assert_double_eq(c, 1);
+        ck_assert_int_eq(cm_setlocal_miss_ratio(sl, 2, 2, &m, NULL), CM_OK);
+        ck_assert_double_eq(m, 5.0 / 6);
+        if (depth >= 3) {
+            ck_assert_int_eq(cm_setlocal_count(sl, 2, 2, &c, NULL), CM_OK);
+            ck_assert_double_eq(c, 2);
+            ck_assert_int_eq(cm_setlocal_miss_ratio(sl, 2, 3, &m, NULL),
+                             CM_OK);
+            ck_assert_double_eq(m, 0.5);
+        }
+        cm_setlocal_free(sl);
+    }
+}
+END_TEST
+
+/* Runs of consecutive lines from a few arrays at power-of-two offsets: the
+ * placement the binomial model gets wrong, so agreement here says the
+ * set-local statistic does not lean on random placement. */
+static uint64_t *runs_stream(size_t n, uint64_t seed)
+{
+    uint64_t *out = malloc(n * sizeof *out);
+    ck_assert_ptr_nonnull(out);
+    for (size_t i = 0; i < n;) {
+        uint64_t base = (splitmix(&seed) % 4) << 12;
+        uint64_t start = splitmix(&seed) % 3000, len = 1 + splitmix(&seed) % 40;
+        for (uint64_t k = 0; k < len && i < n; k++) out[i++] = base + start + k;
+    }
+    return out;
+}
+
+START_TEST(test_setlocal_equals_exact_cache)
+{
+    /* Every ways <= depth at once, power-of-two set counts or not, against
+     * one exact LRU cache per geometry. */
+    const uint64_t sets[] = {1, 3, 16, 64, 64}, ways[] = {1, 2, 4, 7, 16};
+    size_t n = 20000;
+    for (int kind = 0; kind < 2; kind++) {
+        uint64_t *s = kind ? runs_stream(n, 5) : zipf_stream(n, 3000, 0.9, 4, 1);
+        cm_setlocal *sl;
+        ck_assert_int_eq(cm_setlocal_new(sets, 5, 16, &sl, NULL), CM_OK);
+        for (size_t i = 0; i < n; i++) cm_setlocal_access(sl, s[i]);
+        for (size_t k = 0; k < 4; k++)
+            for (size_t a = 0; a < 5; a++) {
+                double got;
+                ck_assert_int_eq(cm_setlocal_miss_ratio(sl, sets[k], ways[a],
+                                                        &got, NULL),
+                                 CM_OK);
+                ck_assert_double_eq(got,
+                                    exact_miss_ratio(s, n, sets[k], ways[a]));
+            }
+        cm_setlocal_free(sl);
+        free(s);
+    }
+}
+END_TEST
+
+START_TEST(test_setlocal_one_set_is_stack_distance)
+{
+    /* One set: the set-local distance is the plain stack distance, here
+     * from the Fenwick-tree engine, a different algorithm. */
+    size_t n = 20000;
+    uint64_t *s = runs_stream(n, 9), one = 1;
+    cm_reuse_hist h;
+    hist_of(s, n, 64, &h);
+    cm_setlocal *sl;
+    ck_assert_int_eq(cm_setlocal_new(&one, 1, 64, &sl, NULL), CM_OK);
+    for (size_t i = 0; i < n; i++) cm_setlocal_access(sl, s[i]);
+    for (uint64_t d = 0; d < 64; d++) {
+        double c;
+        ck_assert_int_eq(cm_setlocal_count(sl, 1, d, &c, NULL), CM_OK);
+        ck_assert_double_eq(c, cm_reuse_hist_bin_count(&h, d));
+    }
+    cm_setlocal_free(sl);
+    cm_reuse_hist_free(&h);
+    free(s);
+}
+END_TEST
+
+START_TEST(test_setlocal_bad_input)
+{
+    const uint64_t sets[] = {4, 4, 0};
+    cm_setlocal *sl = (cm_setlocal *)&sl;
+    cm_err err = {0};
+    double m = -1;
+    ck_assert_int_eq(cm_setlocal_new(sets, 0, 4, &sl, &err), CM_EINPUT);
+    ck_assert_ptr_null(sl);
+    ck_assert_int_eq(cm_setlocal_new(sets, 1, 0, &sl, &err), CM_EINPUT);
+    ck_assert_int_eq(cm_setlocal_new(sets, 3, 4, &sl, &err), CM_EINPUT);
+    uint64_t huge = UINT64_MAX / 2;
+    ck_assert_int_eq(cm_setlocal_new(&huge, 1, 4, &sl, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "cannot be held"));
+    /* A repeated count is collected once. */
+    ck_assert_int_eq(cm_setlocal_new(sets, 2, 4, &sl, &err), CM_OK);
+    ck_assert_int_eq(cm_setlocal_miss_ratio(sl, 4, 2, &m, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "no reference"));
+    cm_setlocal_access(sl, 7);
+    ck_assert_uint_eq(cm_setlocal_references(sl), 1);
+    ck_assert_int_eq(cm_setlocal_miss_ratio(sl, 8, 2, &m, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "not collected"));
+    ck_assert_int_eq(cm_setlocal_miss_ratio(sl, 4, 5, &m, &err), CM_EINPUT);
+    ck_assert_int_eq(cm_setlocal_miss_ratio(sl, 4, 0, &m, &err), CM_EINPUT);
+    ck_assert_int_eq(cm_setlocal_count(sl, 4, 4, &m, &err), CM_EINPUT);
+    ck_assert_double_eq(m, -1);
+    ck_assert_int_eq(cm_setlocal_miss_ratio(sl, 4, 4, &m, &err), CM_OK);
+    ck_assert_double_eq(m, 1);
+    cm_setlocal_free(sl);
 }
 END_TEST
 
@@ -576,6 +702,12 @@ Suite *suite_mrc(void)
     tcase_add_test(sa, test_setassoc_bad_input);
     tcase_add_test(sa, test_default_capacities);
     suite_add_tcase(s, sa);
+    TCase *sl = tcase_create("setlocal");
+    tcase_add_test(sl, test_setlocal_by_hand);
+    tcase_add_test(sl, test_setlocal_equals_exact_cache);
+    tcase_add_test(sl, test_setlocal_one_set_is_stack_distance);
+    tcase_add_test(sl, test_setlocal_bad_input);
+    suite_add_tcase(s, sl);
     TCase *fit = tcase_create("fit");
     tcase_add_test(fit, test_fit_recovers_its_family);
     tcase_add_test(fit, test_fit_real_ish_histogram);
