@@ -67,7 +67,7 @@ cm_status cm_mrc_geometry_table(const cm_mrc_method *m, size_t n,
 {
     static const char *const header[] = {
         "method", "sets", "ways", "line", "capacity_lines", "miss_ratio_fa",
-        "miss_ratio_setassoc", "miss_ratio_binomial"};
+        "miss_ratio_setlocal", "miss_ratio_setassoc"};
     *out = cm_table_new(8, header);
     if (!*out) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     cm_status st = CM_OK;

@@ -27,10 +27,10 @@ cm_status cm_mrc_curve_table(const cm_mrc_method *m, size_t n,
                              uint64_t line_bytes, unsigned per_octave,
                              cm_table **out, cm_err *err);
 
-/* method,sets,ways,line,capacity_lines,miss_ratio_fa,miss_ratio_setassoc,
- * miss_ratio_binomial: one row per method and geometry (sets x ways, every
- * pair).  miss_ratio_fa and miss_ratio_binomial come from each method's
- * histogram; miss_ratio_setassoc from the set-local distances sl of the
+/* method,sets,ways,line,capacity_lines,miss_ratio_fa,miss_ratio_setlocal,
+ * miss_ratio_setassoc: one row per method and geometry (sets x ways, every
+ * pair).  miss_ratio_fa and miss_ratio_setassoc come from each method's
+ * histogram; miss_ratio_setlocal from the set-local distances sl of the
  * whole stream (collected for every asked set count up to the largest
  * ways), so it is the same on every method's row. */
 cm_status cm_mrc_geometry_table(const cm_mrc_method *m, size_t n,

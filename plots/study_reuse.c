@@ -135,9 +135,9 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
 {
     static const char *const header[] = {
         "size",           "sets",          "ways",
-        "capacity_lines", "miss_ratio_fa", "miss_ratio_setassoc",
-        "miss_ratio_binomial", "miss_ratio_sim", "rel_error",
-        "rel_error_binomial"};
+        "capacity_lines", "miss_ratio_fa", "miss_ratio_setlocal",
+        "miss_ratio_setassoc", "miss_ratio_sim", "rel_error_setlocal",
+        "rel_error"};
     cm_table *t = cm_table_new(10, header);
     if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     cm_status st = CM_OK;
@@ -167,8 +167,8 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
             double sim = counts.line_refs ? (double)counts.line_misses /
                                                 (double)counts.line_refs
                                           : 0;
-            double rel = sim > 0 ? (sa - sim) / sim : 0;
-            double rel_bi = sim > 0 ? (bi - sim) / sim : 0;
+            double rel = sim > 0 ? (sa - sim) / sim : 0; /* a check */
+            double rel_bi = sim > 0 ? (bi - sim) / sim : 0; /* the model's */
             worst[w] = fmax(worst[w], fabs(rel));
             worst_bi[w] = fmax(worst_bi[w], fabs(rel_bi));
             char c[10][32];
@@ -189,8 +189,8 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
             rs->s, "reuse_setassoc", t,
             &(cm_plot_table_opts){
                 .x = "size",
-                .y = (const char *[]){"miss_ratio_sim", "miss_ratio_setassoc",
-                                      "miss_ratio_binomial"},
+                .y = (const char *[]){"miss_ratio_sim", "miss_ratio_setlocal",
+                                      "miss_ratio_setassoc"},
                 .ny = 3,
                 .by = "ways",
                 .logx = 1,
