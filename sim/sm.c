@@ -354,17 +354,19 @@ static void batch_settle(cm_sm *sm, uint64_t t)
 
 /* Something outside the SM is about to touch it: the stretch ends at the
  * cycles before now, and its far tick is cancelled (wake() schedules the
- * next one). */
-static void batch_stop(cm_sm *sm)
+ * next one); 1 if one was. */
+static int batch_stop(cm_sm *sm)
 {
-    if (sm->nbat == 0) return;
+    if (sm->nbat == 0) return 0;
     uint64_t now = cm_engine_now(sm->eng);
+    int cancel = now < sm->bat_end;
     batch_settle(sm, now);
-    if (now < sm->bat_end) {
+    if (cancel) {
         sm->tick_gen++;
         sm->scheduled = 0;
     }
     sm->nbat = 0;
+    return cancel;
 }
 
 static void l1_done(void *obj, uint32_t w, uint8_t op)
@@ -742,9 +744,11 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
 
 void cm_sm_set_drain(cm_sm *sm, int on)
 {
-    batch_stop(sm);
+    /* a cancelled stretch's SM ticks on, so that it falls asleep with
+     * the stall reason of the drain */
+    int cancelled = batch_stop(sm);
     sm->drain = on;
-    if (!on) wake(sm);
+    if (!on || cancelled) wake(sm);
 }
 
 int cm_sm_quiet(const cm_sm *sm)
