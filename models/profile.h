@@ -80,7 +80,8 @@
  * rate.store_ack_latency (mean cycles from store issue to its ack), and,
  * optional, rate.dir_footprint (distinct lines the run touched),
  * rate.dir_alloc_footprint (lines loaded), rate.dir_empties (emptyings per
- * cycle; both GPU-VIni only) and
+ * cycle; both GPU-VIni only), rate.l1_lines (lines per L1 of the profiled
+ * machine) and
  * rate.fill_latency (mean cycles from a load's GETS to its reply). */
 #ifndef CM_PROFILE_H
 #define CM_PROFILE_H

@@ -235,6 +235,14 @@ cm_status cm_recall_input_from_params(const cm_params *p,
             in->empties_per_load = loads > 0 ? empties / loads : 0;
         }
     }
+    /* Optional: the profile's L1 size, to carry residencies to ours */
+    double prof_lines;
+    const cm_dist *load_distance;
+    in->residency_scale = 1;
+    if (!cm_profile_rate(prof, "rate.l1_lines", &prof_lines, &ignored) &&
+        !cm_profile_dist(prof, "l1.load_distance", &load_distance, &ignored))
+        in->residency_scale = cm_recall_residency_scale(
+            load_distance, prof_lines, floor(p->l1_size / p->l1_line));
     if ((st = cm_recall_geometry(p, proto, &in->dir_sets, &in->dir_ways,
                                  err)) ||
         (st = l2_geometry(p, &in->l2_sets, &in->l2_ways, err)))
@@ -356,6 +364,21 @@ static double fp_lines(const footprint *f, double r)
     double m = ma * exp(-dr * (ma - mb) / (xb - xa));
     double x = xa + (ma - m) * (xb - xa) / (ma - mb);
     return x < xb ? x : xb;
+}
+
+double cm_recall_residency_scale(const cm_dist *load_distance,
+                                 double prof_lines, double l1_lines)
+{
+    if (!load_distance || !(prof_lines > 0) || !(l1_lines > 0) ||
+        prof_lines == l1_lines || !(load_distance->w_total > 0))
+        return 1;
+    footprint f;
+    cm_err ignored = {0};
+    if (footprint_build(load_distance, &f, &ignored)) return 1;
+    double a = fp_accesses(&f, prof_lines), b = fp_accesses(&f, l1_lines);
+    footprint_free(&f);
+    double k = isinf(a) && isinf(b) ? 1 : !(a > 0) ? 1e3 : b / a;
+    return k < 1e-3 ? 1e-3 : k > 1e3 ? 1e3 : k;
 }
 
 /* ---- liveness against the residency distribution -------------------------- */
@@ -589,11 +612,15 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
                                              : in->footprint;
     uint64_t S = in->dir_sets, W = in->dir_ways;
     double lambda = in->access_rate * share;
+    /* a residency k times longer holds the lines of k times the accesses */
+    double lambda_live =
+        lambda * (in->residency_scale > 0 ? in->residency_scale : 1);
     footprint fp;
     liveness lv;
     if ((st = footprint_build(sd, &fp, err))) return st;
     gsl_error_handler_t *old = gsl_set_error_handler_off();
-    if ((st = liveness_build(in->residency, &fp, lambda, S, W, &lv, err))) {
+    if ((st = liveness_build(in->residency, &fp, lambda_live, S, W, &lv,
+                             err))) {
         gsl_set_error_handler(old);
         footprint_free(&fp);
         return st;
@@ -614,7 +641,7 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
             double d = (a + c - 1) / 2; /* mean integer distance */
             double q = cm_mrc_setassoc_miss_prob(S, W, a, c);
             live += w * (c - a) / width *
-                    (q * live_at_least(in->residency, &fp, lambda, &lv, d) +
+                    (q * live_at_least(in->residency, &fp, lambda_live, &lv, d) +
                      live_below(&lv, d));
         }
     }

@@ -33,6 +33,9 @@
  *   rate.dir_footprint       optional: distinct lines the profiled run
  *                            touched; without it every cold miss is taken
  *                            to evict (a long run's steady state)
+ *   rate.l1_lines            optional, with l1.load_distance: the profiled
+ *                            L1's lines, to carry l1.residency to another
+ *                            l1.size (cm_recall_residency_scale)
  *   rate.l2_banks            listed by the profile; not needed here (the L2
  *                            geometry is the l2.* parameters)
  * Count-valued distributions (stack distance, sharers) read a bin [lo, hi)
@@ -68,6 +71,10 @@ typedef struct cm_recall_input {
     const cm_dist *sharers;        /* dir.sharers (not owned) */
     double access_rate;            /* rate.dir_accesses, per core cycle */
     double footprint;              /* distinct lines; 0: unknown (steady) */
+    double residency_scale;        /* l1.residency's times x this: an L1 of
+                                      another size than the profile's (see
+                                      cm_recall_residency_scale); 0 or 1:
+                                      as profiled */
     /* GPU-VIni's own stream (optional; NULL: the L2's stream above, every
      * cold or LRU miss allocating, no sharer-less victims) */
     const cm_dist *alloc_distance; /* dir.alloc_distance (not owned) */
@@ -124,6 +131,17 @@ cm_status cm_recall_input_from_params(const cm_params *p,
                                       cm_recall_protocol proto,
                                       const cm_profile *prof,
                                       cm_recall_input *in, cm_err *err);
+
+/* How much longer an L1 copy lives at l1_lines lines per L1 than at the
+ * profiled prof_lines, from the core's load stream (stack distances
+ * load_distance): the accesses a window needs to touch C distinct lines,
+ * r(C), grow as in recall.c's footprint function, and a capacity
+ * residency is the time the core takes to touch the cache's lines after
+ * the copy's last use, so it scales by r(l1_lines) / r(prof_lines) at a
+ * constant access rate.  Clamped to [1e-3, 1e3] (a saturating footprint
+ * makes r infinite: copies then outlive the run). */
+double cm_recall_residency_scale(const cm_dist *load_distance,
+                                 double prof_lines, double l1_lines);
 
 cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
                           cm_err *err);

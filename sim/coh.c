@@ -2297,6 +2297,7 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
         {"rate.store_ack_latency", c->ack_n ? c->ack_sum / c->ack_n : 0},
         {"rate.fill_latency", c->fill_n ? c->fill_sum / c->fill_n : 0},
         {"rate.dir_footprint", c->sd ? (double)cm_stackdist_lines(c->sd) : 0},
+        {"rate.l1_lines", (double)c->l1_sets * c->l1_ways},
     };
     for (size_t i = 0; !st && i < sizeof rates / sizeof *rates; i++)
         st = cm_profile_set_rate(p, rates[i].name, rates[i].v, err);

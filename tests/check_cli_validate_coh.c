@@ -44,14 +44,22 @@ static cm_table *out_table(const char *out, const char *name)
 
 /* A validation run into a fresh directory; its points.csv.  *dir and
  * *out (dir/v) are the caller's to free with done(). */
-static cm_table *validate_points(const char *args, char **dir, char **out)
+/* Runs `validate args` with the given run length options into a temporary
+ * directory; returns its points.csv. */
+static cm_table *validate_points_run(const char *args, const char *length,
+                                     char **dir, char **out)
 {
     *dir = tu_tmpdir();
     *out = tu_path_in(*dir, "v");
-    tu_run r = tu_cohmodf("validate %s " SHORT " --out %s", args, *out);
+    tu_run r = tu_cohmodf("validate %s %s --out %s", args, length, *out);
     ck_assert_msg(r.status == 0, "%s", r.err);
     tu_run_free(&r);
     return out_table(*out, "points.csv");
+}
+
+static cm_table *validate_points(const char *args, char **dir, char **out)
+{
+    return validate_points_run(args, SHORT, dir, out);
 }
 
 static void done(cm_table *t, char *dir, char *out)
@@ -226,12 +234,17 @@ END_TEST
 START_TEST(test_validate_directory_gpu_vi)
 {
     char *dir, *out;
-    cm_table *t = validate_points("directory --workloads kmn --grid "
-                                  "l1size=8K,16K,32K,64K,128K", &dir, &out);
+    /* the command's own run length (SHORT overridden): recalls need it to
+     * settle */
+    cm_table *t = validate_points_run("directory --workloads kmn --grid "
+                                      "l1size=8K,16K,32K,64K,128K",
+                                      "--quiet", &dir, &out);
     ck_assert_uint_eq(cm_table_nrows(t), 5);
     for (size_t i = 0; i < 5; i++) {
         double sim = tu_num(t, i, "sim_msgs_per_access");
-        assert_row_close(t, i, "msgs_per_access", 0.05, 0.2);
+        /* 0.2 before the recalls per access were carried over from the
+         * profile (held-out 128K was -22%) */
+        assert_row_close(t, i, "msgs_per_access", 0.05, 0.1);
         /* a request and its answer: at least 1 message and 1 flit each */
         ck_assert(tu_num(t, i, "sim_flits_per_access") >= sim && sim >= 1);
         if (i) { /* a bigger L1 misses less */

@@ -608,6 +608,30 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* Stack distances uniform on [0, N) with no cold misses: m(c) = 1 - c/N,
+ * so the accesses to touch C distinct lines are r(C) = -N ln(1 - C/N), and
+ * a residency at C2 lines is r(C2) / r(C1) times the one at C1. */
+START_TEST(test_residency_scale_closed_form)
+{
+    cm_dist d;
+    cm_err err = {0};
+    cm_dist_init(&d);
+    const double N = 1000;
+    for (int i = 0; i < 10; i++)
+        ck_assert_int_eq(
+            cm_dist_add_bin(&d, N * i / 10, N * (i + 1) / 10, 1, &err), CM_OK);
+    double want = log(1 - 500 / N) / log(1 - 250 / N);
+    ck_assert(tu_close(cm_recall_residency_scale(&d, 250, 500), want, 1e-9));
+    ck_assert(tu_close(cm_recall_residency_scale(&d, 500, 250), 1 / want,
+                       1e-9));
+    ck_assert_double_eq(cm_recall_residency_scale(&d, 300, 300), 1);
+    ck_assert_double_eq(cm_recall_residency_scale(NULL, 250, 500), 1);
+    /* beyond the footprint the copies outlive the run: the clamp */
+    ck_assert_double_eq(cm_recall_residency_scale(&d, 250, 2 * N), 1e3);
+    cm_dist_free(&d);
+}
+END_TEST
+
 Suite *suite_recall(void)
 {
     Suite *s = suite_create("recall");
@@ -620,6 +644,7 @@ Suite *suite_recall(void)
     tcase_add_test(tc, test_zero_limits);
     tcase_add_test(tc, test_gpu_vini_stream_and_sharerless);
     tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_residency_scale_closed_form);
     suite_add_tcase(s, tc);
     return s;
 }
