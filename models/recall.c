@@ -114,11 +114,11 @@
  *  - the footprint relation holds for a stationary stream; phases (kernels)
  *    make the conversion from cycles to distinct lines approximate;
  *  - uniform set mapping (see setassoc.c: power-of-two strides conflict
- *    more).  The simulator indexes sets by address bits, and its
- *    workloads give every warp's streamed lines the same low bits, so a
- *    directory the footprint does not fill still conflicts: at dir.ratio
- *    16 the simulator recalls 0.01-0.04 per access where this model says
- *    ~0 (with a hashed index the simulator agrees with it);
+ *    more).  The simulator's directory hashes its set index (dir.index
+ *    hash, the default); with dir.index=bits its workloads, which give
+ *    every warp's region the same low bits, conflict in a directory the
+ *    footprint does not fill: at dir.ratio 16 it recalls 0.005-0.02 per
+ *    access where this model says ~0, against 0.0001-0.008 hashed;
  *  - the sharer-less correction takes the emptying's distance and its
  *    gap to the next load as independent;
  *  - per-cycle rates assume the directory sees rate.dir_accesses whatever

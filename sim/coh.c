@@ -194,6 +194,7 @@ struct cm_coh {
     bank *banks;
     /* geometry */
     uint32_t l1_sets, l1_ways, l2_sets, l2_ways, dir_sets, dir_ways;
+    uint32_t dir_hash, dir_index_bits; /* dir.index; bits to cover dir_sets */
     uint32_t mshrs, merge, l2_mshrs, scan, line_bytes;
     /* timing */
     uint64_t ncyc, noc_lat, l2_cycle, pipe, dram_access, xfer, hit_lat;
@@ -1242,10 +1243,26 @@ static l2ent *l2_entry_new(bank *b, uint64_t line, uint8_t state)
     return NULL;
 }
 
+/* The directory set of a line within its bank.  Address bits alone put
+ * lines a power-of-two stride apart (every warp's region of a workload)
+ * into the same sets; the hash XOR-folds all the bits above the bank into
+ * the index, so that they spread as the recall model assumes
+ * (models/recall.c). */
+static dirent *dir_set(const cm_coh *c, bank *b, uint64_t line)
+{
+    uint64_t h = line / c->nbanks, idx = h;
+    if (c->dir_hash && c->dir_index_bits) {
+        uint64_t mask = (1ull << c->dir_index_bits) - 1;
+        idx = 0;
+        for (; h; h >>= c->dir_index_bits) idx ^= h & mask;
+    }
+    return &b->dir[(idx % c->dir_sets) * c->dir_ways];
+}
+
 static dirent *dir_find(bank *b, uint64_t line)
 {
     cm_coh *c = b->c;
-    dirent *set = &b->dir[((line / c->nbanks) % c->dir_sets) * c->dir_ways];
+    dirent *set = dir_set(c, b, line);
     for (uint32_t i = 0; i < c->dir_ways; i++)
         if (set[i].valid && set[i].line == line) return &set[i];
     return NULL;
@@ -1850,7 +1867,7 @@ static int l2_replace(bank *b, uint64_t line, unsigned ev, uint64_t *retry)
 static int dir_make_room(bank *b, uint64_t line)
 {
     cm_coh *c = b->c;
-    dirent *set = &b->dir[((line / c->nbanks) % c->dir_sets) * c->dir_ways];
+    dirent *set = dir_set(c, b, line);
     dirent *v = NULL;
     for (uint32_t i = 0; i < c->dir_ways && !v; i++)
         if (!set[i].valid || !set[i].sharers) v = &set[i];
@@ -2154,6 +2171,9 @@ cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
     c->dir_ways = (uint32_t)p->dir_ways;
     c->dir_sets = (uint32_t)((dir_entries + c->dir_ways - 1) / c->dir_ways);
     if (!c->dir_sets) c->dir_sets = 1;
+    c->dir_hash = p->dir_index == 0;
+    while (c->dir_index_bits < 32 && (1ull << c->dir_index_bits) < c->dir_sets)
+        c->dir_index_bits++;
     /* timing */
     c->ncyc = ceil_ratio(p->gpu_core_clock, p->noc_clock);
     c->noc_lat = (uint64_t)p->noc_latency * c->ncyc;

@@ -85,18 +85,16 @@ static void small_machine(cm_params *prm)
     set_param(prm, "l2.banks", "1");
 }
 
-START_TEST(test_directory_evicts_least_recently_used)
+/* Runs prog on one warp under GPU-VIni; the recalls and L1 misses. */
+static void run_gpu_vini(const cm_params *prm, const step *prog, size_t n,
+                         double *recalls, double *misses)
 {
-    cm_params prm;
-    small_machine(&prm);
-    set_param(&prm, "dir.ratio", "0.5");
-    set_param(&prm, "dir.ways", "2");
     const cm_coh_protocol *proto = cm_coh_protocol_find("gpu-vini");
     ck_assert_ptr_nonnull(proto);
-    script s = {lru_prog, sizeof lru_prog / sizeof *lru_prog, 0, 0};
+    script s = {prog, n, 0, 0};
     cm_stats *stats = cm_stats_new();
     ck_assert_ptr_nonnull(stats);
-    cm_coh_config cfg = {.proto = proto, .params = &prm, .cores = 1,
+    cm_coh_config cfg = {.proto = proto, .params = prm, .cores = 1,
                          .warps = 1, .src = {script_next, &s},
                          .stats = stats};
     cm_coh *c = NULL;
@@ -107,13 +105,55 @@ START_TEST(test_directory_evicts_least_recently_used)
                   err.msg);
     ck_assert(res.finished);
     cm_stat_row *rows = NULL;
-    size_t n = 0;
-    ck_assert_int_eq(cm_stats_rows(stats, &rows, &n, &err), CM_OK);
-    ck_assert_double_eq(stat_of(rows, n, "dir.recalls"), 1);
-    ck_assert_double_eq(stat_of(rows, n, "l1.misses"), 4);
+    size_t nrows = 0;
+    ck_assert_int_eq(cm_stats_rows(stats, &rows, &nrows, &err), CM_OK);
+    *recalls = stat_of(rows, nrows, "dir.recalls");
+    *misses = stat_of(rows, nrows, "l1.misses");
     free(rows);
     cm_coh_free(c);
     cm_stats_free(stats);
+}
+
+START_TEST(test_directory_evicts_least_recently_used)
+{
+    cm_params prm;
+    small_machine(&prm);
+    set_param(&prm, "dir.ratio", "0.5");
+    set_param(&prm, "dir.ways", "2");
+    double recalls, misses;
+    run_gpu_vini(&prm, lru_prog, sizeof lru_prog / sizeof *lru_prog,
+                 &recalls, &misses);
+    ck_assert_double_eq(recalls, 1);
+    ck_assert_double_eq(misses, 4);
+}
+END_TEST
+
+/* dir.index on lines 0, 4 and 8 of a directory of 4 sets of 2 ways (one
+ * bank, a fully associative 16-line L1 that keeps them all): by address
+ * bits all three fall into set 0, the third load evicts line 0's entry and
+ * recalls its copy, and line 0's reload misses and recalls line 4; the hash XOR-folds bits 2-3
+ * into the index (sets 0, 1, 2), so nothing is recalled and the reload
+ * hits. */
+START_TEST(test_directory_index_hash_spreads_strides)
+{
+    static const step prog[] = {
+        {CM_INST_LOAD, 0},    {CM_INST_LOAD, 4}, {CM_INST_LOAD, 8},
+        {CM_INST_COMPUTE, 0}, {CM_INST_LOAD, 0}, {CM_INST_END, 0}};
+    cm_params prm;
+    small_machine(&prm);
+    set_param(&prm, "l1.size", "2048");
+    set_param(&prm, "l1.ways", "16");
+    set_param(&prm, "dir.ratio", "0.5");
+    set_param(&prm, "dir.ways", "2");
+    double recalls, misses;
+    set_param(&prm, "dir.index", "bits");
+    run_gpu_vini(&prm, prog, sizeof prog / sizeof *prog, &recalls, &misses);
+    ck_assert_double_eq(recalls, 2);
+    ck_assert_double_eq(misses, 4);
+    set_param(&prm, "dir.index", "hash");
+    run_gpu_vini(&prm, prog, sizeof prog / sizeof *prog, &recalls, &misses);
+    ck_assert_double_eq(recalls, 0);
+    ck_assert_double_eq(misses, 3);
 }
 END_TEST
 
@@ -209,6 +249,7 @@ Suite *suite_coh_dir(void)
     Suite *s = suite_create("coh_dir");
     TCase *tc = tcase_create("lru");
     tcase_add_test(tc, test_directory_evicts_least_recently_used);
+    tcase_add_test(tc, test_directory_index_hash_spreads_strides);
     tcase_add_test(tc, test_profile_directory_stream);
     suite_add_tcase(s, tc);
     return s;
