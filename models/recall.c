@@ -33,8 +33,11 @@
  * rate.l2_loads, sharer lists taken from an unbounded directory), the
  * emptied entry is present iff its access hits: h = E[1 - Q(d_e)] over
  * dir.empty_distance.  It then stays sharer-less until its set's next full
- * allocation (exponential, rate r = p_full / S per GETS) or its line's next
- * GETS (dir.empty_gap, in GETS; inf: none), whichever comes first:
+ * allocation or its line's next GETS (dir.empty_gap, in GETS; inf: none),
+ * whichever comes first.  Only the share o = P(Bin(U, 1/S) > W) of the
+ * sets that more than W of the U lines loaded map to ever allocate into a
+ * full set, so there the allocation is exponential at rate r = p_full /
+ * (S o) per GETS (o = 1 without U; elsewhere no allocation takes it):
  *     T = E_gap[(1 - exp(-r gap)) / r]   (1/r for gap = inf).
  * By Little's law a set holds n = e h T / S of them; taking the count
  * Poisson, a full allocation finds one with p_sl = 1 - exp(-n), and
@@ -570,9 +573,18 @@ static double sharerless_victim(const cm_recall_input *in, double p_full)
                                       in->dir_sets, in->dir_ways, e->lo[b],
                                       e->hi[b]));
     hit /= e->w_total;
-    /* its sharer-less life: until its set's next full allocation (rate r
-     * per GETS) or its line's next GETS (the gap), whichever first */
-    double r = p_full / S, life = g->w_inf / r;
+    /* its sharer-less life: until its set's next full allocation or its
+     * line's next GETS (the gap), whichever first.  Full allocations
+     * happen only in the sets that more than W of the run's lines map to
+     * (a share o of them: P(Bin(U, 1/S) > W)), at rate r per GETS there;
+     * averaging r over every set overstated the life, hence the
+     * sharer-less share, in a directory the footprint does not fill */
+    double o = in->alloc_footprint > 0
+                   ? cm_mrc_setassoc_miss_prob(in->dir_sets, in->dir_ways + 1,
+                                               in->alloc_footprint,
+                                               in->alloc_footprint + 1)
+                   : 1;
+    double r = p_full / (S * (o > 1e-12 ? o : 1e-12)), life = g->w_inf / r;
     for (size_t b = 0; b < g->n; b++) {
         if (g->w[b] <= 0) continue;
         double lo = g->lo[b], hi = g->hi[b];

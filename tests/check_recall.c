@@ -14,6 +14,7 @@
  * the two laws as distributions and nothing measured, except the sharer
  * counts per eviction in the multi-L1 test, which is how the simulator
  * reports dir.sharers. */
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdint.h>
@@ -491,17 +492,15 @@ END_TEST
  * per GETS) and a full allocation finds one with probability
  * 1 - exp(-e / p_full): recalls scale by exp(-e / p_full).  The old model
  * (every access allocating, no sharer-less victim) fails both. */
-START_TEST(test_gpu_vini_stream_and_sharerless)
+/* A profile with GPU-VIni's stream (the L2 stream of base as
+ * dir.alloc_distance, 0.3 GETS per cycle, footprint lines) and, when
+ * empties > 0, emptyings per GETS at distance 0 followed by the line's
+ * next GETS at gap (INFINITY: never). */
+static cm_profile *vini_profile(const cm_dist *sd, double footprint,
+                                double empties, double gap)
 {
     cm_err err = {0};
-    cm_profile *base = realistic_profile(1, 200000);
-    cm_recall_result r0, r1, r2;
-    solve_at(base, CM_RECALL_GPU_VINI, 2, 8, &r0);
     cm_profile *p = realistic_profile(1, 200000);
-    /* from base: adding rows to p may move p's distributions */
-    const cm_dist *sd;
-    ck_assert_int_eq(cm_profile_dist(base, "dir.stack_distance", &sd, &err),
-                     CM_OK);
     for (size_t b = 0; b < sd->n; b++)
         ck_assert_int_eq(cm_profile_add_bin(p, "dir.alloc_distance",
                                             sd->lo[b], sd->hi[b], sd->w[b],
@@ -510,8 +509,32 @@ START_TEST(test_gpu_vini_stream_and_sharerless)
                                         INFINITY, sd->w_inf, &err), CM_OK);
     ck_assert_int_eq(cm_profile_set_rate(p, "rate.l2_loads", 0.3, &err),
                      CM_OK);
-    ck_assert_int_eq(cm_profile_set_rate(p, "rate.dir_alloc_footprint",
-                                         200000, &err), CM_OK);
+    if (footprint > 0)
+        ck_assert_int_eq(cm_profile_set_rate(p, "rate.dir_alloc_footprint",
+                                             footprint, &err), CM_OK);
+    if (empties > 0) {
+        ck_assert_int_eq(cm_profile_add_bin(p, "dir.empty_distance", 0, 1,
+                                            5, &err), CM_OK);
+        ck_assert_int_eq(cm_profile_add_bin(p, "dir.empty_gap", gap,
+                                            isinf(gap) ? gap : gap + 1, 5,
+                                            &err), CM_OK);
+        ck_assert_int_eq(cm_profile_set_rate(p, "rate.dir_empties",
+                                             empties * 0.3, &err), CM_OK);
+    }
+    return p;
+}
+
+START_TEST(test_gpu_vini_stream_and_sharerless)
+{
+    cm_err err = {0};
+    cm_profile *base = realistic_profile(1, 200000);
+    cm_recall_result r0, r1, r2;
+    solve_at(base, CM_RECALL_GPU_VINI, 2, 8, &r0);
+    /* from base: adding rows to a profile may move its distributions */
+    const cm_dist *sd;
+    ck_assert_int_eq(cm_profile_dist(base, "dir.stack_distance", &sd, &err),
+                     CM_OK);
+    cm_profile *p = vini_profile(sd, 200000, 0, 0);
     solve_at(p, CM_RECALL_GPU_VINI, 2, 8, &r1);
     double f = 0.3 / 0.4;
     ck_assert_double_eq_tol(r1.p_dir_evict, f * r0.p_dir_evict,
@@ -520,35 +543,37 @@ START_TEST(test_gpu_vini_stream_and_sharerless)
                             f * r0.recall_msgs_per_access,
                             1e-12 * r0.recall_msgs_per_access);
     ck_assert_double_eq(r1.p_sharerless, 0);
-    /* emptyings at distance 0, never reloaded */
+    cm_profile_free(p);
+    /* emptyings at distance 0, never reloaded: the footprint fills every
+     * set, so each emptied entry waits for its set's next full allocation,
+     * S / p_full GETS */
     double p_full = r0.p_dir_evict, e = 0.2 * p_full;
-    ck_assert_int_eq(cm_profile_add_bin(p, "dir.empty_distance", 0, 1, 5,
-                                        &err), CM_OK);
-    ck_assert_int_eq(cm_profile_add_bin(p, "dir.empty_gap", INFINITY,
-                                        INFINITY, 5, &err), CM_OK);
-    ck_assert_int_eq(cm_profile_set_rate(p, "rate.dir_empties", e * 0.3,
-                                         &err), CM_OK);
+    p = vini_profile(sd, 200000, e, INFINITY);
     solve_at(p, CM_RECALL_GPU_VINI, 2, 8, &r2);
     double want = 1 - exp(-e / p_full);
     ck_assert_double_eq_tol(r2.p_sharerless, want, 1e-9);
     ck_assert_double_eq_tol(r2.p_dir_evict, f * p_full * (1 - want), 1e-9);
     assert_invariants(&r2);
+    cm_profile_free(p);
+    /* a footprint of 2 lines per set: only the sets more than W of them
+     * map to (P(Bin(U, 1/S) > W)) allocate into a full set, so there the
+     * wait is that share of S / p_full (the bug this guards against: the
+     * average over all sets made it S / p_full, near 1 sharer-less) */
+    double U = 2 * r2.dir_sets;
+    p = vini_profile(sd, U, 0, 0);
+    solve_at(p, CM_RECALL_GPU_VINI, 2, 8, &r1);
+    cm_profile_free(p);
+    double p_full_sparse = r1.p_dir_evict / f;
+    ck_assert(p_full_sparse > 0 && p_full_sparse < p_full);
+    p = vini_profile(sd, U, 0.2 * p_full_sparse, INFINITY);
+    solve_at(p, CM_RECALL_GPU_VINI, 2, 8, &r2);
+    double share = gsl_cdf_binomial_Q(8, 1 / r2.dir_sets, (unsigned)U);
+    ck_assert_double_eq_tol(r2.p_sharerless, 1 - exp(-0.2 * share), 1e-9);
+    ck_assert(r2.p_sharerless < 1e-3);
+    cm_profile_free(p);
     /* reloaded at once: the emptied entry is refilled before any
      * allocation can take it */
-    cm_profile_free(p);
-    p = realistic_profile(1, 200000);
-    for (size_t b = 0; b < sd->n; b++)
-        ck_assert_int_eq(cm_profile_add_bin(p, "dir.alloc_distance",
-                                            sd->lo[b], sd->hi[b], sd->w[b],
-                                            &err), CM_OK);
-    ck_assert_int_eq(cm_profile_set_rate(p, "rate.l2_loads", 0.3, &err),
-                     CM_OK);
-    ck_assert_int_eq(cm_profile_add_bin(p, "dir.empty_distance", 0, 1, 5,
-                                        &err), CM_OK);
-    ck_assert_int_eq(cm_profile_add_bin(p, "dir.empty_gap", 0, 1, 5, &err),
-                     CM_OK);
-    ck_assert_int_eq(cm_profile_set_rate(p, "rate.dir_empties", e * 0.3,
-                                         &err), CM_OK);
+    p = vini_profile(sd, 0, e, 0);
     solve_at(p, CM_RECALL_GPU_VINI, 2, 8, &r2);
     ck_assert(r2.p_sharerless < 1e-3);
     cm_profile_free(p);
