@@ -71,6 +71,8 @@ typedef struct cm_recall_input {
     const cm_dist *sharers;        /* dir.sharers (not owned) */
     double access_rate;            /* rate.dir_accesses, per core cycle */
     double footprint;              /* distinct lines; 0: unknown (steady) */
+    int lists_exact;               /* MESI: L1 evictions notify (PUT), so
+                                      dir.sharers counts live copies only */
     double residency_scale;        /* l1.residency's times x this: an L1 of
                                       another size than the profile's (see
                                       cm_recall_residency_scale); 0 or 1:

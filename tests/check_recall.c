@@ -384,8 +384,10 @@ END_TEST
 
 /* The L2 as directory: tc2013's 8 banks x 128 KB / 128 B lines, 8-way, is
  * 1024 sets x 8 ways; recalls then equal the L2's own evictions' recalls,
- * and dir.ratio and dir.ways do not matter.  MESI reads the same profile
- * the same way. */
+ * and dir.ratio and dir.ways do not matter.  MESI's L1s notify their
+ * evictions, so its profiled sharers are all live: its recalls are
+ * GPU-VI's RCL messages, and at another L1 size they follow GPU-VI's
+ * liveness there. */
 START_TEST(test_l2_as_directory)
 {
     cm_profile *prof = realistic_profile(0, 0);
@@ -398,7 +400,37 @@ START_TEST(test_l2_as_directory)
     ck_assert_double_eq(a.dir_ways, 8);
     ck_assert_double_eq(a.l2_evict_per_access, a.p_dir_evict);
     ck_assert_double_eq(a.recalls_per_access, b.recalls_per_access);
-    ck_assert_double_eq(a.recalls_per_access, m.recalls_per_access);
+    ck_assert_double_eq(m.recalls_per_access, a.recall_msgs_per_access);
+    ck_assert_double_eq(m.recall_msgs_per_access, a.recall_msgs_per_access);
+    ck_assert(m.recalls_per_access > a.recalls_per_access);
+    /* profiled at a quarter of the L1: copies live longer here */
+    cm_err err = {0};
+    cm_profile *big = realistic_profile(0, 0);
+    cm_params prm;
+    cm_params_init(&prm);
+    double lines = floor(prm.l1_size / prm.l1_line);
+    ck_assert_int_eq(cm_profile_set_rate(big, "rate.l1_lines", lines / 4,
+                                         &err), CM_OK);
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(cm_profile_add_bin(big, "l1.load_distance",
+                                            i * lines / 4, (i + 1) * lines / 4,
+                                            1, &err), CM_OK);
+    ck_assert_int_eq(cm_profile_add_bin(big, "l1.load_distance", INFINITY,
+                                        INFINITY, 1, &err), CM_OK);
+    cm_recall_input in;
+    cm_recall_result vi, mesi;
+    ck_assert_int_eq(cm_recall_input_from_params(&prm, CM_RECALL_GPU_VI, big,
+                                                 &in, &err), CM_OK);
+    ck_assert(in.residency_scale > 1);
+    ck_assert_int_eq(cm_recall_solve(&in, &vi, &err), CM_OK);
+    ck_assert(vi.p_live > a.p_live);
+    ck_assert_int_eq(cm_recall_input_from_params(&prm, CM_RECALL_MESI, big,
+                                                 &in, &err), CM_OK);
+    ck_assert_int_eq(cm_recall_solve(&in, &mesi, &err), CM_OK);
+    ck_assert_double_eq_tol(mesi.recalls_per_access,
+                            a.recall_msgs_per_access * vi.p_live / a.p_live,
+                            1e-12);
+    cm_profile_free(big);
     /* GPU-VIni at R = 2, W = 8 has the same geometry on tc2013 */
     cm_recall_result v;
     solve_at(prof, CM_RECALL_GPU_VINI, 2, 8, &v);
