@@ -66,12 +66,19 @@
  * time, against 37-83 and 1-13% at L = 400 for bh, cl, stn), the in-order
  * banks block behind them, the whole machine slows (L2 loads per cycle
  * -40%, store-ack latency +55%) and A grows (bh +148, cl +40, stn +22
- * cycles).  Z is not quite what the simulated fence waits for either: the
- * L1 takes the GWCT of atomics' replies too, and a private write (TCS
- * optimisation 1, also in TC-Weak) carries none, while Z is
- * measured from the stores' lines only, private writes included; the two
- * largely cancel for bh and cl but not for stn (own-profile fence wait at
- * L = 6400: 255 cycles against 82 simulated).
+ * cycles).  The unsaturated machine is bound by the banks' reply ports
+ * (busy 90-98% of the cycles at L = 400-6400), the saturated one leaves
+ * them 54-62% busy.  Rescaling every time of the L = 16000 profile by the
+ * simulated speed ratio (an oracle, 0.59-0.78) brings the fence wait at
+ * L = 400 within 4% (bh), 10% (cl) and 33% (stn), but turns p_expired at
+ * 6400 from 2x over to 2x under on bh and stn: the tail of R beyond L
+ * does not stretch with one time scale, so no rescaling is applied.
+ * Z is taken from exactly the replies that carry a GWCT (stores' and
+ * atomics' replies; a private write, TCS optimisation 1 also in TC-Weak,
+ * returns none), so at its own profile's L the fence wait follows the
+ * simulator (L = 16000: bh 810 against 764 cycles, cl 409/370, stn
+ * 344/319; 1065 against 319 on stn while private writes counted and
+ * atomics did not).
  *
  * Without those two (older profiles), the latest store only: the GWCT of
  * a store is when its line's lease ends:

@@ -36,9 +36,10 @@
  *                      write, which never stalls); S is taken when the
  *                      store reaches the head of the bank's queue
  *   warp.fence_lease_slack per fence: its issue time minus the latest L2
- *                      load of any line its warp's stores since the
- *                      previous fence wrote (0 if later); inf if none had
- *                      been loaded
+ *                      load of any line its warp's stores and atomics
+ *                      since the previous fence wrote with a GWCT in the
+ *                      reply (TC-Weak: not private writes) (0 if later);
+ *                      inf if none
  *   warp.fence_ack_wait per fence: cycles from its issue until its warp's
  *                      last outstanding store ack arrived (0 if none)
  *   dir.stack_distance per directory (GPU-VIni) or L2 (GPU-VI, MESI)

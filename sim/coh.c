@@ -92,8 +92,9 @@ static double hist_edge(int i)
 typedef struct cmsg {
     struct cmsg *next;
     uint64_t line, value, ts, gwct, stall_t, born;
-    uint64_t lease1; /* a store's ack: 1 + the line's latest L2 load time
-                        (profile); 0: none, as every message starts */
+    uint64_t lease1; /* a reply with a GWCT to a store or atomic: 1 + the
+                        line's latest L2 load time (profile); 0: none, as
+                        every message starts */
     uint32_t src, dst, core, warp, seq;
     uint16_t bytes;
     uint8_t cls, op, flags, stalled;
@@ -416,6 +417,14 @@ static void core_timer_set(core *k, uint64_t t)
     if (k->timer_at != NONE64 && k->timer_at <= t) return;
     k->timer_at = t;
     cm_engine_schedule_at(&k->c->eng, t, core_timer, k, t);
+}
+
+/* The warp's latest lease among the GWCTs its stores and atomics brought
+ * back: the L2 load time whose lease the coming fence waits out. */
+static void warp_lease_note(warp *w, const cmsg *m)
+{
+    if (m->lease1 && (w->lease_t == NONE64 || m->lease1 - 1 > w->lease_t))
+        w->lease_t = m->lease1 - 1;
 }
 
 /* A fence may go once the warp's stores are acknowledged and, under
@@ -1156,12 +1165,12 @@ static void l1_receive(core *k, cmsg *m)
             c->ack_n++;
             w->stores_out--;
             if (m->gwct > w->gwct) w->gwct = m->gwct;
-            if (m->lease1 && (w->lease_t == NONE64 || m->lease1 - 1 > w->lease_t))
-                w->lease_t = m->lease1 - 1;
+            warp_lease_note(w, m);
             if (!w->stores_out) w->acked_t = cm_engine_now(&c->eng);
             fence_try(k, w);
-        } else {
+        } else { /* an atomic's reply: its GWCT counts as a store's */
             if (m->gwct > w->gwct) w->gwct = m->gwct;
+            warp_lease_note(w, m);
             warp_value(k, m->warp, m->line, m->value);
         }
     }
@@ -1512,7 +1521,6 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
         c->n_l2_stores++;
         hist_add(&c->h[H_R2W], s2w);
         hist_add(&c->h[H_R2WS], priv ? INFINITY : s2w);
-        lease1 = way->read_t == NONE64 ? 0 : way->read_t + 1;
         way->value = m->value;
         way->dirty = 1;
         if (m->stalled) cm_stat_add(c->st_sstall, (double)(now - m->stall_t));
@@ -1535,8 +1543,13 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
         if (way->reader < 0) way->reader = req;
         else if (way->reader != req) way->multi = 1;
     }
-    if (way && (c->p->flags & CF_TC_WEAK) && ev != L2E_UPGR_PRIV)
+    if (way && (c->p->flags & CF_TC_WEAK) && ev != L2E_UPGR_PRIV) {
         gwct = way->gt;
+        /* the lease slack follows the GWCT: a private write returns
+         * none, so it names no lease for the fence to wait out */
+        if ((a & A2_WRITE) && m && way->read_t != NONE64)
+            lease1 = way->read_t + 1;
+    }
     if ((a & A2_GTINC) && way) way->gt++;
     if (a & A2_ADD) {
         if ((c->p->flags & CF_DIR) && !sh) {
