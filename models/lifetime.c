@@ -30,6 +30,19 @@
  * of every request, solvers/queue.h; INFINITY once lambda E[T] >= 1.
  * Optimisation 1 (private writes complete at once) is not modelled: the
  * stall is an upper bound for TCS, exact for TCSUO.
+ * Measured (tc2013, 100k cycles): from the run's own profile the stall
+ * per store follows the simulator (TCS, S': bh 3.3 against 3.6 cycles at
+ * L = 400, 37.3/37.4 at 2500, 210/197 at 16000; cl 1.6/1.6, 15.6/15.6,
+ * 93/90), but the inputs are not L-invariant: the stalls slow the whole
+ * machine (bh L1 loads per cycle 0.69, 0.42, 0.14 at L = 400, 2500,
+ * 16000), which stretches every time of a long-L profile (S, so too few
+ * stalls are predicted at a short L).  The machine behaves as a closed
+ * network: loads per cycle x fill latency stays within 5% of constant
+ * (Little's law, bh 1590-1670, cl 1550-1570) across L, but the open
+ * M/G/1 bank above, at the profile's own rates, waits longer (bh 35,800
+ * cycles at 16000) than the whole measured latency (11,000), so it cannot
+ * give the latency's L-dependent part; a closed-network (MVA) model of
+ * the banks is what would carry a profile across L.
  *
  * Parked timestamps (TC-Strong eviction optimisation 2).  An L2 line
  * evicted A cycles after its latest load has an unexpired GT iff A < L:
