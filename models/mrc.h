@@ -4,13 +4,13 @@
  *    accesses with stack distance >= C, cold included (cm_reuse_hist).
  *  - Set-associative LRU (setassoc.c): with S sets and A ways, an access
  *    whose stack distance is d hits iff fewer than A of the d distinct lines
- *    since its last use map to its set.  With lines spread uniformly over
- *    sets that count is Binomial(d, 1/S) (Smith 1978; Hill & Smith 1989),
- *    so P(miss | d) = P(Bin(d, 1/S) >= A), summed over the histogram.
- *    Real data is contiguous, not randomly placed, and the binomial
- *    overstates its conflict misses (up to 5x on the lackey traces);
- *    `cohmod mrc --sets` therefore predicts from set-local stack distances
- *    (setlocal.h) and reports the binomial beside it.
+ *    since its last use map to its set.  The binomial model spreads them
+ *    over sets at random, Binomial(d, 1/S) (Smith 1978; Hill & Smith 1989);
+ *    real data is contiguous and the binomial overstates its conflict
+ *    misses (up to 5x on the lackey traces).  The region model adds how
+ *    the window's lines share aligned S-line regions (spatial.h), measured
+ *    in the same pass: P(miss | d) = P(Bin(d'/M, M/S) >= A).  Set-local
+ *    stack distances (setlocal.h) give the exact answer beside both.
  *  - Parametric profile (fit.c): the MRC as a few numbers, fitted with GSL
  *    nonlinear least squares; the family and its justification are in
  *    fit.c's header.
@@ -26,6 +26,7 @@
 
 #include "data/err.h"
 #include "models/reuse.h"
+#include "models/spatial.h"
 
 /* Fully associative LRU miss ratios at each capacity (lines). */
 void cm_mrc_fa(const cm_reuse_hist *h, const double *capacity_lines,
@@ -47,6 +48,24 @@ cm_status cm_mrc_setassoc(const cm_reuse_hist *h, uint64_t sets,
  * interleaving model.  sets >= 1, 1 <= ways < UINT_MAX. */
 double cm_mrc_setassoc_miss_prob(uint64_t sets, uint64_t ways, double lo,
                                  double hi);
+
+/* Set-associative LRU miss ratio of `sets` x `ways` lines from the
+ * histogram and the region statistics sp of the same stream (collected for
+ * `sets`): the region model of setassoc.c's header.  Distance bins sp has
+ * no sample of (and distances past its depth) fall back to the binomial. */
+cm_status cm_mrc_setassoc_spatial(const cm_reuse_hist *h,
+                                  const cm_spatial *sp, uint64_t sets,
+                                  uint64_t ways, double *miss_ratio,
+                                  cm_err *err);
+
+/* The region model's miss probability at stack distance d (real, >= 0)
+ * with own-region share F0 = own_share and other-region occupancy
+ * M = occupancy (1 <= M <= sets): P(Bin(n, q) >= ways) with n = d'/M,
+ * q = M/sets, d' = d (1 - F0), continued to real n by the incomplete beta
+ * function.  F0 = 0, M = 1 is the binomial P(Bin(d, 1/sets) >= ways). */
+double cm_mrc_setassoc_region_miss_prob(uint64_t sets, uint64_t ways,
+                                        double d, double own_share,
+                                        double occupancy);
 
 /* ---- parametric fit ---------------------------------------------------- */
 
