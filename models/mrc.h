@@ -8,9 +8,11 @@
  *    over sets at random, Binomial(d, 1/S) (Smith 1978; Hill & Smith 1989);
  *    real data is contiguous and the binomial overstates its conflict
  *    misses (up to 5x on the lackey traces).  The region model adds how
- *    the window's lines share aligned S-line regions (spatial.h), measured
- *    in the same pass: P(miss | d) = P(Bin(d'/M, M/S) >= A).  Set-local
- *    stack distances (setlocal.h) give the exact answer beside both.
+ *    the window lies around the reused line (the run anchored at it, and
+ *    blocks of S lines each holding one line of its set; spatial.h),
+ *    measured in the same pass, and reads the count in the set as a
+ *    binomial with that mean and variance.  Set-local stack distances
+ *    (setlocal.h) give the exact answer beside both.
  *  - Parametric profile (fit.c): the MRC as a few numbers, fitted with GSL
  *    nonlinear least squares; the family and its justification are in
  *    fit.c's header.
@@ -58,14 +60,14 @@ cm_status cm_mrc_setassoc_spatial(const cm_reuse_hist *h,
                                   uint64_t ways, double *miss_ratio,
                                   cm_err *err);
 
-/* The region model's miss probability at stack distance d (real, >= 0)
- * with own-region share F0 = own_share and other-region occupancy
- * M = occupancy (1 <= M <= sets): P(Bin(n, q) >= ways) with n = d'/M,
- * q = M/sets, d' = d (1 - F0), continued to real n by the incomplete beta
- * function.  F0 = 0, M = 1 is the binomial P(Bin(d, 1/sets) >= ways). */
-double cm_mrc_setassoc_region_miss_prob(uint64_t sets, uint64_t ways,
-                                        double d, double own_share,
-                                        double occupancy);
+/* The region model's miss probability: P(K >= ways) for the count K of
+ * window lines in the reused line's set with the given mean and variance
+ * (0 <= var <= mean), read as the binomial Bin(mean/q, q), q = 1 - var/mean,
+ * continued to a real trial count by the incomplete beta function; a sure
+ * count when var = 0.  Scattered lines (mean d/S, var (d/S)(1 - 1/S)) give
+ * the binomial P(Bin(d, 1/S) >= ways). */
+double cm_mrc_setassoc_region_miss_prob(uint64_t ways, double mean,
+                                        double var);
 
 /* ---- parametric fit ---------------------------------------------------- */
 

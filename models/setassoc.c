@@ -44,67 +44,82 @@
  * bin.  On real programs it fails: their data is contiguous, and
  * contiguous lines spread over sets far more evenly than random placement.
  *
- * Region model (cm_mrc_setassoc_spatial).  Cut the line address space into
- * aligned regions of S consecutive lines; a region holds exactly one line
- * of each set.  Let x be the reused line, at offset o in its region, and
- * let the window hold k0 lines of x's own region and j_r lines of each
- * other region r.  The own region's lines are never in x's set (its only
- * line of that set is x), and region r contributes a line to x's set iff
- * one of its j_r lines sits at offset o.  Taking o uniform and independent
- * of where the other regions' lines sit (the one placement assumption
- * left), region r contributes Bernoulli(j_r / S), independently, so the
- * count K in x's set is Poisson-binomial:
- *     E K = sum_r j_r / S = d' / S,         d' = d - k0,
- *     Var K = sum_r (j_r/S)(1 - j_r/S) = d'/S - sum_r j_r^2 / S^2.
- * With M = sum_r j_r^2 / sum_r j_r, the line-weighted mean occupancy of the
- * other regions, that is Var K = (d'/S)(1 - M/S): the mean and variance of
- * Bin(n, q) with n = d'/M effective regions of M lines, each holding a
- * line of x's set with probability q = M/S.  The model is that binomial,
- *     P(miss | d) = P(Bin(d'/M, M/S) >= A) = I_{M/S}(A, d'/M - A + 1),
- * continued to real n by the regularized incomplete beta function (GSL's
- * beta distribution function), which matches the Poisson binomial's first
- * two moments; its tail is the binomial's whenever all regions are equally
- * full.  Limits: scattered lines (k0 = 0, every j_r = 1, M = 1) give
- * exactly the binomial model above; full contiguous regions (M = S) give
- * the deterministic count d'/S, i.e. a miss iff d' >= S A, the fully
- * associative answer for a contiguous loop aligned to regions.  A
- * reference that misses for sure (mean d'/S past mu* above) counts as a
- * miss, by the same Chernoff bound (it holds for Poisson binomials).
+ * Region model (cm_mrc_setassoc_spatial).  Let x be the reused line.  The
+ * lines of x's set are x + kS, k an integer; cut the line address space
+ * around x into blocks of S consecutive lines, block k = [x - S/2 + kS,
+ * x - S/2 + (k+1) S), so that block k holds exactly one line of x's set,
+ * x + kS, and block 0 holds x alone of it.  The count K of window lines in
+ * x's set is then the number of blocks k != 0 whose line x + kS is in the
+ * window.  Two parts of the window are told apart:
+ *  - the anchored run: the window lines contiguous with x, x - a .. x + b
+ *    (x itself excluded; a, b >= 0).  It holds x + kS exactly for
+ *    -a/S <= k <= b/S: a sure floor(a/S) + floor(b/S) lines of the set;
+ *  - the other lines, j_k of them in block k.  Taking their positions in
+ *    a block as uniform over its positions the run leaves free (f_k = S
+ *    less the run's share of the block), block k holds x + kS with
+ *    probability p_k = j_k / f_k, independently of the other blocks (the
+ *    one placement assumption; blocks whose x + kS the run holds add
+ *    nothing, nor does block 0).
+ * So K = floor(a/S) + floor(b/S) + a Poisson-binomial sum, with
+ *     mean m = floor(a/S) + floor(b/S) + sum_k p_k,
+ *     variance v = sum_k p_k (1 - p_k).
+ * The model is the binomial with that mean and variance,
+ *     P(miss | d) = P(Bin(m/q, q) >= A) = I_q(A, m/q - A + 1), q = 1 - v/m,
+ * continued to a real trial count by the regularized incomplete beta
+ * function (GSL's beta distribution function); v = 0 is a sure count m.
+ * Matching two moments keeps the Poisson binomial's tail where blocks are
+ * equally full, and its limits are exact:
+ *  - scattered lines (no two within S, no neighbour of x): every j_k = 1,
+ *    m = d/S, v = (d/S)(1 - 1/S), q = 1/S: the binomial model above;
+ *  - a contiguous loop through x, from any base: the whole window is the
+ *    anchored run, v = 0, K = floor(a/S) + floor(b/S), which is exactly
+ *    the LRU set count: a loop of L lines hits every reuse if L <= S A and
+ *    none if L >= S (A + 1), the fully associative answer.
+ * Blocks are laid around x, not aligned in the address space, so the
+ * model, like the cache, is unchanged when every address moves by the
+ * same amount.  A reference whose mean is past mu* above counts as a miss
+ * by the same Chernoff bound (it holds for Poisson binomials).
  *
- * The statistics F0 = k0/d and M are measured per distance bin (16 exact
- * bins, then 8 per octave) over a random sample of reuses in the same
- * streaming pass as the stack distances (spatial.c; memory bounded by the
- * depth followed, reuse.spatial_depth), as ratios of sums over the sampled
- * windows.  For a histogram bin the model evaluates each integer distance
- * of exact bins, and 8 midpoints of each statistics bin inside wider log2
- * bins; a bin with no sample, and every distance past the depth, falls
- * back to the binomial.  Aggregating per bin instead of per window costs
- * little: with every window's own k0 and sum j_r^2 the worst errors below
- * moved by at most a few points.
+ * The mean and variance per window line, m/d and v/d, are measured per
+ * distance bin (16 exact bins, then 8 per octave) over a random sample of
+ * reuses in the same streaming pass as the stack distances (spatial.c;
+ * memory bounded by the depth followed, reuse.spatial_depth; cost by
+ * reuse.spatial_budget), as ratios of sums over the sampled windows, and
+ * read at distance d as m = d (m/d), v = d (v/d).  For a histogram bin the
+ * model evaluates each integer distance of exact bins, and 8 midpoints of
+ * each statistics bin inside wider log2 bins; a bin with no sample, and
+ * every distance past the depth, falls back to the binomial.
+ *
+ * What was tried first: the same Poisson binomial over regions aligned in
+ * the address space (aligned S-line regions, x's own region excluded)
+ * reached gzip 62/6.5/0.5%, sha256sum 30/20/4.3%, ls 11/4.7/13% (worst
+ * errors at 4/8/16 ways, below): runs of the window crossing an aligned
+ * boundary, and the run through x spilling into the next region, count
+ * there as independent chances of holding x's set that they are not.
+ * Centring the blocks on x brought gzip's 4-way error to 20%; the anchored
+ * run makes the contiguous limits exact.  With aligned regions, the exact
+ * Poisson binomial of every window (no moment matching, no binning), on a
+ * 1-in-8 subsample of the references, was off by as much as the per-bin
+ * model (gzip 128 KB 4-way +26% against +20%): the misses belong to the
+ * independence assumption, not to the approximations after it.
  *
  * Accuracy against the exact cache on valgrind lackey traces of real
  * programs (tests/check_accuracy.c: 64 B lines, 4 KB to 128 KB, default
- * depth 16384 and budget 4), worst relative error of the miss ratio at
- * 4/8/16 ways, region model (binomial model): sort 0.3/0.1/0.1%
- * (0.8/0.4/0.3%), ls 11/4.7/13% (22/17.5/1.7%), sha256sum 30/20/4.3%
- * (46/29/4.2%), gzip 62/6.5/0.5% (476/259/113%).  The issue's 10% is met
- * on sort, on ls at 8 ways, sha256sum at 16 and gzip at 8 and 16.  The
- * misses are the cases where the regions' contents are correlated with
- * each other and with x's offset, which the independence above drops:
- * gzip's 128 KB 4-way cache (miss ratio 0.0034, of which 0.0007 are
- * conflicts) where runs of the window and of arrays streamed in step cross
- * region boundaries together (predicted 0.0055), sha256sum's 32 KB 4- and
- * 8-way caches, which partly hold a loop a little larger than they are
- * (4-way: 0.0028, predicted 0.0036), and ls's 8 KB 16-way cache, where the
- * binomial is right by chance and the region model low (0.016, predicted
- * 0.014).  The exact Poisson binomial of every window (its own j_r, no
- * moment matching, no binning), computed on a 1-in-8 subsample of the
- * references, misses by as much (gzip 128 KB 4-way +26% where the
- * per-bin model gave +20% on the same subsample; sha256sum 32 KB 4-way
- * +17%, ls 8 KB 16-way -14%), so the misses belong to the independence
- * assumption, not to the approximations after it.
- * Where the trace is at hand and exactness matters, set-local stack
- * distances (setlocal.c) give the set-associative miss ratio with no
+ * depth and budget), worst relative error of the miss ratio at 4/8/16
+ * ways, region model (binomial model): sort 0.2/0.1/0.1% (0.8/0.4/0.3%),
+ * ls 10.6/4.2/15.1% (22/17.5/1.7%), sha256sum 22.3/19.1/5.4%
+ * (46/29/4.2%), gzip 17.1/7.2/0.7% (476/259/113%).  Walking every reuse's
+ * window instead of the sampled ones changes these by about a point.
+ * The issue's 10% is met on sort, on ls at 8 ways, sha256sum at 16 and
+ * gzip at 8 and 16.  The worst cases are where blocks' contents are
+ * correlated with each other and with x, which the independence above
+ * drops: gzip's 128 KB 4-way cache (miss ratio 0.0034, of which 0.0007
+ * are conflicts; predicted 0.0040), sha256sum's 32 KB 4- and 8-way caches,
+ * which partly hold a loop a little larger than they are (4-way: 0.0028,
+ * predicted 0.0034), ls's 16 KB 4-way (+10.6%) and its 8 KB 16-way cache,
+ * where the binomial is right and the region model low (0.016, predicted
+ * 0.014).  Where the trace is at hand and exactness matters, set-local
+ * stack distances (setlocal.c) give the set-associative miss ratio with no
  * placement assumption. */
 #include "models/mrc.h"
 
@@ -241,42 +256,41 @@ cm_status cm_mrc_setassoc(const cm_reuse_hist *h, uint64_t sets,
     return CM_OK;
 }
 
-double cm_mrc_setassoc_region_miss_prob(uint64_t sets, uint64_t ways,
-                                        double d, double own_share,
-                                        double occupancy)
+double cm_mrc_setassoc_region_miss_prob(uint64_t ways, double mean,
+                                        double var)
 {
-    double S = (double)sets, A = (double)ways;
-    double other = d * (1 - own_share); /* d' */
-    if (!(other > 0) || other < A) return 0;
-    double mu = other / S;
-    if (mu >= A + 40 + sqrt(80 * A + 1600)) return 1; /* Chernoff, above */
-    double q = occupancy / S;
-    if (q >= 1) /* every other region full: exactly d'/S of the set */
-        return mu >= A * (1 - 1e-12) ? 1 : 0;
-    if (q <= 1.0 / S) q = 1.0 / S; /* M >= 1: scattered lines at worst */
-    double n = mu / q; /* effective regions, each P(target set) = q */
+    double A = (double)ways;
+    if (!(mean > 0)) return 0;
+    if (var <= 0) /* a sure count (rounding of the per-bin ratios aside) */
+        return mean >= A * (1 - 1e-12) ? 1 : 0;
+    if (mean >= A + 40 + sqrt(80 * A + 1600)) return 1; /* Chernoff, above */
+    double q = 1 - var / mean;
+    if (q <= 0) return gsl_cdf_poisson_Q((unsigned)(ways - 1), mean);
+    double n = mean / q; /* effective blocks, each P(x's set) = q */
     if (n <= A - 1) return 0;
     return gsl_cdf_beta_P(q, A, n - A + 1);
 }
 
 /* Mean region-model miss probability over the integer distances a..e-1,
- * all in one bin of the region statistics (stats own, occ). */
-static double region_piece(uint64_t sets, uint64_t ways, double a, double e,
-                           double own, double occ)
+ * all in one bin of the region statistics (count mean m1 d, variance
+ * v1 d at distance d). */
+static double region_piece(uint64_t ways, double a, double e, double m1,
+                           double v1)
 {
     double w = e - a;
     if (w <= 8) {
         double sum = 0;
         for (double d = a; d < e; d++)
-            sum += cm_mrc_setassoc_region_miss_prob(sets, ways, d, own, occ);
+            sum += cm_mrc_setassoc_region_miss_prob(ways, m1 * d, v1 * d);
         return sum;
     }
     /* Wide pieces lie past the histogram's exact bins, where the
      * probability is smooth in d: eight midpoints. */
     double sum = 0;
-    for (int k = 0; k < 8; k++)
-        sum += cm_mrc_setassoc_region_miss_prob(
-            sets, ways, a + (k + 0.5) * w / 8 - 0.5, own, occ);
+    for (int k = 0; k < 8; k++) {
+        double d = a + (k + 0.5) * w / 8 - 0.5;
+        sum += cm_mrc_setassoc_region_miss_prob(ways, m1 * d, v1 * d);
+    }
     return sum * w / 8;
 }
 
@@ -290,9 +304,9 @@ static double region_bin(const void *ctx, uint64_t sets, uint64_t ways,
     double sum = 0;
     for (double a = lo; a < hi;) {
         size_t k = cm_spatial_bin_of((uint64_t)a);
-        double e = fmin(hi, (double)cm_spatial_bin_lo(k + 1)), own, occ;
-        if (cm_spatial_bin_stats(sp, sets, k, &own, &occ))
-            sum += region_piece(sets, ways, a, e, own, occ);
+        double e = fmin(hi, (double)cm_spatial_bin_lo(k + 1)), m1, v1;
+        if (cm_spatial_bin_stats(sp, sets, k, &m1, &v1))
+            sum += region_piece(ways, a, e, m1, v1);
         else /* nothing sampled here: lines placed at random */
             sum += (e - a) * cm_mrc_setassoc_miss_prob(sets, ways, a, e);
         a = e;

@@ -20,13 +20,13 @@
  * miss_ratio(S, A) from d needs a placement model: the binomial one
  * takes the d lines to fall into sets independently, P(miss | d) =
  * P(Bin(d, 1/S) >= A); the region model of setassoc.c adds how the window
- * shares aligned S-line regions (spatial.c).  Measured on the lackey
- * traces of tests/check_accuracy.c (64 B lines, 4 KB to 128 KB), their
- * worst relative errors at 4/8/16 ways are, binomial: sort 0.8/0.4/0.3%,
- * ls 22/17.5/1.7%, sha256sum 46/29/4.2%, gzip 476/259/113%; region model:
- * 0.3/0.1/0.1%, 11/4.7/13%, 30/20/4.3%, 62/6.5/0.5%.  Set sampling
- * (Kessler, Hill & Wood 1994: the set-local histogram of a hashed half of
- * the sets, scaled up) was off by up to 27% on ls at rate 0.5.  Where
+ * lies around the reused line (spatial.c).  Measured on the lackey traces
+ * of tests/check_accuracy.c (64 B lines, 4 KB to 128 KB), their worst
+ * relative errors at 4/8/16 ways are, binomial: sort 0.8/0.4/0.3%, ls
+ * 22/17.5/1.7%, sha256sum 46/29/4.2%, gzip 476/259/113%; region model:
+ * 0.2/0.1/0.1%, 10.6/4.2/15.1%, 22.3/19.1/5.4%, 17.1/7.2/0.7%.  Set
+ * sampling (Kessler, Hill & Wood 1994: the set-local histogram of a hashed
+ * half of the sets, scaled up) was off by up to 27% on ls at rate 0.5.  Where
  * exactness matters, hence, the statistic itself: the set-local distance
  * of each reference, measured exactly for each asked S.
  *

@@ -1,12 +1,14 @@
-/* spatial.c - region statistics of reuse windows (see spatial.h), the
- * input of the set-associative model of setassoc.c.
+/* spatial.c - block statistics of reuse windows (see spatial.h), the
+ * input of the set-associative region model of setassoc.c.
  *
  * The window of a reuse of line x is the set of distinct lines touched
  * since x's previous use: the top d lines of the LRU stack just before the
  * reuse, d its stack distance.  For each sampled reuse the collector walks
- * that window once and, for each set count S, counts its lines per aligned
- * S-line region: k0 in x's own region, j_r in every other one, adding
- * d, k0 and sum_{r != own} j_r^2 to the reuse's distance bin.
+ * that window once (marking its nodes), finds the anchored run x - a ..
+ * x + b by probing x - 1, x - 2, ... and x + 1, x + 2, ... in the window,
+ * and, for each set count S, counts the other lines per block around x
+ * (block k = [x - S/2 + kS, x - S/2 + (k+1) S)), adding d and the mean and
+ * variance of setassoc.c's count K to the reuse's distance bin.
  *
  * Sampling: references are drawn with probability r (GSL geometric gaps
  * from the seed, so a run is reproducible), whatever their distance: the
@@ -16,14 +18,14 @@
  * set after each sample to spend the budget B walk steps per reference at
  * the mean walk seen so far (r = min(1, B / mean)), and each sample is
  * weighted by 1/r in the sums, which keeps them unbiased as r changes.  On
- * the lackey traces of tests/check_accuracy.c, B = 4 samples gzip at ~1/40
- * and the others at 1/4 to 1; a fixed 1/64 against every reuse moved the
- * model's worst errors by at most ~6 points.
+ * the lackey traces of tests/check_accuracy.c the default B = 1 samples
+ * gzip at ~1/165, sort and ls at ~1/15 to 1/20 and sha256sum at ~1/3; the
+ * model's worst errors there move by about a point against walking every
+ * reuse (B = 10^6).
  *
- * Cost per sample: the walk, then per set count one hash update per
- * window line, or, where the previous (smaller) set count divides it, one
- * per region of the previous count (regions nest), which for contiguous
- * windows is S times fewer. */
+ * Cost per sample: the walk, a + b + 2 probes of the line map, and per set
+ * count one hash update per window line outside the run: ~(1 + set counts)
+ * hash operations per walked line, so ~B (1 + set counts) per reference. */
 #include "models/spatial.h"
 
 #include <gsl/gsl_randist.h>
@@ -40,8 +42,8 @@
 
 typedef struct sp_sums {
     /* Sums over sampled reuses, each weighted by 1 / its sampling rate, of
-     * d, k0 and sum_{r != own} j_r^2. */
-    double d, k0, q;
+     * d and of the mean and variance of the count in x's set. */
+    double d, mean, var;
     uint64_t n;
 } sp_sums;
 
@@ -63,9 +65,7 @@ struct cm_spatial {
     uint64_t *window;
     uint64_t *rkey;
     uint32_t *rcount, *touched;
-    size_t rmask;
-    uint64_t *lkey[2]; /* (region, count) lists of two set counts */
-    uint32_t *lcount[2];
+    uint32_t *mark, epoch; /* mark[node] == epoch: node in the window */
 };
 
 uint64_t cm_spatial_bin_lo(size_t b)
@@ -111,11 +111,7 @@ cm_status cm_spatial_new(const uint64_t *sets, size_t nsets, uint64_t depth,
     for (size_t i = 0; s->sets && i < nsets; i++) {
         int seen = 0;
         for (size_t j = 0; j < s->nsets; j++) seen |= s->sets[j] == sets[i];
-        if (seen) continue;
-        size_t j = s->nsets++; /* ascending */
-        for (; j > 0 && s->sets[j - 1] > sets[i]; j--)
-            s->sets[j] = s->sets[j - 1];
-        s->sets[j] = sets[i];
+        if (!seen) s->sets[s->nsets++] = sets[i];
     }
     /* The map never grows: it holds at most depth + 1 lines at load 1/2. */
     unsigned log2cap = 1;
@@ -129,17 +125,13 @@ cm_status cm_spatial_new(const uint64_t *sets, size_t nsets, uint64_t depth,
     s->rkey = malloc(rcap * sizeof *s->rkey);
     s->rcount = calloc(rcap, sizeof *s->rcount);
     s->touched = malloc(depth * sizeof *s->touched);
-    for (int k = 0; k < 2; k++) {
-        s->lkey[k] = malloc(depth * sizeof *s->lkey[k]);
-        s->lcount[k] = malloc(depth * sizeof *s->lcount[k]);
-    }
-    s->rmask = rcap - 1;
+    s->mark = calloc(depth, sizeof *s->mark);
     s->rng = gsl_rng_alloc(gsl_rng_mt19937);
     int map_ok = cm_linemap_alloc(&s->map, log2cap) == 0;
     if (!map_ok) s->map.e = NULL;
     if (!s->sets || !s->sums || !s->line || !s->prev || !s->next ||
-        !s->window || !s->rkey || !s->rcount || !s->touched || !s->rng ||
-        !s->lkey[0] || !s->lkey[1] || !s->lcount[0] || !s->lcount[1] ||
+        !s->window || !s->rkey || !s->rcount || !s->touched || !s->mark ||
+        !s->rng ||
         !map_ok) {
         cm_spatial_free(s);
         return cm_err_set(err, CM_EINTERNAL,
@@ -167,10 +159,7 @@ void cm_spatial_free(cm_spatial *s)
     free(s->rkey);
     free(s->rcount);
     free(s->touched);
-    for (int k = 0; k < 2; k++) {
-        free(s->lkey[k]);
-        free(s->lcount[k]);
-    }
+    free(s->mark);
     free(s);
 }
 
@@ -191,64 +180,80 @@ static void list_push(cm_spatial *s, uint32_t n)
     s->head = n;
 }
 
-/* x / f, by a shift when f is a power of two (a division per window line
- * would cost more than the rest of the walk). */
-static uint64_t div_by(uint64_t x, uint64_t f)
+/* The block of window line y around the reused line x: blocks are the
+ * runs of S consecutive lines [x - S/2 + kS, x - S/2 + (k+1) S), block k
+ * holding x + kS, so block 0 is x's own.  floor((y - x + S/2) / S), by a
+ * shift when S is a power of two (a division per window line would cost
+ * more than the rest of the walk). */
+static uint64_t block_of(uint64_t y, uint64_t x, uint64_t S)
 {
-    return (f & (f - 1)) ? x / f : x >> __builtin_ctzll(f);
+    uint64_t u = y - x + S / 2; /* two's complement of t = y - x + S/2 */
+    if ((S & (S - 1)) == 0) {   /* floor(t / S) by an arithmetic shift */
+        unsigned k = (unsigned)__builtin_ctzll(S);
+        return (int64_t)u >= 0 ? u >> k : ~(~u >> k);
+    }
+    int64_t t = (int64_t)u, q = t / (int64_t)S;
+    return (uint64_t)(t % (int64_t)S < 0 ? q - 1 : q);
 }
 
-/* Adds the window of d lines (s->window) of a reuse of x to the sums,
- * with weight w.  The set counts are ascending; where one divides the
- * next, the next one's regions are unions of its regions, so their counts
- * add up from its (region, count) list, usually far shorter than the
- * window, instead of from the lines again. */
+/* Whether line y is in the window being added (its node marked). */
+static int in_window(const cm_spatial *s, uint64_t y)
+{
+    const cm_linemap_entry *e = cm_linemap_find(&s->map, y);
+    return e && s->mark[e->val] == s->epoch;
+}
+
+/* Adds the window of d lines (s->window, nodes marked) of a reuse of x to
+ * the sums, with weight w: the anchored run x - a .. x + b of window lines
+ * contiguous with x, then per set count its blocks. */
 static void add_window(cm_spatial *s, uint64_t x, uint64_t d, double w)
 {
-    size_t b = cm_spatial_bin_of(d), nin = 0;
-    uint64_t *in_key = NULL;
-    uint32_t *in_count = NULL;
+    uint64_t a = 0, b = 0;
+    while (a + b < d && in_window(s, x - a - 1)) a++;
+    while (a + b < d && in_window(s, x + b + 1)) b++;
+    size_t bin = cm_spatial_bin_of(d);
     for (size_t i = 0; i < s->nsets; i++) {
-        uint64_t S = s->sets[i], f = S;
-        const uint64_t *key = s->window;
-        const uint32_t *count = NULL;
-        size_t n = d;
-        if (i > 0 && S % s->sets[i - 1] == 0) {
-            f = S / s->sets[i - 1];
-            key = in_key;
-            count = in_count;
-            n = nin;
-        }
+        uint64_t S = s->sets[i];
         size_t nt = 0;
-        for (size_t k = 0; k < n; k++) {
-            uint64_t r = div_by(key[k], f);
-            size_t h = cm_linemap_home(&s->map, r) & s->rmask;
-            while (s->rcount[h] && s->rkey[h] != r) h = (h + 1) & s->rmask;
+        for (uint64_t k = 0; k < d; k++) {
+            uint64_t y = s->window[k];
+            if (y - (x - a) <= a + b) continue; /* anchored */
+            uint64_t r = block_of(y, x, S);
+            size_t h = cm_linemap_home(&s->map, r);
+            while (s->rcount[h] && s->rkey[h] != r) h = (h + 1) & s->map.mask;
             if (!s->rcount[h]) {
                 s->rkey[h] = r;
                 s->touched[nt++] = (uint32_t)h;
             }
-            s->rcount[h] += count ? count[k] : 1;
+            s->rcount[h]++;
         }
-        uint64_t own = div_by(x, S), *out_key = s->lkey[i & 1];
-        uint32_t *out_count = s->lcount[i & 1];
-        double q = 0, k0 = 0;
+        /* Blocks -a/S .. b/S have their centre in the anchored run; blocks
+         * k_lo .. k_hi share lines with it. */
+        int64_t c_lo = -(int64_t)(a / S), c_hi = (int64_t)(b / S);
+        int64_t k_lo = (int64_t)block_of(x - a, x, S);
+        int64_t k_hi = (int64_t)block_of(x + b, x, S);
+        double mean = (double)(a / S + b / S), var = 0;
+        double inv_s = 1 / (double)S;
         for (size_t t = 0; t < nt; t++) {
             size_t h = s->touched[t];
-            double j = s->rcount[h];
-            if (s->rkey[h] == own) k0 = j;
-            else q += j * j;
-            out_key[t] = s->rkey[h];
-            out_count[t] = s->rcount[h];
+            int64_t k = (int64_t)s->rkey[h];
+            double p = s->rcount[h] * inv_s;
             s->rcount[h] = 0;
+            if (k == 0 || (k >= c_lo && k <= c_hi)) continue;
+            if (k >= k_lo && k <= k_hi) { /* less the positions of the run */
+                int64_t lo = k * (int64_t)S - (int64_t)(S / 2);
+                int64_t hi = lo + (int64_t)S - 1;
+                int64_t taken = (hi < (int64_t)b ? hi : (int64_t)b) -
+                                (lo > -(int64_t)a ? lo : -(int64_t)a) + 1;
+                p = p * (double)S / (double)((int64_t)S - taken);
+            }
+            mean += p;
+            var += p * (1 - p);
         }
-        in_key = out_key;
-        in_count = out_count;
-        nin = nt;
-        sp_sums *u = &s->sums[i * s->nbins + b];
+        sp_sums *u = &s->sums[i * s->nbins + bin];
         u->d += w * (double)d;
-        u->k0 += w * k0;
-        u->q += w * q;
+        u->mean += w * mean;
+        u->var += w * var;
         u->n++;
     }
     s->samples++;
@@ -264,8 +269,14 @@ void cm_spatial_access(cm_spatial *s, uint64_t line)
         n = (uint32_t)e->val;
         if (sample) {
             uint64_t d = 0;
-            for (uint32_t c = s->head; c != n; c = s->next[c])
+            if (++s->epoch == 0) { /* wrapped: no stale mark may match */
+                memset(s->mark, 0, s->depth * sizeof *s->mark);
+                s->epoch = 1;
+            }
+            for (uint32_t c = s->head; c != n; c = s->next[c]) {
                 s->window[d++] = s->line[c];
+                s->mark[c] = s->epoch;
+            }
             add_window(s, line, d, weight);
             s->walked += (double)d;
         }
@@ -306,17 +317,17 @@ int cm_spatial_has_sets(const cm_spatial *s, uint64_t sets)
 }
 
 uint64_t cm_spatial_bin_stats(const cm_spatial *s, uint64_t sets, size_t b,
-                              double *own_share, double *occupancy)
+                              double *mean, double *var)
 {
-    *own_share = 0;
-    *occupancy = 1;
+    *mean = 1.0 / (double)sets;
+    *var = *mean * (1 - *mean);
     if (b >= s->nbins) return 0;
     for (size_t i = 0; i < s->nsets; i++) {
         if (s->sets[i] != sets) continue;
         const sp_sums *u = &s->sums[i * s->nbins + b];
         if (u->n == 0 || !(u->d > 0)) return 0;
-        *own_share = u->k0 / u->d;
-        if (u->d > u->k0) *occupancy = u->q / (u->d - u->k0);
+        *mean = u->mean / u->d;
+        *var = u->var / u->d;
         return u->n;
     }
     return 0;

@@ -1,18 +1,16 @@
 /* spatial.h - how the lines between two uses of a line lie in address
- * space: the statistic of the set-associative model (setassoc.c,
- * cm_mrc_setassoc_spatial) that the stack distance alone lacks.
+ * space around it: the statistic of the set-associative region model
+ * (setassoc.c, cm_mrc_setassoc_spatial) that the stack distance alone
+ * lacks.
  *
- * For a set count S, the line address space is cut into aligned regions of
- * S consecutive lines, so a region holds at most one line of each set.  At
- * a reuse of line x with stack distance d, the d distinct lines touched
- * since x's previous use fall into regions: k0 of them into x's own region
- * (never x's set) and j_r into each other region r.  Per distance bin the
- * collector keeps, over a random sample of reuses, the sums of d, k0 and
- * sum_{r != own} j_r^2; from them the model reads the share of the window
- * in the own region, F0 = sum k0 / sum d, and the line-weighted mean
- * occupancy of the other regions, M = sum_r j_r^2 / sum_r j_r (1 for
- * scattered lines, S for full contiguous regions).  The derivation is in
- * setassoc.c's header.
+ * At a reuse of line x with stack distance d, the d distinct lines touched
+ * since x's previous use (its window) form a run anchored at x (the window
+ * lines contiguous with x) and other lines.  For a set count S the other
+ * lines fall into blocks of S consecutive lines laid around x, block k
+ * holding x's set's line x + kS.  From these the region model takes the
+ * mean and variance of the count of window lines in x's set (setassoc.c's
+ * header derives them).  Per distance bin the collector keeps, over a
+ * random sample of reuses, the sums of d and of that mean and variance.
  *
  * One collector holds several set counts and is fed every line reference
  * in the streaming reuse pass (cm_reuse_request's spatial field).  It keeps
@@ -53,12 +51,14 @@ uint64_t cm_spatial_samples(const cm_spatial *s);
 size_t cm_spatial_bin_of(uint64_t d);
 uint64_t cm_spatial_bin_lo(size_t b);
 
-/* The region statistics of bin b for `sets` (one of the collector's):
- * *own_share = F0 and *occupancy = M as above.  Returns the number of
- * reuses sampled in the bin; with none (or b past the depth) F0 = 0 and
- * M = 1, the values of lines scattered at random. */
+/* The statistics of bin b for `sets` (one of the collector's), per window
+ * line: *mean and *var of the count of window lines in the reused line's
+ * set, divided by d (so the model reads mean x d and var x d at distance
+ * d).  Returns the number of reuses sampled in the bin; with none (or b
+ * past the depth) the values of lines scattered at random, 1/S and
+ * (1/S)(1 - 1/S). */
 uint64_t cm_spatial_bin_stats(const cm_spatial *s, uint64_t sets, size_t b,
-                              double *own_share, double *occupancy);
+                              double *mean, double *var);
 /* Whether `sets` is one of the collector's set counts. */
 int cm_spatial_has_sets(const cm_spatial *s, uint64_t sets);
 

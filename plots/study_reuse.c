@@ -8,7 +8,7 @@
  *    16-way caches of 4 KB to 128 KB (relative error of the miss count):
  *    the one from set-local stack distances collected in the exact pass
  *    (setlocal.c; exact for LRU, so its error is a check), the statistical
- *    region model (setassoc.c: the stack-distance histogram and the region
+ *    region model (setassoc.c: the stack-distance histogram and the block
  *    statistics of the reuse windows, spatial.c, from the same pass) and
  *    the binomial one from the histogram alone, whose error is the cost of
  *    assuming random placement;
@@ -223,7 +223,7 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
                           "(4 KB to 128 KB), worst relative miss-ratio error "
                           "at 4/8/16 ways: from set-local stack distances "
                           "%.2f/%.2f/%.2f%% (exact for LRU: a check); "
-                          "region model (stack distances and the region "
+                          "region model (stack distances and the block "
                           "statistics of the reuse windows) %.1f/%.1f/%.1f%%; "
                           "binomial model from the stack-distance histogram "
                           "alone %.1f/%.1f/%.1f%%.",

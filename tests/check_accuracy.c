@@ -89,18 +89,19 @@ END_TEST
  * statistical region model (stack-distance histogram plus the region
  * statistics of the reuse windows, both from the same pass, at the default
  * depth and budget of params.def) is held to the bounds below: the issue's
- * 10% where it reaches it, else the worst error measured, rounded up by a
- * few points (models/setassoc.c's header explains the misses).  The
- * binomial model from the histogram alone is printed beside it. */
+ * 10% where it reaches it, else the worst error measured (ls 10.6/15.1%,
+ * sha256sum 22.3/19.1%, gzip 17.1%) plus 3 points, so a change that
+ * loses accuracy fails (models/setassoc.c's header explains the misses).
+ * The binomial model from the histogram alone is printed beside it. */
 #define SA_NWAYS 3
 #define SA_NSIZES 6
 static const uint64_t sa_ways[SA_NWAYS] = {4, 8, 16};
 /* Bounds on the region model's relative error per trace and ways. */
 static const double sa_bound[][SA_NWAYS] = {
     {0.10, 0.10, 0.10}, /* sort */
-    {0.15, 0.10, 0.15}, /* ls */
-    {0.35, 0.25, 0.10}, /* sha256sum */
-    {0.70, 0.10, 0.10}, /* gzip */
+    {0.14, 0.10, 0.18}, /* ls */
+    {0.26, 0.23, 0.10}, /* sha256sum */
+    {0.21, 0.10, 0.10}, /* gzip */
 };
 
 static uint64_t sa_sets(size_t w, size_t z)

@@ -255,53 +255,51 @@ static cm_spatial *spatial_of(const uint64_t *lines, size_t n,
 
 START_TEST(test_region_prob_closed_forms)
 {
-    /* F0 = 0, M = 1 is the binomial; M = S/2 splits the d' lines into
-     * n = 2d'/S half-full regions: Bin(n, 1/2); M = S is deterministic. */
-    const uint64_t S = 64;
+    /* Mean d/S and variance (d/S)(1 - 1/S) are the binomial Bin(d, 1/S);
+     * n half-full blocks (mean n/2, variance n/4) are Bin(n, 1/2); no
+     * variance is a sure count. */
+    const double S = 64;
     for (uint64_t A = 1; A <= 16; A *= 2)
         for (unsigned d = 0; d < 2000; d += 37) {
             double want = d >= A ? gsl_cdf_binomial_Q((unsigned)A - 1,
-                                                      1.0 / S, d) : 0;
-            ck_assert_close(cm_mrc_setassoc_region_miss_prob(S, A, d, 0, 1),
+                                                      1 / S, d) : 0;
+            ck_assert_close(cm_mrc_setassoc_region_miss_prob(
+                                A, d / S, d / S * (1 - 1 / S)),
                             want, 1e-9 * want + 1e-14);
-            unsigned n = 2 * d / S;
-            if (2 * d % S == 0 && n >= A)
-                ck_assert_close(cm_mrc_setassoc_region_miss_prob(S, A, d, 0,
-                                                                 S / 2.0),
-                                gsl_cdf_binomial_Q((unsigned)A - 1, 0.5, n),
-                                1e-9);
+            unsigned n = d / 16;
+            ck_assert_close(cm_mrc_setassoc_region_miss_prob(A, n / 2.0,
+                                                             n / 4.0),
+                            n >= A ? gsl_cdf_binomial_Q((unsigned)A - 1, 0.5,
+                                                        n)
+                                   : 0,
+                            1e-9);
             ck_assert_double_eq(
-                cm_mrc_setassoc_region_miss_prob(S, A, d, 0, S),
-                d >= S * A ? 1 : 0);
+                cm_mrc_setassoc_region_miss_prob(A, d / S, 0),
+                d >= S * (double)A ? 1 : 0);
         }
-    /* The own region's share leaves the window: a quarter of d = 4 S A in
-     * the own region leaves 3 A lines of other full regions per set. */
-    ck_assert_double_eq(cm_mrc_setassoc_region_miss_prob(S, 4, 4 * S * 4,
-                                                         0.25, S), 1);
-    ck_assert_double_eq(cm_mrc_setassoc_region_miss_prob(S, 4, 4 * S * 4,
-                                                         0.80, S), 0);
 }
 END_TEST
 
 START_TEST(test_region_model_contiguous_loop_is_fully_associative)
 {
-    /* Loops over L contiguous lines from a region-aligned base: every set
-     * holds L/S of them, so an A-way LRU cache hits every reuse when
-     * L = S A and none when L = S (A + 1): the fully associative answer
-     * (a cyclic LRU of S A lines misses everything beyond).  The region
-     * statistics see k0 = S - 1 own-region lines and full other regions
-     * (M = S), so the model must give exactly that; the binomial, which
-     * scatters the window, must not. */
+    /* Loops over L contiguous lines from any base: every set holds L/S or
+     * L/S + 1 of them, so an A-way LRU cache hits every reuse when L <= S A
+     * and none when L >= S (A + 1): the fully associative answer (a cyclic
+     * LRU of S A lines misses everything beyond).  Each window is the loop
+     * less x, one run anchored at x: its count in x's set is sure, so the
+     * model must give exactly that; the binomial, which scatters the
+     * window, must not. */
     const uint64_t sets[] = {16, 48, 64}, ways[] = {4, 8};
     for (size_t k = 0; k < 3; k++)
         for (size_t a = 0; a < 2; a++)
-            for (uint64_t extra = 0; extra <= 1; extra++) {
-                uint64_t S = sets[k], A = ways[a], L = S * (A + extra);
+            for (int c = 0; c < 4; c++) {
+                uint64_t S = sets[k], A = ways[a];
+                uint64_t L = (c & 1) ? S * (A + 1) + 5 : S * A - 3 * (c / 2);
+                uint64_t base = (c / 2) ? 1000 * S + S / 2 + 3 : 1000 * S;
                 size_t rounds = 6, n = rounds * L;
                 uint64_t *s = malloc(n * sizeof *s);
                 ck_assert_ptr_nonnull(s);
-                for (size_t i = 0; i < n; i++)
-                    s[i] = S * 1000003 + i % L;
+                for (size_t i = 0; i < n; i++) s[i] = base + i % L;
                 cm_reuse_hist h;
                 hist_of(s, n, 4096, &h);
                 cm_spatial *sp = spatial_of(s, n, sets, 3, 4096);
@@ -312,11 +310,12 @@ START_TEST(test_region_model_contiguous_loop_is_fully_associative)
                                                          NULL), CM_OK);
                 ck_assert_int_eq(cm_mrc_setassoc(&h, S, A, &bi, NULL),
                                  CM_OK);
-                double want = extra ? 1.0 : 1.0 / (double)rounds;
+                double want = (c & 1) ? 1.0 : 1.0 / (double)rounds;
                 ck_assert_close(fa, want, 1e-12);
                 ck_assert_msg(fabs(got - want) <= 1e-9,
-                              "L = %llu, %llu x %llu: model %.6f, want %.6f",
-                              (unsigned long long)L, (unsigned long long)S,
+                              "L = %llu from %llu, %llu x %llu: model %.6f, "
+                              "want %.6f", (unsigned long long)L,
+                              (unsigned long long)base, (unsigned long long)S,
                               (unsigned long long)A, got, want);
                 ck_assert(fabs(bi - want) > 0.05);
                 cm_spatial_free(sp);
@@ -328,9 +327,10 @@ END_TEST
 
 START_TEST(test_region_model_scattered_is_binomial)
 {
-    /* Lines 1024 apart share no region for S <= 1024, so every window has
-     * k0 = 0 and occupancy 1: the model must be the binomial, whatever
-     * the sets the lines actually map to. */
+    /* Lines 1024 apart are never adjacent and share no block for
+     * S <= 1024, so every window line is alone in its block (a 1/S chance
+     * of its centre): the model must be the binomial, whatever the sets
+     * the lines actually map to. */
     const uint64_t sets[] = {8, 64, 256};
     size_t n = 60000, ws = 1500;
     uint64_t seed = 5, *s = malloc(n * sizeof *s);
@@ -380,22 +380,22 @@ START_TEST(test_spatial_bins_and_sampling)
     ck_assert_uint_eq(cm_spatial_samples(p[0]), cm_spatial_samples(p[1]));
     size_t checked = 0;
     for (size_t b = 0; b < cm_spatial_bin_of(1023) + 1; b++) {
-        double f[3], m[3];
+        double mean[3], var[3];
         uint64_t c[3];
         for (int k = 0; k < 3; k++)
-            c[k] = cm_spatial_bin_stats(p[k], 32, b, &f[k], &m[k]);
+            c[k] = cm_spatial_bin_stats(p[k], 32, b, &mean[k], &var[k]);
         ck_assert_uint_eq(c[0], c[1]);
-        ck_assert_double_eq(f[0], f[1]);
-        ck_assert_double_eq(m[0], m[1]);
-        ck_assert(m[2] >= 1 && m[2] <= 32 && f[2] >= 0 && f[2] <= 1);
+        ck_assert_double_eq(mean[0], mean[1]);
+        ck_assert_double_eq(var[0], var[1]);
+        ck_assert(mean[2] > 0 && var[2] >= 0 && var[2] <= mean[2]);
         if (c[0] < 100) continue;
-        ck_assert_close(m[0], m[2], 0.1 * m[2]);
+        ck_assert_close(mean[0], mean[2], 0.1 * mean[2]);
         checked++;
     }
     ck_assert_uint_gt(checked, 5);
-    double f, m;
-    ck_assert_uint_eq(cm_spatial_bin_stats(p[2], 32, 500, &f, &m), 0);
-    ck_assert(f == 0 && m == 1);
+    double mean, var;
+    ck_assert_uint_eq(cm_spatial_bin_stats(p[2], 32, 500, &mean, &var), 0);
+    ck_assert(mean == 1.0 / 32 && var == mean * (1 - mean));
     for (int k = 0; k < 3; k++) cm_spatial_free(p[k]);
     free(s);
 }
