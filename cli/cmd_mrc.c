@@ -26,17 +26,22 @@ static void usage(FILE *f)
           "capacity_bytes,\nmiss_ratio,sampling_rate.\n\n"
           "With --sets and --ways the output is instead one row per method "
           "and geometry:\nmethod,sets,ways,line,capacity_lines,"
-          "miss_ratio_fa,miss_ratio_setlocal,\nmiss_ratio_setassoc.  "
-          "miss_ratio_setlocal is the LRU miss ratio of sets x ways\nfrom "
-          "the set-local stack distances (lines of the reference's own set "
-          "since its\nline's last use), measured for each asked set count "
-          "in the same pass over the\nwhole trace and never sampled, so it "
-          "is the same on every method's row; it is\nexact for LRU with "
-          "write-allocate, per line reference (models/setlocal.c).\n"
-          "miss_ratio_setassoc is the prediction from the method's "
-          "stack-distance\nhistogram alone, placing lines in sets at random "
-          "(P(Bin(d, 1/S) >= A),\nmodels/setassoc.c): cheaper, but it "
-          "overstates conflict misses on real,\ncontiguous data.\n\n"
+          "miss_ratio_fa,miss_ratio_setlocal,\nmiss_ratio_setassoc,"
+          "miss_ratio_binomial.  miss_ratio_setlocal is the LRU miss\n"
+          "ratio of sets x ways from the set-local stack distances (lines "
+          "of the\nreference's own set since its line's last use), measured "
+          "for each asked set count\nin the same pass over the whole trace "
+          "and never sampled, so it is the same on\nevery method's row; it "
+          "is exact for LRU with write-allocate, per line reference\n"
+          "(models/setlocal.c).  miss_ratio_setassoc is the statistical "
+          "prediction from the\nmethod's stack-distance histogram and the "
+          "region statistics of the reuse windows\n(how the lines between "
+          "two uses lie around the reused line: the run of them\n"
+          "contiguous with it, and blocks of S lines each holding one line "
+          "of its set;\nsampled in the same pass, reuse.spatial_depth and "
+          "reuse.spatial_budget;\nmodels/setassoc.c).  miss_ratio_binomial "
+          "places lines in sets at random\n(P(Bin(d, 1/S) >= A)): it "
+          "overstates conflict misses on real, contiguous data.\n\n"
           "  --sample SPEC  a sampled method (repeatable, at most 8)\n"
           "  --exact        the exact curve too (the default when no --sample)\n"
           "  --sets LIST    set counts, e.g. 64 or 32,64,128\n"
@@ -185,17 +190,25 @@ static int run(int argc, char **argv)
     /* Set-local distances ride along the first pass, to the largest
      * associativity asked for. */
     cm_setlocal *sl = NULL;
+    cm_spatial *sp = NULL;
     uint64_t depth = 0;
     for (size_t i = 0; i < nways; i++)
         if (ways[i] > depth) depth = ways[i];
-    if (nsets && (st = cm_setlocal_new(sets, nsets, depth, &sl, &err)))
+    if (nsets && ((st = cm_setlocal_new(sets, nsets, depth, &sl, &err)) ||
+                  (st = cm_spatial_new(
+                       sets, nsets, (uint64_t)ctx.params.reuse_spatial_depth,
+                       ctx.params.reuse_spatial_budget,
+                       (uint64_t)ctx.params.sim_seed, &sp, &err))))
         rc = cli_fail(&ctx, &err);
     for (; !rc && done < nspecs; done++) {
         cm_reuse_request req;
         if ((rc = cli_reuse_request(&ctx, &o.trace, trace,
                                     specs[done], &req)))
             break;
-        if (done == 0) req.setlocal = sl;
+        if (done == 0) {
+            req.setlocal = sl;
+            req.spatial = sp;
+        }
         if ((st = cm_reuse_from_trace(&req, &res[done], &err))) break;
         if (res[done].nstreams == 0) {
             st = cm_err_set(&err, CM_EINPUT, "%s: no access selected",
@@ -213,9 +226,9 @@ static int run(int argc, char **argv)
                                 (uint64_t)ctx.params.l1_line, points, &curve,
                                 &err);
     if (!rc && !st && nsets)
-        st = cm_mrc_geometry_table(methods, (size_t)done, sl, sets, nsets,
-                                   ways, nways, (uint64_t)ctx.params.l1_line,
-                                   &out, &err);
+        st = cm_mrc_geometry_table(methods, (size_t)done, sl, sp, sets,
+                                   nsets, ways, nways,
+                                   (uint64_t)ctx.params.l1_line, &out, &err);
     if (!rc && !st)
         st = cm_table_write_file(out ? out : curve, ctx.out, &err);
     if (!rc && st) rc = cli_fail(&ctx, &err);
@@ -236,6 +249,7 @@ static int run(int argc, char **argv)
     cm_table_free(curve);
     cm_table_free(out);
     cm_setlocal_free(sl);
+    cm_spatial_free(sp);
     for (int i = 0; i < done; i++) cm_reuse_result_free(&res[i]);
     return rc;
 }

@@ -4,13 +4,15 @@
  *    accesses with stack distance >= C, cold included (cm_reuse_hist).
  *  - Set-associative LRU (setassoc.c): with S sets and A ways, an access
  *    whose stack distance is d hits iff fewer than A of the d distinct lines
- *    since its last use map to its set.  With lines spread uniformly over
- *    sets that count is Binomial(d, 1/S) (Smith 1978; Hill & Smith 1989),
- *    so P(miss | d) = P(Bin(d, 1/S) >= A), summed over the histogram.
- *    Real data is contiguous, not randomly placed, and the binomial
- *    overstates its conflict misses (up to 5x on the lackey traces);
- *    `cohmod mrc --sets` therefore predicts from set-local stack distances
- *    (setlocal.h) and reports the binomial beside it.
+ *    since its last use map to its set.  The binomial model spreads them
+ *    over sets at random, Binomial(d, 1/S) (Smith 1978; Hill & Smith 1989);
+ *    real data is contiguous and the binomial overstates its conflict
+ *    misses (up to 5x on the lackey traces).  The region model adds how
+ *    the window lies around the reused line (the run anchored at it, and
+ *    blocks of S lines each holding one line of its set; spatial.h),
+ *    measured in the same pass, and reads the count in the set as a
+ *    binomial with that mean and variance.  Set-local stack distances
+ *    (setlocal.h) give the exact answer beside both.
  *  - Parametric profile (fit.c): the MRC as a few numbers, fitted with GSL
  *    nonlinear least squares; the family and its justification are in
  *    fit.c's header.
@@ -26,6 +28,7 @@
 
 #include "data/err.h"
 #include "models/reuse.h"
+#include "models/spatial.h"
 
 /* Fully associative LRU miss ratios at each capacity (lines). */
 void cm_mrc_fa(const cm_reuse_hist *h, const double *capacity_lines,
@@ -47,6 +50,24 @@ cm_status cm_mrc_setassoc(const cm_reuse_hist *h, uint64_t sets,
  * interleaving model.  sets >= 1, 1 <= ways < UINT_MAX. */
 double cm_mrc_setassoc_miss_prob(uint64_t sets, uint64_t ways, double lo,
                                  double hi);
+
+/* Set-associative LRU miss ratio of `sets` x `ways` lines from the
+ * histogram and the region statistics sp of the same stream (collected for
+ * `sets`): the region model of setassoc.c's header.  Distance bins sp has
+ * no sample of (and distances past its depth) fall back to the binomial. */
+cm_status cm_mrc_setassoc_spatial(const cm_reuse_hist *h,
+                                  const cm_spatial *sp, uint64_t sets,
+                                  uint64_t ways, double *miss_ratio,
+                                  cm_err *err);
+
+/* The region model's miss probability: P(K >= ways) for the count K of
+ * window lines in the reused line's set with the given mean and variance
+ * (0 <= var <= mean), read as the binomial Bin(mean/q, q), q = 1 - var/mean,
+ * continued to a real trial count by the incomplete beta function; a sure
+ * count when var = 0.  Scattered lines (mean d/S, var (d/S)(1 - 1/S)) give
+ * the binomial P(Bin(d, 1/S) >= ways). */
+double cm_mrc_setassoc_region_miss_prob(uint64_t ways, double mean,
+                                        double var);
 
 /* ---- parametric fit ---------------------------------------------------- */
 

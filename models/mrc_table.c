@@ -60,6 +60,7 @@ cm_status cm_mrc_curve_table(const cm_mrc_method *m, size_t n,
 
 cm_status cm_mrc_geometry_table(const cm_mrc_method *m, size_t n,
                                 const cm_setlocal *sl,
+                                const cm_spatial *sp,
                                 const uint64_t *sets, size_t nsets,
                                 const uint64_t *ways, size_t nways,
                                 uint64_t line_bytes, cm_table **out,
@@ -67,30 +68,36 @@ cm_status cm_mrc_geometry_table(const cm_mrc_method *m, size_t n,
 {
     static const char *const header[] = {
         "method", "sets", "ways", "line", "capacity_lines", "miss_ratio_fa",
-        "miss_ratio_setlocal", "miss_ratio_setassoc"};
-    *out = cm_table_new(8, header);
+        "miss_ratio_setlocal", "miss_ratio_setassoc", "miss_ratio_binomial"};
+    *out = cm_table_new(9, header);
     if (!*out) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     cm_status st = CM_OK;
     for (size_t i = 0; i < n && !st; i++)
         for (size_t s = 0; s < nsets && !st; s++)
             for (size_t w = 0; w < nways && !st; w++) {
-                double lines = (double)sets[s] * (double)ways[w], fa, sa, bi;
+                double lines = (double)sets[s] * (double)ways[w], fa, sl_mr,
+                       sa, bi;
                 cm_mrc_fa(m[i].hist, &lines, 1, &fa);
-                st = cm_setlocal_miss_ratio(sl, sets[s], ways[w], &sa, err);
+                st = cm_setlocal_miss_ratio(sl, sets[s], ways[w], &sl_mr,
+                                            err);
+                if (!st)
+                    st = cm_mrc_setassoc_spatial(m[i].hist, sp, sets[s],
+                                                 ways[w], &sa, err);
                 if (!st)
                     st = cm_mrc_setassoc(m[i].hist, sets[s], ways[w], &bi,
                                          err);
                 if (st) break;
-                char c[7][32];
+                char c[8][32];
                 snprintf(c[0], 32, "%llu", (unsigned long long)sets[s]);
                 snprintf(c[1], 32, "%llu", (unsigned long long)ways[w]);
                 snprintf(c[2], 32, "%llu", (unsigned long long)line_bytes);
                 cm_fmt_double(c[3], lines);
                 cm_fmt_double(c[4], fa);
-                cm_fmt_double(c[5], sa);
-                cm_fmt_double(c[6], bi);
-                const char *row[] = {m[i].name, c[0], c[1], c[2],
-                                     c[3],      c[4], c[5], c[6]};
+                cm_fmt_double(c[5], sl_mr);
+                cm_fmt_double(c[6], sa);
+                cm_fmt_double(c[7], bi);
+                const char *row[] = {m[i].name, c[0], c[1], c[2], c[3],
+                                     c[4],      c[5], c[6], c[7]};
                 st = cm_table_append(*out, row, err);
             }
     if (st) {

@@ -10,6 +10,7 @@
 #include "data/table.h"
 #include "models/reuse.h"
 #include "models/setlocal.h"
+#include "models/spatial.h"
 
 typedef struct cm_mrc_method {
     const char *name; /* "exact", "shards:0.01", ... */
@@ -28,13 +29,17 @@ cm_status cm_mrc_curve_table(const cm_mrc_method *m, size_t n,
                              cm_table **out, cm_err *err);
 
 /* method,sets,ways,line,capacity_lines,miss_ratio_fa,miss_ratio_setlocal,
- * miss_ratio_setassoc: one row per method and geometry (sets x ways, every
- * pair).  miss_ratio_fa and miss_ratio_setassoc come from each method's
- * histogram; miss_ratio_setlocal from the set-local distances sl of the
- * whole stream (collected for every asked set count up to the largest
- * ways), so it is the same on every method's row. */
+ * miss_ratio_setassoc,miss_ratio_binomial: one row per method and geometry
+ * (sets x ways, every pair).  miss_ratio_fa comes from each method's
+ * histogram; miss_ratio_setassoc is the region model (setassoc.c) of that
+ * histogram with the region statistics sp, miss_ratio_binomial the
+ * binomial model of the histogram alone; miss_ratio_setlocal is the exact
+ * LRU miss ratio from the set-local distances sl.  sl and sp are collected
+ * over the whole stream for every asked set count, so they are the same on
+ * every method's row. */
 cm_status cm_mrc_geometry_table(const cm_mrc_method *m, size_t n,
                                 const cm_setlocal *sl,
+                                const cm_spatial *sp,
                                 const uint64_t *sets, size_t nsets,
                                 const uint64_t *ways, size_t nways,
                                 uint64_t line_bytes, cm_table **out,

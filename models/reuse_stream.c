@@ -155,6 +155,7 @@ static cm_status feed_trace(const cm_reuse_request *req, stream_set *set,
         for (uint64_t line = first; line <= last && !st; line++) {
             st = cm_reuse_engine_access(e, line, err);
             if (req->setlocal) cm_setlocal_access(req->setlocal, line);
+            if (req->spatial) cm_spatial_access(req->spatial, line);
             res->references++;
         }
         if (st) break;

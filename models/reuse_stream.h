@@ -17,6 +17,7 @@
 #include "data/trace.h"
 #include "models/reuse.h"
 #include "models/setlocal.h"
+#include "models/spatial.h"
 
 typedef enum cm_reuse_per {
     CM_PER_ALL = 0,
@@ -41,6 +42,8 @@ typedef struct cm_reuse_request {
     /* Optional: also fed every line reference kept (whatever its stream),
      * so set-local distances come from the same pass. */
     cm_setlocal *setlocal;
+    /* Optional, the same way: region statistics of the reuse windows. */
+    cm_spatial *spatial;
     cm_progress_fn progress; /* called with bytes read, total 0 */
     void *progress_arg;
 } cm_reuse_request;

@@ -17,25 +17,18 @@
  * per line reference as the stack distances are.
  *
  * The plain stack distance d (setassoc.c) is the S = 1 case.  Predicting
- * miss_ratio(S, A) from d alone needs a placement model: the binomial one
+ * miss_ratio(S, A) from d needs a placement model: the binomial one
  * takes the d lines to fall into sets independently, P(miss | d) =
- * P(Bin(d, 1/S) >= A).  On real data the lines of a window are contiguous
- * runs, spread over sets far more evenly, and the reused line's own set is
- * correlated with where the others fall, so the binomial overstates
- * conflict misses where the miss ratio is small.  Measured on the lackey
- * traces of tests/check_accuracy.c (64 B lines, 4 KB to 128 KB), its worst
- * relative errors at 4/8/16 ways are: sort 0.8/0.4/0.3%, ls 22/17.5/1.7%,
- * sha256sum 46/29/4.2%, gzip 476/259/113%.  Statistics of the window's
- * address structure gathered in the same pass did not close the gap:
- * conditioning on the number g of distinct S-line frames in the window
- * (Bin(g, (d - k0)/(g S)), k0 the window's lines in the reused line's own
- * frame) gave 0.3/0.2/0.1%, 13/6/8.5%, 27/17/2.8% and 184/76/24%; even the
- * exact per-frame occupancies in a Poisson binomial overstate gzip's
- * 128 KB 4-way misses fourfold, so within-frame positions matter and no
- * frame statistic suffices.  Set sampling (Kessler, Hill & Wood 1994: the
- * set-local histogram of a hashed half of the sets, scaled up) was off by
- * up to 27% on ls at rate 0.5.  Hence the statistic itself: the set-local
- * distance of each reference, measured exactly for each asked S.
+ * P(Bin(d, 1/S) >= A); the region model of setassoc.c adds how the window
+ * lies around the reused line (spatial.c).  Measured on the lackey traces
+ * of tests/check_accuracy.c (64 B lines, 4 KB to 128 KB), their worst
+ * relative errors at 4/8/16 ways are, binomial: sort 0.8/0.4/0.3%, ls
+ * 22/17.5/1.7%, sha256sum 46/29/4.2%, gzip 476/259/113%; region model:
+ * 0.2/0.1/0.1%, 10.6/4.2/15.1%, 22.3/19.1/5.4%, 17.1/7.2/0.7%.  Set
+ * sampling (Kessler, Hill & Wood 1994: the set-local histogram of a hashed
+ * half of the sets, scaled up) was off by up to 27% on ls at rate 0.5.  Where
+ * exactness matters, hence, the statistic itself: the set-local distance
+ * of each reference, measured exactly for each asked S.
  *
  * Cost: per set count, S x D tags (the memory of the cache itself) and a
  * scan of at most D tags per reference; typically a handful of tags, as

@@ -1,6 +1,7 @@
 /* setlocal.h - set-local LRU stack distances: the exact set-associative
  * LRU miss ratio of `cohmod mrc --sets --ways` (miss_ratio_setlocal,
- * beside the binomial model's miss_ratio_setassoc).
+ * beside the statistical models' miss_ratio_setassoc and
+ * miss_ratio_binomial).
  *
  * For a cache of S sets (set = line mod S) the set-local stack distance of
  * a reference is the number of distinct lines of its own set touched since

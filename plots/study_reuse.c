@@ -7,9 +7,11 @@
  *  - set-associative predictions against exact simulation of 4-, 8- and
  *    16-way caches of 4 KB to 128 KB (relative error of the miss count):
  *    the one from set-local stack distances collected in the exact pass
- *    (setlocal.c; exact for LRU, so its error is a check) and the binomial
- *    one from the stack-distance histogram alone, whose error is the cost
- *    of assuming random placement;
+ *    (setlocal.c; exact for LRU, so its error is a check), the statistical
+ *    region model (setassoc.c: the stack-distance histogram and the block
+ *    statistics of the reuse windows, spatial.c, from the same pass) and
+ *    the binomial one from the histogram alone, whose error is the cost of
+ *    assuming random placement;
  *  - the parametric profile (three numbers) of the trace's MRC;
  *  - the warp-interleaving model: the L1 hit rate of W warps that each run
  *    the trace's stream on their own data, predicted from one warp's
@@ -24,6 +26,7 @@
 #include "models/mrc_table.h"
 #include "models/reuse_stream.h"
 #include "models/setlocal.h"
+#include "models/spatial.h"
 #include "plots/study.h"
 #include "sim/cache_trace.h"
 
@@ -45,6 +48,7 @@ typedef struct reuse_section {
     cm_study *s;
     const cm_params *p;
     cm_setlocal *sl; /* set-local distances of every geometry checked */
+    cm_spatial *sp;  /* region statistics of the same geometries */
     cm_reuse_result res[NMETHODS];
     cm_mrc_method methods[NMETHODS];
     int nmethods;
@@ -62,6 +66,11 @@ static cm_status measure(reuse_section *rs, cm_err *err)
     if (nsets) {
         cm_status st = cm_setlocal_new(sets, nsets, (uint64_t)sa_ways[2],
                                        &rs->sl, err);
+        if (!st)
+            st = cm_spatial_new(sets, nsets,
+                                (uint64_t)rs->p->reuse_spatial_depth,
+                                rs->p->reuse_spatial_budget,
+                                (uint64_t)rs->p->sim_seed, &rs->sp, err);
         if (st) return st;
     }
     for (int i = 0; i < NMETHODS; i++) {
@@ -73,7 +82,10 @@ static cm_status measure(reuse_section *rs, cm_err *err)
         req.exact_bins = (uint64_t)rs->p->reuse_exact_bins;
         req.progress = rs->s->progress;
         req.progress_arg = rs->s->progress_arg;
-        if (i == 0) req.setlocal = rs->sl;
+        if (i == 0) {
+            req.setlocal = rs->sl;
+            req.spatial = rs->sp;
+        }
         cm_status st = cm_sample_spec_parse(method_specs[i], &req.sample, err);
         req.sample.seed = (uint64_t)rs->p->sim_seed;
         if (!st) st = cm_reuse_from_trace(&req, &rs->res[i], err);
@@ -130,27 +142,31 @@ static cm_status section_mrc(reuse_section *rs, cm_err *err)
     return st;
 }
 
-/* Exact simulation against both set-associative predictions. */
+/* Exact simulation against the set-associative predictions. */
 static cm_status section_setassoc(reuse_section *rs, cm_err *err)
 {
     static const char *const header[] = {
         "size",           "sets",          "ways",
         "capacity_lines", "miss_ratio_fa", "miss_ratio_setlocal",
-        "miss_ratio_setassoc", "miss_ratio_sim", "rel_error_setlocal",
-        "rel_error"};
-    cm_table *t = cm_table_new(10, header);
+        "miss_ratio_setassoc", "miss_ratio_binomial", "miss_ratio_sim",
+        "rel_error_setlocal", "rel_error", "rel_error_binomial"};
+    cm_table *t = cm_table_new(12, header);
     if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     cm_status st = CM_OK;
-    double worst[SA_NWAYS] = {0}, worst_bi[SA_NWAYS] = {0};
+    double worst_sl[SA_NWAYS] = {0}, worst[SA_NWAYS] = {0},
+           worst_bi[SA_NWAYS] = {0};
     uint64_t line = (uint64_t)rs->p->l1_line;
     for (size_t w = 0; w < SA_NWAYS && !st; w++) {
         for (size_t z = 0; z < SA_NSIZES && !st; z++) {
             uint64_t ways = (uint64_t)sa_ways[w];
             uint64_t sets = (uint64_t)sa_sizes[z] / line / ways;
             if (sets == 0) continue;
-            double lines = (double)(sets * ways), fa, sa, bi;
+            double lines = (double)(sets * ways), fa, sl, sa, bi;
             cm_mrc_fa(rs->methods[0].hist, &lines, 1, &fa);
-            st = cm_setlocal_miss_ratio(rs->sl, sets, ways, &sa, err);
+            st = cm_setlocal_miss_ratio(rs->sl, sets, ways, &sl, err);
+            if (!st)
+                st = cm_mrc_setassoc_spatial(rs->methods[0].hist, rs->sp,
+                                             sets, ways, &sa, err);
             if (!st)
                 st = cm_mrc_setassoc(rs->methods[0].hist, sets, ways, &bi,
                                      err);
@@ -167,16 +183,18 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
             double sim = counts.line_refs ? (double)counts.line_misses /
                                                 (double)counts.line_refs
                                           : 0;
-            double rel = sim > 0 ? (sa - sim) / sim : 0; /* a check */
-            double rel_bi = sim > 0 ? (bi - sim) / sim : 0; /* the model's */
+            double rel_sl = sim > 0 ? (sl - sim) / sim : 0; /* a check */
+            double rel = sim > 0 ? (sa - sim) / sim : 0;
+            double rel_bi = sim > 0 ? (bi - sim) / sim : 0;
+            worst_sl[w] = fmax(worst_sl[w], fabs(rel_sl));
             worst[w] = fmax(worst[w], fabs(rel));
             worst_bi[w] = fmax(worst_bi[w], fabs(rel_bi));
-            char c[10][32];
+            char c[12][32];
             const double v[] = {sa_sizes[z], (double)sets, sa_ways[w], lines,
-                                fa,          sa,           bi,         sim,
-                                rel,         rel_bi};
-            const char *row[10];
-            for (int k = 0; k < 10; k++) {
+                                fa,          sl,           sa,         bi,
+                                sim,         rel_sl,       rel,        rel_bi};
+            const char *row[12];
+            for (int k = 0; k < 12; k++) {
                 cm_fmt_double(c[k], v[k]);
                 row[k] = c[k];
             }
@@ -189,14 +207,14 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
             rs->s, "reuse_setassoc", t,
             &(cm_plot_table_opts){
                 .x = "size",
-                .y = (const char *[]){"miss_ratio_sim", "miss_ratio_setlocal",
-                                      "miss_ratio_setassoc"},
+                .y = (const char *[]){"miss_ratio_sim", "miss_ratio_setassoc",
+                                      "miss_ratio_binomial"},
                 .ny = 3,
                 .by = "ways",
                 .logx = 1,
                 .style = CM_PLOT_LINES_POINTS,
-                .title = "Set-associative LRU: set-local and binomial "
-                         "predictions against simulation"},
+                .title = "Set-associative LRU: region and binomial "
+                         "models against simulation"},
             err);
     cm_table_free(t);
     if (!st)
@@ -205,11 +223,14 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
                           "(4 KB to 128 KB), worst relative miss-ratio error "
                           "at 4/8/16 ways: from set-local stack distances "
                           "%.2f/%.2f/%.2f%% (exact for LRU: a check); "
+                          "region model (stack distances and the block "
+                          "statistics of the reuse windows) %.1f/%.1f/%.1f%%; "
                           "binomial model from the stack-distance histogram "
                           "alone %.1f/%.1f/%.1f%%.",
-                          100 * worst[0], 100 * worst[1], 100 * worst[2],
-                          100 * worst_bi[0], 100 * worst_bi[1],
-                          100 * worst_bi[2]);
+                          100 * worst_sl[0], 100 * worst_sl[1],
+                          100 * worst_sl[2], 100 * worst[0], 100 * worst[1],
+                          100 * worst[2], 100 * worst_bi[0],
+                          100 * worst_bi[1], 100 * worst_bi[2]);
     return st;
 }
 
@@ -348,5 +369,6 @@ cm_status cm_study_section_reuse(cm_study *s, cm_err *err)
     if (!st) st = section_interleave(&rs, err);
     for (int i = 0; i < rs.nmethods; i++) cm_reuse_result_free(&rs.res[i]);
     cm_setlocal_free(rs.sl);
+    cm_spatial_free(rs.sp);
     return st;
 }

@@ -1,7 +1,8 @@
 /* bench_reuse.c - reuse-distance engines in line references per second.
  * Targets: the exact engine >= 5 Mrefs/s; SHARDS at 1% >= 10x faster.
- * Also the set-local distances of `cohmod mrc --sets` (no target: they
- * ride along the exact pass only when geometries are asked for).
+ * Also the set-local distances and the region statistics of `cohmod mrc
+ * --sets` (no target: they ride along the exact pass only when geometries
+ * are asked for).
  *
  * One in-memory stream (generated before the clock starts) of 2e7 lines:
  * 90% over a working set of 1e5 lines with Zipf-like popularity (exponent
@@ -12,6 +13,7 @@
 
 #include "models/reuse.h"
 #include "models/setlocal.h"
+#include "models/spatial.h"
 #include "tests/benchutil.h"
 #include "tests/reusegen.h"
 
@@ -44,22 +46,55 @@ static double bench_engine(const cm_sample_spec *spec, const uint64_t *a,
     return (double)n / t;
 }
 
-/* Refs/s of set-local distances for the set counts of 16 to 128 KB
- * 4-way caches of 64 B lines, 16 deep (every 1- to 16-way figure). */
+/* Refs/s of one collector fed the stream. */
+static double bench_feed(void (*access)(void *, uint64_t), void *c,
+                         const uint64_t *a, size_t n)
+{
+    double t0 = bench_now();
+    for (size_t i = 0; i < n; i++) access(c, a[i]);
+    return (double)n / (bench_now() - t0);
+}
+
+static void setlocal_feed(void *c, uint64_t line)
+{
+    cm_setlocal_access(c, line);
+}
+
+static void spatial_feed(void *c, uint64_t line)
+{
+    cm_spatial_access(c, line);
+}
+
+/* The set counts of 16 to 128 KB 4-way caches of 64 B lines. */
+static const uint64_t bench_sets[] = {64, 128, 256, 512};
+
+/* Refs/s of set-local distances, 16 deep (every 1- to 16-way figure). */
 static double bench_setlocal(const uint64_t *a, size_t n)
 {
-    static const uint64_t sets[] = {64, 128, 256, 512};
     cm_setlocal *sl;
     cm_err err = {0};
-    if (cm_setlocal_new(sets, 4, 16, &sl, &err) != CM_OK) {
+    if (cm_setlocal_new(bench_sets, 4, 16, &sl, &err) != CM_OK) {
         fprintf(stderr, "reuse bench: %s\n", err.msg);
         return 0;
     }
-    double t0 = bench_now();
-    for (size_t i = 0; i < n; i++) cm_setlocal_access(sl, a[i]);
-    double t = bench_now() - t0;
+    double r = bench_feed(setlocal_feed, sl, a, n);
     cm_setlocal_free(sl);
-    return (double)n / t;
+    return r;
+}
+
+/* Refs/s of the region statistics of `cohmod mrc --sets`, at the default
+ * depth and budget (params.def). */
+static double bench_spatial(const uint64_t *a, size_t n)
+{
+    cm_spatial *sp;
+    cm_err err = {0};
+    if (cm_spatial_new(bench_sets, 4, 16384, 1, 1, &sp, &err) != CM_OK) {
+        fprintf(stderr, "reuse bench: %s\n", err.msg);
+        return 0;
+    }
+    double r = bench_feed(spatial_feed, sp, a, n);
+    cm_spatial_free(sp);
+    return r;
 }
 
 void bench_reuse(void)
@@ -85,5 +120,8 @@ void bench_reuse(void)
     double sl = bench_setlocal(a, BENCH_N);
     printf("reuse.setlocal_4sets   %7.2f Mrefs/s  (4 set counts, depth 16)\n",
            sl / 1e6);
+    double sp = bench_spatial(a, BENCH_N);
+    printf("reuse.spatial_4sets    %7.2f Mrefs/s  (4 set counts, depth 16384, "
+           "budget 1)\n", sp / 1e6);
     free(a);
 }

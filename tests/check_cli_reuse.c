@@ -110,12 +110,17 @@ START_TEST(test_mrc_and_geometry_by_hand)
     ck_assert_close(cell(t, 0, "miss_ratio_fa"), 5.0 / 6, 1e-15);
     ck_assert_close(cell(t, 0, "miss_ratio_setlocal"), 5.0 / 6, 1e-12);
     ck_assert_close(cell(t, 0, "miss_ratio_setassoc"), 5.0 / 6, 1e-12);
+    ck_assert_close(cell(t, 0, "miss_ratio_binomial"), 5.0 / 6, 1e-12);
     ck_assert_double_eq(cell(t, 1, "capacity_lines"), 4);
     /* A, B and C all map to set 0 of 2: the set-local distances are the
      * stack distances, so 2 ways miss 5 of 6; the binomial places d = 2
-     * lines at random, both in A's set with probability 1/4: 3.5 of 6. */
+     * lines at random, both in A's set with probability 1/4: 3.5 of 6.
+     * No two lines are adjacent, so each window line is alone in its
+     * 2-line block around the reused line: the region model is that
+     * binomial. */
     ck_assert_close(cell(t, 1, "miss_ratio_setlocal"), 5.0 / 6, 1e-12);
     ck_assert_close(cell(t, 1, "miss_ratio_setassoc"), 3.5 / 6, 1e-12);
+    ck_assert_close(cell(t, 1, "miss_ratio_binomial"), 3.5 / 6, 1e-12);
     cm_table_free(t);
 }
 END_TEST

@@ -377,14 +377,15 @@ START_TEST(test_study_writes_everything)
     ck_assert_ptr_nonnull(strstr(summary, "best fixed lifetime TCS"));
     ck_assert_ptr_nonnull(strstr(summary, "from set-local stack distances"));
     /* Set-local distances give the set-associative LRU miss ratio exactly:
-     * every geometry (3 ways x 6 sizes) equals the simulation; the
-     * binomial model's prediction is reported beside it. */
+     * every geometry (3 ways x 6 sizes) equals the simulation; the region
+     * and binomial models' predictions are reported beside it. */
     cm_table *sa = read_table(dir, "reuse_setassoc.csv");
     ck_assert_uint_eq(cm_table_nrows(sa), 18);
     for (size_t r = 0; r < 18; r++) {
         ck_assert_double_eq(num_or_nan(sa, r, "miss_ratio_setlocal"),
                             num_or_nan(sa, r, "miss_ratio_sim"));
         ck_assert(num_or_nan(sa, r, "miss_ratio_setassoc") > 0);
+        ck_assert(num_or_nan(sa, r, "miss_ratio_binomial") > 0);
     }
     cm_table_free(sa);
     free(summary);

@@ -14,6 +14,7 @@
 #include "models/mrc.h"
 #include "models/reuse.h"
 #include "models/setlocal.h"
+#include "models/spatial.h"
 #include "sim/cache.h"
 #include "tests/testutil.h"
 
@@ -234,6 +235,206 @@ START_TEST(test_setassoc_bad_input)
     ck_assert_double_eq(m, -1);
     ck_assert_int_eq(cm_mrc_setassoc(&h, 4, 2, &m, &err), CM_OK);
     cm_reuse_hist_free(&h);
+}
+END_TEST
+
+/* ---- region model (statistical, with region statistics) ----------------- */
+
+/* A collector that walks every reuse window (budget far above any walk). */
+static cm_spatial *spatial_of(const uint64_t *lines, size_t n,
+                              const uint64_t *sets, size_t nsets,
+                              uint64_t depth)
+{
+    cm_spatial *sp;
+    ck_assert_int_eq(cm_spatial_new(sets, nsets, depth, 1e9, 7, &sp, NULL),
+                     CM_OK);
+    for (size_t i = 0; i < n; i++) cm_spatial_access(sp, lines[i]);
+    ck_assert_uint_eq(cm_spatial_references(sp), n);
+    return sp;
+}
+
+START_TEST(test_region_prob_closed_forms)
+{
+    /* Mean d/S and variance (d/S)(1 - 1/S) are the binomial Bin(d, 1/S);
+     * n half-full blocks (mean n/2, variance n/4) are Bin(n, 1/2); no
+     * variance is a sure count. */
+    const double S = 64;
+    for (uint64_t A = 1; A <= 16; A *= 2)
+        for (unsigned d = 0; d < 2000; d += 37) {
+            double want = d >= A ? gsl_cdf_binomial_Q((unsigned)A - 1,
+                                                      1 / S, d) : 0;
+            ck_assert_close(cm_mrc_setassoc_region_miss_prob(
+                                A, d / S, d / S * (1 - 1 / S)),
+                            want, 1e-9 * want + 1e-14);
+            unsigned n = d / 16;
+            ck_assert_close(cm_mrc_setassoc_region_miss_prob(A, n / 2.0,
+                                                             n / 4.0),
+                            n >= A ? gsl_cdf_binomial_Q((unsigned)A - 1, 0.5,
+                                                        n)
+                                   : 0,
+                            1e-9);
+            ck_assert_double_eq(
+                cm_mrc_setassoc_region_miss_prob(A, d / S, 0),
+                d >= S * (double)A ? 1 : 0);
+        }
+}
+END_TEST
+
+START_TEST(test_region_model_contiguous_loop_is_fully_associative)
+{
+    /* Loops over L contiguous lines from any base: every set holds L/S or
+     * L/S + 1 of them, so an A-way LRU cache hits every reuse when L <= S A
+     * and none when L >= S (A + 1): the fully associative answer (a cyclic
+     * LRU of S A lines misses everything beyond).  Each window is the loop
+     * less x, one run anchored at x: its count in x's set is sure, so the
+     * model must give exactly that; the binomial, which scatters the
+     * window, must not. */
+    const uint64_t sets[] = {16, 48, 64}, ways[] = {4, 8};
+    for (size_t k = 0; k < 3; k++)
+        for (size_t a = 0; a < 2; a++)
+            for (int c = 0; c < 4; c++) {
+                uint64_t S = sets[k], A = ways[a];
+                uint64_t L = (c & 1) ? S * (A + 1) + 5 : S * A - 3 * (c / 2);
+                uint64_t base = (c / 2) ? 1000 * S + S / 2 + 3 : 1000 * S;
+                size_t rounds = 6, n = rounds * L;
+                uint64_t *s = malloc(n * sizeof *s);
+                ck_assert_ptr_nonnull(s);
+                for (size_t i = 0; i < n; i++) s[i] = base + i % L;
+                cm_reuse_hist h;
+                hist_of(s, n, 4096, &h);
+                cm_spatial *sp = spatial_of(s, n, sets, 3, 4096);
+                ck_assert_uint_gt(cm_spatial_samples(sp), 0);
+                double got, bi, lines = (double)(S * A), fa;
+                cm_mrc_fa(&h, &lines, 1, &fa);
+                ck_assert_int_eq(cm_mrc_setassoc_spatial(&h, sp, S, A, &got,
+                                                         NULL), CM_OK);
+                ck_assert_int_eq(cm_mrc_setassoc(&h, S, A, &bi, NULL),
+                                 CM_OK);
+                double want = (c & 1) ? 1.0 : 1.0 / (double)rounds;
+                ck_assert_close(fa, want, 1e-12);
+                ck_assert_msg(fabs(got - want) <= 1e-9,
+                              "L = %llu from %llu, %llu x %llu: model %.6f, "
+                              "want %.6f", (unsigned long long)L,
+                              (unsigned long long)base, (unsigned long long)S,
+                              (unsigned long long)A, got, want);
+                ck_assert(fabs(bi - want) > 0.05);
+                cm_spatial_free(sp);
+                cm_reuse_hist_free(&h);
+                free(s);
+            }
+}
+END_TEST
+
+START_TEST(test_region_model_scattered_is_binomial)
+{
+    /* Lines 1024 apart are never adjacent and share no block for
+     * S <= 1024, so every window line is alone in its block (a 1/S chance
+     * of its centre): the model must be the binomial, whatever the sets
+     * the lines actually map to. */
+    const uint64_t sets[] = {8, 64, 256};
+    size_t n = 60000, ws = 1500;
+    uint64_t seed = 5, *s = malloc(n * sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    for (size_t i = 0; i < n; i++)
+        s[i] = 1024 * (uint64_t)(uniform01(&seed) * (double)ws);
+    cm_reuse_hist h;
+    hist_of(s, n, 4096, &h);
+    cm_spatial *sp = spatial_of(s, n, sets, 3, 4096);
+    for (size_t k = 0; k < 3; k++)
+        for (uint64_t A = 2; A <= 16; A *= 2) {
+            double got, want;
+            ck_assert_int_eq(cm_mrc_setassoc_spatial(&h, sp, sets[k], A,
+                                                     &got, NULL), CM_OK);
+            ck_assert_int_eq(cm_mrc_setassoc(&h, sets[k], A, &want, NULL),
+                             CM_OK);
+            ck_assert_close(got, want, 1e-9 * want);
+        }
+    cm_spatial_free(sp);
+    cm_reuse_hist_free(&h);
+    free(s);
+}
+END_TEST
+
+START_TEST(test_spatial_bins_and_sampling)
+{
+    /* Bins tile the distances; equal seeds sample alike; a depth smaller
+     * than the footprint drops lines without harm; a sampled collector's
+     * statistics stay close to the full one's. */
+    for (uint64_t d = 0; d < 100000; d++) {
+        size_t b = cm_spatial_bin_of(d);
+        ck_assert_uint_le(cm_spatial_bin_lo(b), d);
+        ck_assert_uint_gt(cm_spatial_bin_lo(b + 1), d);
+    }
+    ck_assert_uint_eq(cm_spatial_bin_lo(16 + 8), 32);
+    const uint64_t sets[] = {32};
+    size_t n = 100000;
+    uint64_t *s = zipf_stream(n, 3000, 0.9, 4, 2);
+    for (size_t i = 0; i < n; i++) s[i] &= 0xffff; /* dense regions */
+    cm_spatial *p[3];
+    for (int k = 0; k < 3; k++) {
+        ck_assert_int_eq(cm_spatial_new(sets, 1, 1024, k == 2 ? 1e9 : 32, 3,
+                                        &p[k], NULL), CM_OK);
+        for (size_t i = 0; i < n; i++) cm_spatial_access(p[k], s[i]);
+    }
+    ck_assert_uint_lt(cm_spatial_samples(p[0]), n / 4);
+    ck_assert_uint_eq(cm_spatial_samples(p[0]), cm_spatial_samples(p[1]));
+    size_t checked = 0;
+    for (size_t b = 0; b < cm_spatial_bin_of(1023) + 1; b++) {
+        double mean[3], var[3];
+        uint64_t c[3];
+        for (int k = 0; k < 3; k++)
+            c[k] = cm_spatial_bin_stats(p[k], 32, b, &mean[k], &var[k]);
+        ck_assert_uint_eq(c[0], c[1]);
+        ck_assert_double_eq(mean[0], mean[1]);
+        ck_assert_double_eq(var[0], var[1]);
+        ck_assert(mean[2] > 0 && var[2] >= 0 && var[2] <= mean[2]);
+        if (c[0] < 100) continue;
+        ck_assert_close(mean[0], mean[2], 0.1 * mean[2]);
+        checked++;
+    }
+    ck_assert_uint_gt(checked, 5);
+    double mean, var;
+    ck_assert_uint_eq(cm_spatial_bin_stats(p[2], 32, 500, &mean, &var), 0);
+    ck_assert(mean == 1.0 / 32 && var == mean * (1 - mean));
+    for (int k = 0; k < 3; k++) cm_spatial_free(p[k]);
+    free(s);
+}
+END_TEST
+
+START_TEST(test_spatial_bad_input)
+{
+    cm_spatial *sp = (cm_spatial *)&sp;
+    cm_err err = {0};
+    const uint64_t sets[] = {4, 0};
+    ck_assert_int_eq(cm_spatial_new(sets, 0, 64, 1, 1, &sp, &err),
+                     CM_EINPUT);
+    ck_assert_ptr_null(sp);
+    ck_assert_int_eq(cm_spatial_new(sets, 2, 64, 1, 1, &sp, &err),
+                     CM_EINPUT);
+    ck_assert_int_eq(cm_spatial_new(sets, 1, 8, 1, 1, &sp, &err),
+                     CM_EINPUT);
+    ck_assert_int_eq(cm_spatial_new(sets, 1, 64, 0, 1, &sp, &err),
+                     CM_EINPUT);
+    ck_assert_int_eq(cm_spatial_new(sets, 1, 64, 1, 1, &sp, &err), CM_OK);
+    cm_reuse_hist h;
+    ck_assert_int_eq(cm_reuse_hist_init(&h, 8, NULL), CM_OK);
+    double m = -1;
+    ck_assert_int_eq(cm_mrc_setassoc_spatial(&h, sp, 4, 2, &m, &err),
+                     CM_EINPUT);
+    ck_assert_int_eq(cm_reuse_hist_add(&h, 3, 1, NULL), CM_OK);
+    ck_assert_int_eq(cm_mrc_setassoc_spatial(&h, sp, 8, 2, &m, &err),
+                     CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "not collected"));
+    ck_assert_int_eq(cm_mrc_setassoc_spatial(&h, sp, 4, 0, &m, &err),
+                     CM_EINPUT);
+    ck_assert_double_eq(m, -1);
+    /* No sample at all: the binomial. */
+    double bi;
+    ck_assert_int_eq(cm_mrc_setassoc_spatial(&h, sp, 4, 2, &m, &err), CM_OK);
+    ck_assert_int_eq(cm_mrc_setassoc(&h, 4, 2, &bi, &err), CM_OK);
+    ck_assert_double_eq(m, bi);
+    cm_reuse_hist_free(&h);
+    cm_spatial_free(sp);
 }
 END_TEST
 
@@ -702,6 +903,13 @@ Suite *suite_mrc(void)
     tcase_add_test(sa, test_setassoc_bad_input);
     tcase_add_test(sa, test_default_capacities);
     suite_add_tcase(s, sa);
+    TCase *rg = tcase_create("region");
+    tcase_add_test(rg, test_region_prob_closed_forms);
+    tcase_add_test(rg, test_region_model_contiguous_loop_is_fully_associative);
+    tcase_add_test(rg, test_region_model_scattered_is_binomial);
+    tcase_add_test(rg, test_spatial_bins_and_sampling);
+    tcase_add_test(rg, test_spatial_bad_input);
+    suite_add_tcase(s, rg);
     TCase *sl = tcase_create("setlocal");
     tcase_add_test(sl, test_setlocal_by_hand);
     tcase_add_test(sl, test_setlocal_equals_exact_cache);
