@@ -30,19 +30,43 @@
  * of every request, solvers/queue.h; INFINITY once lambda E[T] >= 1.
  * Optimisation 1 (private writes complete at once) is not modelled: the
  * stall is an upper bound for TCS, exact for TCSUO.
- * Measured (tc2013, 100k cycles): from the run's own profile the stall
- * per store follows the simulator (TCS, S': bh 3.3 against 3.6 cycles at
- * L = 400, 37.3/37.4 at 2500, 210/197 at 16000; cl 1.6/1.6, 15.6/15.6,
- * 93/90), but the inputs are not L-invariant: the stalls slow the whole
- * machine (bh L1 loads per cycle 0.69, 0.42, 0.14 at L = 400, 2500,
- * 16000), which stretches every time of a long-L profile (S, so too few
- * stalls are predicted at a short L).  The machine behaves as a closed
- * network: loads per cycle x fill latency stays within 5% of constant
- * (Little's law, bh 1590-1670, cl 1550-1570) across L, but the open
- * M/G/1 bank above, at the profile's own rates, waits longer (bh 35,800
- * cycles at 16000) than the whole measured latency (11,000), so it cannot
- * give the latency's L-dependent part; a closed-network (MVA) model of
- * the banks is what would carry a profile across L.
+ *
+ * Carrying a profile across L (the machine's speed).  The stalls and the
+ * parked timestamps slow the whole machine, which stretches every time of
+ * a long-L profile (bh, TCS, 100k cycles: 0.69, 0.42 and 0.14 L1 loads
+ * per cycle at L = 400, 2500 and 16000; from its own profile the stall
+ * per store follows the simulator at each: 3.3/3.6, 37.3/37.4, 210/197
+ * cycles).  The machine is a closed network (loads per cycle x fill
+ * latency stays within 5% of constant across L, Little's law), so its
+ * speed is set by its bottleneck: each bank's reply port (busy fraction
+ * rho0 in the profile, rate.l2_reply_busy), its in-order server, busy
+ *     B(k) = k lambda s0 + (stores / banks) E[(kL - S)+]
+ * at speed k (k times the profile's rates, every time divided by k: a
+ * store's stall E[(L - S/k)+] = E[(kL - S)+] / k at k times the stores),
+ * and its MSHRs, in use
+ *     M(k) = (evictions / banks) E[(kL - A)+] + k I0
+ * (parked timestamps by Little's law, plus the misses in flight I0 =
+ * rate.l2_mshr_occupancy less the parked ones at the profile's own L0 =
+ * rate.lifetime, which scale with the rates).  The speed at L is the
+ * largest k with k rho0 <= 1, B(k) <= 1 and M(k) <= l2.mshrs (Brent on
+ * B and M, both non-decreasing in k), divided by the same bound at L0,
+ * so the profile's own L keeps speed 1.  TC-Strong's store stalls use
+ * that k with the stall distribution (S or S'); TC-Weak's fence wait uses
+ * it without stalls (its stores never wait at the bank): E[W] at L from
+ * the profile = E[W at kL] / k.  Assumptions: every time of the profile
+ * scales with the speed; a saturated resource is busy all the time (the
+ * simulated reply ports reach 90-98%, so the speed is 3-11% high on
+ * tcw-fixed: predicted 1.59, 1.84, 1.67 against 1.54, 1.70, 1.50
+ * simulated for bh, cl, stn from L = 16000 to 400-6400); the M/G/1 delay
+ * and the parked count below stay at the profile's rates, and the L1 fill
+ * outcomes are not rescaled (one time scale turns p_expired at 6400 from
+ * 2x over to 2x under: the tail of R beyond L does not stretch with it).
+ * Measured (tc2013, 100k cycles, held out from L = 16000, cohmod validate
+ * lifetime): TC-Weak fence wait MARE 45.5% -> 15.5%, TC-Strong (tcs)
+ * store stall 47.5% -> 23.7%.  The TC-Strong rest: S does not stretch
+ * with one scale either (the density of S near 0 grows faster than the
+ * speed: bh P(S' < 1024) 0.0037 at L = 16000, 0.0244 at 400, 6.6x for a
+ * 4.8x speed), so short-L stalls stay 17-41% low.
  *
  * Parked timestamps (TC-Strong eviction optimisation 2).  An L2 line
  * evicted A cycles after its latest load has an unexpired GT iff A < L:
@@ -69,23 +93,12 @@
  * Both cdfs are piecewise linear in t, so the integrand is piecewise
  * quadratic between the merged bin edges (of A at t, of Z at L - t), and
  * two-point Gauss-Legendre (GSL) on each piece is exact.  Assumed: A and
- * Z do not depend on L.  Z nearly holds, but A does not at long L (bh,
- * tcw-fixed, 100k cycles: mean ack wait 138 cycles at L = 400 and 2500,
- * 286 at 16000, where unexpired L2 evictions park timestamps in the MSHRs
- * and slow the L2), so a profile from a long L overstates the wait at a
- * short one (bh at 400: 289 from the 16000 profile, 141 from its own, 135
- * simulated).  The mechanism: at L = 16000 the parked timestamps fill the
- * L2 MSHRs (simulated mean occupancy 119-124 of 128, full 72-84% of the
- * time, against 37-83 and 1-13% at L = 400 for bh, cl, stn), the in-order
- * banks block behind them, the whole machine slows (L2 loads per cycle
- * -40%, store-ack latency +55%) and A grows (bh +148, cl +40, stn +22
- * cycles).  The unsaturated machine is bound by the banks' reply ports
- * (busy 90-98% of the cycles at L = 400-6400), the saturated one leaves
- * them 54-62% busy.  Rescaling every time of the L = 16000 profile by the
- * simulated speed ratio (an oracle, 0.59-0.78) brings the fence wait at
- * L = 400 within 4% (bh), 10% (cl) and 33% (stn), but turns p_expired at
- * 6400 from 2x over to 2x under on bh and stn: the tail of R beyond L
- * does not stretch with one time scale, so no rescaling is applied.
+ * Z do not depend on L at a fixed speed (the speed model above rescales
+ * both: at L = 16000 the parked timestamps fill the L2 MSHRs, simulated
+ * mean occupancy 119-124 of 128, and the machine runs 0.59-0.67 times as
+ * fast as at L = 400-6400, where the reply ports bind, busy 90-98%).
+ * What remains: cl's ack wait does not shrink with the speed (mean 90
+ * cycles at L = 2500, 6400 and 16000), so its fence wait is 17-34% low.
  * Z is taken from exactly the replies that carry a GWCT (stores' and
  * atomics' replies; a private write, TCS optimisation 1 also in TC-Weak,
  * returns none), so at its own profile's L the fence wait follows the
@@ -208,6 +221,24 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
         return cm_err_set(err, CM_EINPUT,
                           "rate.l2_banks must be >= 1, got %g", in->banks);
     in->l2_service = p->gpu_core_clock / p->l2_clock;
+    in->l2_mshrs = p->l2_mshrs;
+    double occupancy = 0;
+    cm_err ignored = {0};
+    /* all three or none: the speed model needs each */
+    if (!cm_profile_rate(prof, "rate.lifetime", &in->profile_lifetime,
+                         &ignored) &&
+        !cm_profile_rate(prof, "rate.l2_reply_busy", &in->reply_busy,
+                         &ignored) &&
+        !cm_profile_rate(prof, "rate.l2_mshr_occupancy", &occupancy,
+                         &ignored) &&
+        in->profile_lifetime > 0 && in->reply_busy > 0) {
+        double parked = in->l2_evictions / in->banks *
+                        cm_dist_mean_excess_below(in->evict_age,
+                                                  in->profile_lifetime);
+        in->mshr_inflight = fmax(0, occupancy - parked);
+    } else {
+        in->profile_lifetime = in->reply_busy = 0;
+    }
     in->t_hit = p->tc_t_hit;
     in->t_evict = p->tc_t_evict;
     in->t_write = p->tc_t_write;
@@ -351,6 +382,87 @@ static cm_status fence_wait_acked(const cm_dist *ack, const cm_dist *slack,
     return CM_OK;
 }
 
+/* The root of f in [lo, hi], where f changes sign, by GSL's Brent. */
+static cm_status brent_root(gsl_function *f, double lo, double hi,
+                            double *root, const char *what, cm_err *err)
+{
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (!s) return cm_err_set(err, CM_EINTERNAL, "%s: out of memory", what);
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int rc = gsl_root_fsolver_set(s, f, lo, hi), status = GSL_CONTINUE;
+    for (int it = 0; !rc && status == GSL_CONTINUE && it < 200; it++) {
+        rc = gsl_root_fsolver_iterate(s);
+        lo = gsl_root_fsolver_x_lower(s);
+        hi = gsl_root_fsolver_x_upper(s);
+        status = gsl_root_test_interval(lo, hi, 1e-6, 1e-12);
+    }
+    *root = gsl_root_fsolver_root(s);
+    gsl_set_error_handler(old);
+    gsl_root_fsolver_free(s);
+    if (rc || status != GSL_SUCCESS)
+        return cm_err_set(err, CM_EINTERNAL, "%s: Brent did not converge (%s)",
+                          what, gsl_strerror(rc ? rc : status));
+    return CM_OK;
+}
+
+/* ---- the machine's speed at another lifetime ---------------------------- */
+
+typedef struct speed_ctx {
+    const cm_lifetime_input *in;
+    const cm_dist *stall; /* S or S' for TC-Strong, NULL for TC-Weak */
+    double L;
+    int mshr; /* which load: 1 the MSHRs, 0 the bank */
+} speed_ctx;
+
+/* A bank's load at speed k, less its capacity: the in-order server's busy
+ * fraction (requests and the stores' stalls) or the MSHRs in use (parked
+ * timestamps and misses in flight).  Non-decreasing in k. */
+static double speed_excess(double k, void *arg)
+{
+    const speed_ctx *c = arg;
+    const cm_lifetime_input *in = c->in;
+    if (c->mshr)
+        return in->l2_evictions / in->banks *
+                   cm_dist_mean_excess_below(in->evict_age, k * c->L) +
+               k * in->mshr_inflight - in->l2_mshrs;
+    double stalls = c->stall ? in->l2_stores / in->banks *
+                                   cm_dist_mean_excess_below(c->stall, k * c->L)
+                             : 0;
+    return k * (in->l2_loads + in->l2_stores) / in->banks * in->l2_service +
+           stalls - 1;
+}
+
+/* The fastest speed (relative to the profile's) no resource exceeds. */
+static cm_status speed_bound(const cm_lifetime_input *in,
+                             const cm_dist *stall, double L, double *k,
+                             cm_err *err)
+{
+    *k = 1 / in->reply_busy; /* the reply ports, at most always busy */
+    for (int mshr = 0; mshr < 2; mshr++) {
+        speed_ctx c = {in, stall, L, mshr};
+        gsl_function f = {speed_excess, &c};
+        double lo = 1e-9;
+        if (speed_excess(*k, &c) <= 0 || speed_excess(lo, &c) >= 0) continue;
+        cm_status st = brent_root(&f, lo, *k, k, "lifetime speed", err);
+        if (st) return st;
+    }
+    return CM_OK;
+}
+
+/* Speed at L over speed at the profile's own lifetime; 1 without the
+ * profile's speed rates. */
+static cm_status speed_at(const cm_lifetime_input *in, const cm_dist *stall,
+                          double L, double *k, cm_err *err)
+{
+    double k0 = 1;
+    *k = 1;
+    if (!(in->profile_lifetime > 0 && in->reply_busy > 0)) return CM_OK;
+    cm_status st = speed_bound(in, stall, L, k, err);
+    if (!st) st = speed_bound(in, stall, in->profile_lifetime, &k0, err);
+    if (!st) *k /= k0;
+    return st;
+}
+
 cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
                            cm_lifetime_result *r, cm_err *err)
 {
@@ -363,14 +475,25 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
                          &r->p_expired, &r->p_evicted, &r->p_unused);
 
     const cm_dist *s2w = in->read_to_write;
+    const cm_dist *shared = in->read_to_write_shared ? in->read_to_write_shared
+                                                     : s2w;
+    double k_all, k_shared;
+    cm_status st = speed_at(in, s2w, L, &k_all, err);
+    if (!st) st = speed_at(in, shared, L, &k_shared, err);
+    if (!st) st = speed_at(in, NULL, L, &r->speed_weak, err);
+    if (st) return st;
+    r->speed_strong = k_shared;
+    /* at speed k every time of the profile is divided by k:
+     * E[(L - S/k)+] = E[(kL - S)+] / k */
+    r->store_stall = s2w ? cm_dist_mean_excess_below(s2w, k_all * L) / k_all
+                         : 0;
+    r->store_stall_shared =
+        shared ? cm_dist_mean_excess_below(shared, k_shared * L) / k_shared
+               : 0;
+    r->store_stall_rate = in->l2_stores * k_all * r->store_stall;
+    /* the bank queue below stays at the profile's own rates */
     double stall = s2w ? cm_dist_mean_excess_below(s2w, L) : 0;
     double stall2 = s2w ? cm_dist_mean_excess2_below(s2w, L) : 0;
-    r->store_stall = stall;
-    r->store_stall_shared =
-        in->read_to_write_shared
-            ? cm_dist_mean_excess_below(in->read_to_write_shared, L)
-            : stall;
-    r->store_stall_rate = in->l2_stores * stall;
 
     double req = in->l2_loads + in->l2_stores;
     double lambda = req / in->banks, s0 = in->l2_service;
@@ -383,20 +506,23 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
         r->hol_delay = INFINITY;
     } else {
         double scv = fmax(0, es2 / (es * es) - 1);
-        cm_status st = cm_mg1_wait(lambda, es, scv, &r->hol_delay, err);
+        st = cm_mg1_wait(lambda, es, scv, &r->hol_delay, err);
         if (st) return st;
     }
 
     r->parked_rate = in->l2_evictions * cm_dist_cdf(in->evict_age, L);
     r->parked_mshrs = in->l2_evictions *
                       cm_dist_mean_excess_below(in->evict_age, L) / in->banks;
+    double kw = r->speed_weak;
     if (in->fence_ack && in->fence_slack) {
-        cm_status st = fence_wait_acked(in->fence_ack, in->fence_slack, L,
-                                        &r->fence_wait, err);
+        st = fence_wait_acked(in->fence_ack, in->fence_slack, kw * L,
+                              &r->fence_wait, err);
         if (st) return st;
     } else {
-        r->fence_wait = fence_wait(in->read_to_write, in->store_to_fence, L);
+        r->fence_wait = fence_wait(in->read_to_write, in->store_to_fence,
+                                   kw * L);
     }
+    r->fence_wait /= kw;
     cm_lifetime_event_rates(in, L, &r->rates);
     r->drift = drift_of(in, &r->rates);
     return CM_OK;
@@ -439,27 +565,10 @@ cm_status cm_lifetime_equilibrium(const cm_lifetime_input *in, double *L,
         *L = hi;
         return CM_OK;
     }
-    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    if (!s) return cm_err_set(err, CM_EINTERNAL, "lifetime: out of memory");
     gsl_function f = {drift_fn, (void *)in};
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
-    int rc = gsl_root_fsolver_set(s, &f, lo, hi), status = GSL_CONTINUE;
-    for (int it = 0; !rc && status == GSL_CONTINUE && it < 200; it++) {
-        rc = gsl_root_fsolver_iterate(s);
-        lo = gsl_root_fsolver_x_lower(s);
-        hi = gsl_root_fsolver_x_upper(s);
-        status = gsl_root_test_interval(lo, hi, 1e-6, 1e-12);
-    }
-    double root = gsl_root_fsolver_root(s);
-    gsl_set_error_handler(old);
-    gsl_root_fsolver_free(s);
-    if (rc || status != GSL_SUCCESS)
-        return cm_err_set(err, CM_EINTERNAL,
-                          "lifetime equilibrium: Brent did not converge (%s)",
-                          gsl_strerror(rc ? rc : status));
-    *bound = CM_LIFETIME_ROOT;
-    *L = root;
-    return CM_OK;
+    cm_status st = brent_root(&f, lo, hi, L, "lifetime equilibrium", err);
+    if (!st) *bound = CM_LIFETIME_ROOT;
+    return st;
 }
 
 /* ---- approach from the start ------------------------------------------ */
@@ -607,9 +716,9 @@ cm_status cm_lifetime_table(const cm_lifetime_input *in,
         "lifetime",     "p_hit",       "p_expired",        "p_evicted",
         "p_unused",     "store_stall", "hol_delay",        "fence_wait",
         "parked_mshrs", "drift",       "store_stall_rate", "parked_rate",
-        "store_stall_shared", "equilibrium", "equilibrium_bound",
-        "stationary_mean"};
-    enum { NBASE = 13, NALL = 16 };
+        "store_stall_shared", "speed_strong", "speed_weak", "equilibrium",
+        "equilibrium_bound", "stationary_mean"};
+    enum { NBASE = 15, NALL = 18, BOUND = 16 };
     *out = NULL;
     double eq = NAN, smean = NAN;
     cm_lifetime_bound bound = CM_LIFETIME_ROOT;
@@ -635,7 +744,8 @@ cm_status cm_lifetime_table(const cm_lifetime_input *in,
                           r.p_evicted,    r.p_unused,    r.store_stall,
                           r.hol_delay,    r.fence_wait,  r.parked_mshrs,
                           r.drift,        r.store_stall_rate, r.parked_rate,
-                          r.store_stall_shared, eq,      0,
+                          r.store_stall_shared, r.speed_strong,
+                          r.speed_weak,   eq,            0,
                           smean};
         char buf[NALL][32];
         const char *cells[NALL];
@@ -643,7 +753,7 @@ cm_status cm_lifetime_table(const cm_lifetime_input *in,
             cm_fmt_double(buf[c], v[c]);
             cells[c] = buf[c];
         }
-        if (equilibrium) cells[14] = cm_lifetime_bound_name(bound);
+        if (equilibrium) cells[BOUND] = cm_lifetime_bound_name(bound);
         if ((st = cm_table_append(t, cells, err))) {
             cm_table_free(t);
             return st;

@@ -37,6 +37,12 @@ typedef struct cm_lifetime_input {
     double l1_fills, l2_loads, l2_stores, l2_evictions, fences;
     double banks;      /* L2 banks sharing those rates evenly */
     double l2_service; /* core cycles a bank takes per request (one L2 cycle) */
+    /* the profiled machine's speed (optional, 0: unknown; lifetime.c,
+     * "Carrying a profile across L") */
+    double profile_lifetime; /* L the profile was measured at */
+    double reply_busy;       /* busy fraction of a bank's reply port */
+    double mshr_inflight;    /* L2 MSHRs per bank not parked, at L0 */
+    double l2_mshrs;         /* L2 MSHRs per bank (l2.mshrs) */
     /* predictor (tc.*) */
     double t_hit, t_evict, t_write;
     int write_update;  /* the t_write decrement applies */
@@ -45,12 +51,12 @@ typedef struct cm_lifetime_input {
 } cm_lifetime_input;
 
 /* Reads the distributions and rates above from the profile (every one is
- * required but the optional ones, which are NULL when absent;
+ * required but the optional ones, which are NULL or 0 when absent;
  * rate.l1_loads and rate.store_ack_latency are not used) and the
  * constants from the parameters: tc.t_hit, tc.t_evict,
  * tc.t_write, tc.write_update (fences: applies iff rate.fences > 0),
- * tc.predictor_min/max/init, model.lifetime_states, and l2_service =
- * gpu.core_clock / l2.clock. */
+ * tc.predictor_min/max/init, model.lifetime_states, l2.mshrs, and
+ * l2_service = gpu.core_clock / l2.clock. */
 cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
                                          const cm_params *p,
                                          cm_lifetime_input *in, cm_err *err);
@@ -73,6 +79,9 @@ typedef struct cm_lifetime_result {
                                   optimisation, E[max(0, L - S')] (TCS,
                                   TCSOO); store_stall without S' */
     double store_stall_rate; /* stall cycles per cycle, machine-wide */
+    double speed_strong;     /* machine speed at L over the profile's,
+                                TC-Strong (stores stall at the banks) */
+    double speed_weak;       /* the same, TC-Weak (no store stalls) */
     double bank_util;        /* utilisation of one L2 bank */
     double hol_delay;        /* mean queueing delay per request at a bank,
                                 cycles; INFINITY when bank_util >= 1 */
@@ -136,7 +145,8 @@ void cm_lifetime_chain_free(cm_lifetime_chain *c);
 
 /* The sweep table: lifetime,p_hit,p_expired,p_evicted,p_unused,
  * store_stall,hol_delay,fence_wait,parked_mshrs,drift,store_stall_rate,
- * parked_rate,store_stall_shared; with equilibrium != 0 three more
+ * parked_rate,store_stall_shared,speed_strong,speed_weak; with equilibrium
+ * != 0 three more
  * columns, the same on every row: equilibrium, equilibrium_bound,
  * stationary_mean. */
 cm_status cm_lifetime_table(const cm_lifetime_input *in,

@@ -82,8 +82,12 @@
  * optional, rate.dir_footprint (distinct lines the run touched),
  * rate.dir_alloc_footprint (lines loaded), rate.dir_empties (emptyings per
  * cycle; both GPU-VIni only), rate.l1_lines (lines per L1 of the profiled
- * machine) and
- * rate.fill_latency (mean cycles from a load's GETS to its reply). */
+ * machine),
+ * rate.fill_latency (mean cycles from a load's GETS to its reply),
+ * rate.l2_reply_busy (fraction of cycles a bank's reply port is sending,
+ * mean over banks), rate.l2_mshr_occupancy (time-average L2 MSHRs in use
+ * per bank) and rate.lifetime (the lifetime a Temporal Coherence run held
+ * fixed; 0 for other protocols and the adaptive predictor). */
 #ifndef CM_PROFILE_H
 #define CM_PROFILE_H
 

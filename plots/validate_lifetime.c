@@ -17,7 +17,9 @@
  * up: at a short L a copy that expires is fetched again, which restarts
  * its reuse clock, so reuse times beyond L are cut short and the model
  * sees too few expiries at longer lifetimes (held out 6400 and 16000 from
- * a profile at 2500: p_expired 60-100% off; 400-1000 from 2500: 4-7%).  Targets (issue 5): MARE <= 15% on stall cycles
+ * a profile at 2500: p_expired 60-100% off; 400-1000 from 2500: 4-7%).
+ * Carried down, the stalls are rescaled by the machine's speed at each
+ * lifetime (models/lifetime.c).  Targets (issue 5): MARE <= 15% on stall cycles
  * and on the premature-expiry rate; p_hit, a probability, mean |error| <=
  * 0.05.
  *

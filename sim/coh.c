@@ -202,6 +202,7 @@ struct cm_coh {
     uint64_t reply_slack; /* cycles of replies a bank may have queued */
     uint32_t flit, header;
     uint64_t *out_free, *in_free, *last_arr;
+    double reply_busy; /* cycles the banks' reply ports spent sending */
     /* messages */
     cmsg *free_msgs;
     void **blocks;
@@ -312,6 +313,7 @@ static void noc_send(cm_coh *c, cmsg *m, uint32_t src, uint32_t dst,
     uint64_t ser = flits * c->ncyc;
     uint64_t t0 = depart > c->out_free[src] ? depart : c->out_free[src];
     c->out_free[src] = t0 + ser;
+    if (src >= c->ncores) c->reply_busy += (double)ser;
     uint64_t in = t0 + c->noc_lat;
     if (in < c->in_free[dst]) in = c->in_free[dst];
     c->in_free[dst] = in + ser;
@@ -2313,6 +2315,15 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
                 st = cm_profile_add_bin(p, counts[k].name, i, i + 1,
                                         counts[k].w[i], err);
     double t = cycles ? (double)cycles : 1;
+    double mshr_occupancy = 0;
+    for (uint32_t i = 0; i < c->nbanks; i++)
+        mshr_occupancy += cm_stat_occupancy_mean(c->banks[i].st_mocc);
+    /* the lifetime the run held fixed (TC-Strong, TC-Weak without its
+     * predictor): what models/lifetime.c carries the profile from */
+    double fixed_lifetime =
+        (c->p->flags & CF_TC) && !(c->p->flags & CF_PREDICTOR)
+            ? (double)c->lifetime
+            : 0;
     struct {
         const char *name;
         double v;
@@ -2331,6 +2342,9 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
         {"rate.fill_latency", c->fill_n ? c->fill_sum / c->fill_n : 0},
         {"rate.dir_footprint", c->sd ? (double)cm_stackdist_lines(c->sd) : 0},
         {"rate.l1_lines", (double)c->l1_sets * c->l1_ways},
+        {"rate.l2_reply_busy", c->reply_busy / (c->nbanks * t)},
+        {"rate.l2_mshr_occupancy", mshr_occupancy / c->nbanks},
+        {"rate.lifetime", fixed_lifetime},
     };
     for (size_t i = 0; !st && i < sizeof rates / sizeof *rates; i++)
         st = cm_profile_set_rate(p, rates[i].name, rates[i].v, err);

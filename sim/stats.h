@@ -117,6 +117,13 @@ static inline void cm_stat_level(cm_stat *s, uint32_t level, uint64_t now)
     s->level = level;
 }
 
+/* An occupancy statistic's time-average level so far (charged up to its
+ * last change: sync first for the level up to now); 0 before any time. */
+static inline double cm_stat_occupancy_mean(const cm_stat *s)
+{
+    return s->acc[0] > 0 ? s->acc[1] / s->acc[0] : 0;
+}
+
 uint32_t cm_stat_bin_log2(double x, uint32_t top); /* for cm_stat_sample */
 
 static inline void cm_stat_sample(cm_stat *s, double x)

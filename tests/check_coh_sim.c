@@ -154,6 +154,52 @@ static int stored_value(uint64_t v)
     return who < CORES * WARPS && k >= 1 && k <= ITERS;
 }
 
+/* The profile's speed rates (models/lifetime.c carries a profile across
+ * lifetimes with them): the reply ports are busy a fraction of the time,
+ * the MSHR occupancy is the stats' time average over the banks, and the
+ * fixed lifetime is the protocol's own (none for MESI and the adaptive
+ * predictor). */
+START_TEST(test_profile_speed_rates)
+{
+    static const struct {
+        const char *proto;
+        int which; /* 0 none, 1 strong, 2 weak */
+    } cases[] = {{"mesi", 0}, {"tcs", 1}, {"tcw-fixed", 2}, {"tcw", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cm_params p;
+        small_machine(&p);
+        p.tc_lifetime_strong = 700, p.tc_lifetime_weak = 900;
+        run r;
+        run_on(cm_coh_protocol_find(cases[i].proto), &p, 3, &r);
+        double busy, occ, life;
+        cm_err err = {0};
+        ck_assert(cm_profile_rate(r.prof, "rate.l2_reply_busy", &busy,
+                                  &err) == CM_OK);
+        ck_assert(cm_profile_rate(r.prof, "rate.l2_mshr_occupancy", &occ,
+                                  &err) == CM_OK);
+        ck_assert(cm_profile_rate(r.prof, "rate.lifetime", &life, &err) ==
+                  CM_OK);
+        ck_assert_msg(busy > 0 && busy <= 1, "%s: reply busy %g",
+                      cases[i].proto, busy);
+        double mean = 0;
+        for (uint32_t b = 0; b < p.l2_banks; b++) {
+            char comp[16];
+            snprintf(comp, sizeof comp, "bank%u", (unsigned)b);
+            const cm_stat_row *row = cm_stats_find(
+                r.rows, r.n, "l2.mshr.occupancy_mean", comp);
+            ck_assert_ptr_nonnull(row);
+            mean += row->value / p.l2_banks;
+        }
+        ck_assert_msg(fabs(occ - mean) <= 1e-9 * (1 + mean),
+                      "%s: occupancy %g, stats %g", cases[i].proto, occ, mean);
+        double want[3] = {0, p.tc_lifetime_strong, p.tc_lifetime_weak};
+        ck_assert_msg(life == want[cases[i].which], "%s: lifetime %g",
+                      cases[i].proto, life);
+        run_free(&r);
+    }
+}
+END_TEST
+
 START_TEST(test_every_protocol_conserves)
 {
     for (size_t i = 0; i < cm_coh_protocol_count(); i++) {
@@ -423,6 +469,7 @@ Suite *suite_coh_sim(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_every_protocol_conserves);
+    tcase_add_test(tc, test_profile_speed_rates);
     tcase_add_test(tc, test_same_seed_same_run);
     tcase_add_test(tc, test_recalls_and_stalls_where_expected);
     tcase_add_test(tc, test_long_gwct_wait_finishes);

@@ -320,6 +320,83 @@ START_TEST(fence_wait_acks_and_gwct)
 }
 END_TEST
 
+/* The bank's busy fraction at speed k (requests and store stalls), for
+ * the reference speeds below: bisection, not the model's Brent. */
+static double bank_busy(const cm_lifetime_input *in, double L, double k)
+{
+    return k * (in->l2_loads + in->l2_stores) / in->banks * in->l2_service +
+           in->l2_stores / in->banks *
+               cm_dist_mean_excess_below(in->read_to_write, k * L);
+}
+
+static double bank_speed(const cm_lifetime_input *in, double L)
+{
+    double lo = 0, hi = 1 / in->reply_busy;
+    if (bank_busy(in, L, hi) <= 1) return hi;
+    for (int i = 0; i < 200; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (bank_busy(in, L, mid) > 1) hi = mid;
+        else lo = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Carrying a profile across L.  TC-Weak: the profile's own L0 is MSHR
+ * bound (parked timestamps fill the MSHRs exactly), a shorter L is bound
+ * by the reply ports at 1/busy = 2x, so the machine runs 2x faster and
+ * every time halves: the fence wait must equal the unscaled model's on
+ * the same exponentials with half the means (an independent input, no
+ * speed rates).  TC-Strong: the speed is the bank's bound over its bound
+ * at L0, each found by bisection here, and the stall E[(kL - S)+] / k. */
+START_TEST(speed_carries_profile_across_lifetimes)
+{
+    dists x, half;
+    cm_lifetime_input in = exponential_input(&x, 20);
+    in.profile_lifetime = 8000;
+    in.reply_busy = 0.5;
+    in.mshr_inflight = 0;
+    in.l2_mshrs = in.l2_evictions / in.banks *
+                  cm_dist_mean_excess_below(&x.a, in.profile_lifetime);
+    in.l2_stores = 1e-4; /* the bank stays far from busy (TC-Weak) */
+    dg_exponential(&half.r, 400, 0.3, 20);
+    dg_exponential(&half.e, 1500, 0.2, 20);
+    dg_exponential(&half.s, 1000, 0.4, 20);
+    dg_exponential(&half.g, 750, 0.3, 20);
+    dg_exponential(&half.a, 2500, 0.1, 20);
+    dg_exponential(&half.d, 100, 0.5, 20);
+    cm_lifetime_input ref = input_of(&half);
+    for (double L = 500; L <= 2000; L += 500) {
+        cm_lifetime_result r = eval(&in, L);
+        ck_assert_double_eq_tol(r.speed_weak, 2, 1e-5);
+        double want = eval(&ref, L).fence_wait;
+        ck_assert_msg(fabs(r.fence_wait - want) <= 1e-5 * want,
+                      "L=%g: fence wait %.8g, half-time model %.8g", L,
+                      r.fence_wait, want);
+    }
+    ck_assert_double_eq_tol(eval(&in, in.profile_lifetime).speed_weak, 1,
+                            1e-6);
+
+    in.l2_stores = 0.2; /* the stalls now bind the bank */
+    in.l2_mshrs = 1e9;
+    in.read_to_write_shared = NULL;
+    double k0 = bank_speed(&in, in.profile_lifetime);
+    ck_assert_msg(k0 < 1 / in.reply_busy, "the bank must bind at L0");
+    for (double L = 500; L <= 8000; L *= 2) {
+        cm_lifetime_result r = eval(&in, L);
+        double k = bank_speed(&in, L) / k0;
+        ck_assert_msg(fabs(r.speed_strong - k) <= 1e-5 * k,
+                      "L=%g: speed %.8g, bisection %.8g", L, r.speed_strong, k);
+        double stall = cm_dist_mean_excess_below(&x.s, k * L) / k;
+        ck_assert_msg(fabs(r.store_stall - stall) <= 1e-4 * (stall + 1e-9),
+                      "L=%g: stall %.8g, want %.8g", L, r.store_stall, stall);
+        ck_assert_double_eq_tol(r.store_stall_shared, r.store_stall,
+                                1e-12 * (1 + stall));
+    }
+    dists_free(&x);
+    dists_free(&half);
+}
+END_TEST
+
 static cm_lifetime_chain chain_of(const cm_lifetime_input *in)
 {
     cm_lifetime_chain ch;
@@ -520,6 +597,7 @@ Suite *suite_lifetime(void)
     tcase_add_test(tc, stationary_against_dense_generator);
     tcase_add_test(tc, stationary_mean_near_root);
     tcase_add_test(tc, fence_wait_acks_and_gwct);
+    tcase_add_test(tc, speed_carries_profile_across_lifetimes);
     tcase_add_test(tc, l1_expired_from_last_use);
     tcase_add_test(tc, run_mean_approach);
     suite_add_tcase(s, tc);
