@@ -58,7 +58,7 @@ static const column_info result_columns[] = {
     {"capacity_bytes", "B", "cache capacity"},
     {"miss_ratio", "", "miss ratio"},
     {"miss_ratio_fa", "", "fully associative LRU miss ratio"},
-    {"miss_ratio_setassoc", "", "set-associative LRU miss ratio predicted from the stack-distance histogram and the reuse windows' region statistics (region model)"},
+    {"miss_ratio_setassoc", "", "set-associative LRU miss ratio predicted from the stack-distance histogram and how the reuse windows' lines share sets (occupancy model)"},
     {"miss_ratio_binomial", "", "set-associative LRU miss ratio predicted from the stack-distance histogram alone (binomial model, random placement)"},
     {"miss_ratio_setlocal", "", "set-associative LRU miss ratio from set-local stack distances (exact for LRU)"},
     {"distance_lo", "lines", "lower bound of a stack-distance bin"},

@@ -7,12 +7,11 @@
  *    since its last use map to its set.  The binomial model spreads them
  *    over sets at random, Binomial(d, 1/S) (Smith 1978; Hill & Smith 1989);
  *    real data is contiguous and the binomial overstates its conflict
- *    misses (up to 5x on the lackey traces).  The region model adds how
- *    the window lies around the reused line (the run anchored at it, and
- *    blocks of S lines each holding one line of its set; spatial.h),
- *    measured in the same pass, and reads the count in the set as a
- *    binomial with that mean and variance.  Set-local stack distances
- *    (setlocal.h) give the exact answer beside both.
+ *    misses (up to 5x on the lackey traces).  The occupancy model adds
+ *    how the window's lines share sets (spatial.h), measured in the same
+ *    pass: the reused line's set is taken to be as loaded as the set of a
+ *    random line of its window.  Set-local stack distances (setlocal.h)
+ *    give the exact answer beside both.
  *  - Parametric profile (fit.c): the MRC as a few numbers, fitted with GSL
  *    nonlinear least squares; the family and its justification are in
  *    fit.c's header.
@@ -52,22 +51,24 @@ double cm_mrc_setassoc_miss_prob(uint64_t sets, uint64_t ways, double lo,
                                  double hi);
 
 /* Set-associative LRU miss ratio of `sets` x `ways` lines from the
- * histogram and the region statistics sp of the same stream (collected for
- * `sets`): the region model of setassoc.c's header.  Distance bins sp has
- * no sample of (and distances past its depth) fall back to the binomial. */
+ * histogram and the occupancy statistics sp of the same stream (collected
+ * for `sets`): the occupancy model of setassoc.c's header.  Distance bins
+ * sp has no sample of (and distances past its depth) fall back to the
+ * binomial. */
 cm_status cm_mrc_setassoc_spatial(const cm_reuse_hist *h,
                                   const cm_spatial *sp, uint64_t sets,
                                   uint64_t ways, double *miss_ratio,
                                   cm_err *err);
 
-/* The region model's miss probability: P(K >= ways) for the count K of
- * window lines in the reused line's set with the given mean and variance
- * (0 <= var <= mean), read as the binomial Bin(mean/q, q), q = 1 - var/mean,
- * continued to a real trial count by the incomplete beta function; a sure
- * count when var = 0.  Scattered lines (mean d/S, var (d/S)(1 - 1/S)) give
- * the binomial P(Bin(d, 1/S) >= ways). */
-double cm_mrc_setassoc_region_miss_prob(uint64_t ways, double mean,
-                                        double var);
+/* P(K >= ways) for a count K of window lines in the reused line's set
+ * known only by its mean and variance: read as the binomial Bin(mean/q, q),
+ * q = 1 - var/mean, continued to a real trial count by the incomplete beta
+ * function; a sure count when var = 0, Poisson(mean) when var >= mean.
+ * Scattered lines (mean d/S, var (d/S)(1 - 1/S)) give the binomial
+ * P(Bin(d, 1/S) >= ways).  The occupancy model's reading past the
+ * distribution it keeps (ways > CM_SPATIAL_KMAX). */
+double cm_mrc_setassoc_moments_miss_prob(uint64_t ways, double mean,
+                                         double var);
 
 /* ---- parametric fit ---------------------------------------------------- */
 

@@ -31,8 +31,8 @@ cm_status cm_mrc_curve_table(const cm_mrc_method *m, size_t n,
 /* method,sets,ways,line,capacity_lines,miss_ratio_fa,miss_ratio_setlocal,
  * miss_ratio_setassoc,miss_ratio_binomial: one row per method and geometry
  * (sets x ways, every pair).  miss_ratio_fa comes from each method's
- * histogram; miss_ratio_setassoc is the region model (setassoc.c) of that
- * histogram with the region statistics sp, miss_ratio_binomial the
+ * histogram; miss_ratio_setassoc is the occupancy model (setassoc.c) of
+ * that histogram with the occupancy statistics sp, miss_ratio_binomial the
  * binomial model of the histogram alone; miss_ratio_setlocal is the exact
  * LRU miss ratio from the set-local distances sl.  sl and sp are collected
  * over the whole stream for every asked set count, so they are the same on

@@ -42,7 +42,7 @@ typedef struct cm_reuse_request {
     /* Optional: also fed every line reference kept (whatever its stream),
      * so set-local distances come from the same pass. */
     cm_setlocal *setlocal;
-    /* Optional, the same way: region statistics of the reuse windows. */
+    /* Optional, the same way: set occupancy of the reuse windows. */
     cm_spatial *spatial;
     cm_progress_fn progress; /* called with bytes read, total 0 */
     void *progress_arg;

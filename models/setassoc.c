@@ -1,6 +1,6 @@
 /* setassoc.c - miss-ratio curves from a stack-distance histogram: fully
  * associative LRU and set-associative LRU (the binomial model and the
- * region model).
+ * occupancy model).
  *
  * Fully associative: a cache of C lines misses exactly the accesses with
  * stack distance >= C and the cold ones (Mattson et al. 1970).
@@ -44,83 +44,77 @@
  * bin.  On real programs it fails: their data is contiguous, and
  * contiguous lines spread over sets far more evenly than random placement.
  *
- * Region model (cm_mrc_setassoc_spatial).  Let x be the reused line.  The
- * lines of x's set are x + kS, k an integer; cut the line address space
- * around x into blocks of S consecutive lines, block k = [x - S/2 + kS,
- * x - S/2 + (k+1) S), so that block k holds exactly one line of x's set,
- * x + kS, and block 0 holds x alone of it.  The count K of window lines in
- * x's set is then the number of blocks k != 0 whose line x + kS is in the
- * window.  Two parts of the window are told apart:
- *  - the anchored run: the window lines contiguous with x, x - a .. x + b
- *    (x itself excluded; a, b >= 0).  It holds x + kS exactly for
- *    -a/S <= k <= b/S: a sure floor(a/S) + floor(b/S) lines of the set;
- *  - the other lines, j_k of them in block k.  Taking their positions in
- *    a block as uniform over its positions the run leaves free (f_k = S
- *    less the run's share of the block), block k holds x + kS with
- *    probability p_k = j_k / f_k, independently of the other blocks (the
- *    one placement assumption; blocks whose x + kS the run holds add
- *    nothing, nor does block 0).
- * So K = floor(a/S) + floor(b/S) + a Poisson-binomial sum, with
- *     mean m = floor(a/S) + floor(b/S) + sum_k p_k,
- *     variance v = sum_k p_k (1 - p_k).
- * The model is the binomial with that mean and variance,
- *     P(miss | d) = P(Bin(m/q, q) >= A) = I_q(A, m/q - A + 1), q = 1 - v/m,
- * continued to a real trial count by the regularized incomplete beta
- * function (GSL's beta distribution function); v = 0 is a sure count m.
- * Matching two moments keeps the Poisson binomial's tail where blocks are
- * equally full, and its limits are exact:
- *  - scattered lines (no two within S, no neighbour of x): every j_k = 1,
- *    m = d/S, v = (d/S)(1 - 1/S), q = 1/S: the binomial model above;
- *  - a contiguous loop through x, from any base: the whole window is the
- *    anchored run, v = 0, K = floor(a/S) + floor(b/S), which is exactly
- *    the LRU set count: a loop of L lines hits every reuse if L <= S A and
- *    none if L >= S (A + 1), the fully associative answer.
- * Blocks are laid around x, not aligned in the address space, so the
- * model, like the cache, is unchanged when every address moves by the
- * same amount.  A reference whose mean is past mu* above counts as a miss
- * by the same Chernoff bound (it holds for Poisson binomials).
+ * Occupancy model (cm_mrc_setassoc_spatial).  At a reuse of x with
+ * window W (d lines), the access misses iff K_x >= A, K_x the number of
+ * lines of W in x's set.  The model takes x to be exchangeable with the
+ * lines of its window as far as sets go: among the d + 1 lines W + x, x's
+ * set is as loaded as the set of one of them drawn at random.  So, with
+ * c_s the number of the d + 1 lines in set s,
+ *     P(K = k | window) = sum_s c_s 1{c_s - 1 = k} / (d + 1),
+ * the share of the lines whose set holds k others, and
+ *     P(miss | d) = P(K >= A) over the windows of reuses at distance d.
+ * That distribution, per distance bin (16 exact bins, then 8 per octave)
+ * and set count, over a random sample of reuses in the same streaming
+ * pass as the stack distances, is spatial.c's statistic (memory bounded
+ * by the depth followed, reuse.spatial_depth; cost by
+ * reuse.spatial_budget); it does not depend on A, so one pass serves every
+ * associativity.  A histogram bin takes, piece by piece of the statistics'
+ * bins it overlaps, each piece's P(K >= A) for all its distances; a bin
+ * with no sample, and every distance past the depth, falls back to the
+ * binomial.  The distribution is kept for K < CM_SPATIAL_KMAX = 64, K >=
+ * 64 lumped, so it is exact up to 64 ways; beyond, the model reads K as
+ * the binomial of its mean and variance (cm_mrc_setassoc_moments_miss_prob
+ * below).
+ * What the draw keeps is how the program placed the window: contiguous
+ * data spreads evenly over sets, aligned arrays and strides crowd a few
+ * sets, and both reach every line's K.  Its limits:
+ *  - lines placed at random: a drawn line's set holds Bin(d, 1/S) others,
+ *    the binomial model, on average over placements (and the one placement
+ *    at hand, not its average, for a given trace);
+ *  - a contiguous loop of L lines from any base: every set holds floor(L/S)
+ *    or ceil(L/S) of them, so K < A for every line if L <= S A and K >= A
+ *    if L >= S (A + 1): exactly the LRU answer, as fully associative;
+ *  - all lines in one set: K = d, the fully associative cache of A lines.
+ * What it drops is any correlation between x and its set's load beyond
+ * the window's own: x is the line being reused, not a random one.
  *
- * The mean and variance per window line, m/d and v/d, are measured per
- * distance bin (16 exact bins, then 8 per octave) over a random sample of
- * reuses in the same streaming pass as the stack distances (spatial.c;
- * memory bounded by the depth followed, reuse.spatial_depth; cost by
- * reuse.spatial_budget), as ratios of sums over the sampled windows, and
- * read at distance d as m = d (m/d), v = d (v/d).  For a histogram bin the
- * model evaluates each integer distance of exact bins, and 8 midpoints of
- * each statistics bin inside wider log2 bins; a bin with no sample, and
- * every distance past the depth, falls back to the binomial.
- *
- * What was tried first: the same Poisson binomial over regions aligned in
- * the address space (aligned S-line regions, x's own region excluded)
- * reached gzip 62/6.5/0.5%, sha256sum 30/20/4.3%, ls 11/4.7/13% (worst
- * errors at 4/8/16 ways, below): runs of the window crossing an aligned
- * boundary, and the run through x spilling into the next region, count
- * there as independent chances of holding x's set that they are not.
- * Centring the blocks on x brought gzip's 4-way error to 20%; the anchored
- * run makes the contiguous limits exact.  With aligned regions, the exact
- * Poisson binomial of every window (no moment matching, no binning), on a
- * 1-in-8 subsample of the references, was off by as much as the per-bin
- * model (gzip 128 KB 4-way +26% against +20%): the misses belong to the
- * independence assumption, not to the approximations after it.
+ * What was tried first (worst relative error at 4/8/16 ways on the traces
+ * below, default depth and budget):
+ *  - the binomial: sort 0.8/0.4/0.3%, ls 22/17.5/1.7%, sha256sum 46/29/4.2%,
+ *    gzip 476/259/113%;
+ *  - a region model: blocks of S lines laid around x, each holding one line
+ *    of x's set, with x's set's line in block k taken as in the window with
+ *    probability (window lines in block k) / (free positions), blocks
+ *    independent, the run of window lines contiguous with x counted for
+ *    sure, and the count read as the binomial of its mean and variance
+ *    per distance bin: sort 0.2/0.1/0.1%, ls 10.6/4.2/15.1%, sha256sum
+ *    22.3/19.1/5.4%, gzip 17.1/7.2/0.7%.  Measured per window, walking
+ *    every fourth reuse (a scratch tool, not kept), its errors had two
+ *    sources:
+ *    on sha256sum's 32 KB caches the two-moment binomial, which folds the
+ *    sure count of the anchored run into the random part (per-window
+ *    moment matching +16/+15/+3%, the exact Poisson binomial of the same
+ *    blocks -3/-5/-10%); on ls (16 KB 4-way +11.6%, 8 KB 16-way -15%) and
+ *    gzip (128 KB 4-way +44% with the exact Poisson binomial) the
+ *    independence of the blocks, which the moment matching partly
+ *    cancelled on gzip;
+ *  - the mean and variance of x's own count per distance bin (and per
+ *    sure count of the anchored run), read as a binomial or negative
+ *    binomial: ls and sha256sum within 8%, gzip 128 KB 4-way -25%; as a
+ *    shifted Poisson, +45%: gzip's count there is much narrower than
+ *    binomial (variance 0.4 at mean 2.2) with a tail that no two-moment
+ *    shape gets right.
  *
  * Accuracy against the exact cache on valgrind lackey traces of real
  * programs (tests/check_accuracy.c: 64 B lines, 4 KB to 128 KB, default
  * depth and budget), worst relative error of the miss ratio at 4/8/16
- * ways, region model (binomial model): sort 0.2/0.1/0.1% (0.8/0.4/0.3%),
- * ls 10.6/4.2/15.1% (22/17.5/1.7%), sha256sum 22.3/19.1/5.4%
- * (46/29/4.2%), gzip 17.1/7.2/0.7% (476/259/113%).  Walking every reuse's
- * window instead of the sampled ones changes these by about a point.
- * The issue's 10% is met on sort, on ls at 8 ways, sha256sum at 16 and
- * gzip at 8 and 16.  The worst cases are where blocks' contents are
- * correlated with each other and with x, which the independence above
- * drops: gzip's 128 KB 4-way cache (miss ratio 0.0034, of which 0.0007
- * are conflicts; predicted 0.0040), sha256sum's 32 KB 4- and 8-way caches,
- * which partly hold a loop a little larger than they are (4-way: 0.0028,
- * predicted 0.0034), ls's 16 KB 4-way (+10.6%) and its 8 KB 16-way cache,
- * where the binomial is right and the region model low (0.016, predicted
- * 0.014).  Where the trace is at hand and exactness matters, set-local
- * stack distances (setlocal.c) give the set-associative miss ratio with no
- * placement assumption. */
+ * ways: sort 0.0/0.0/0.0%, ls 2.7/4.7/6.0%, sha256sum 0.7/1.0/0.2%, gzip
+ * 3.8/0.6/0.3%; other sampling seeds (2 to 4) move these by up to 1.5
+ * points, walking every reuse (budget 10^6) by up to 1.2.  The worst case
+ * left, ls's 8 KB 16-way cache (-6%), is the reused line's set being
+ * busier than a random window line's.  Where the trace is at hand and exactness
+ * matters, set-local stack distances (setlocal.c) give the
+ * set-associative miss ratio with no placement assumption. */
 #include "models/mrc.h"
 
 #include <gsl/gsl_cdf.h>
@@ -256,8 +250,8 @@ cm_status cm_mrc_setassoc(const cm_reuse_hist *h, uint64_t sets,
     return CM_OK;
 }
 
-double cm_mrc_setassoc_region_miss_prob(uint64_t ways, double mean,
-                                        double var)
+double cm_mrc_setassoc_moments_miss_prob(uint64_t ways, double mean,
+                                         double var)
 {
     double A = (double)ways;
     if (!(mean > 0)) return 0;
@@ -266,37 +260,14 @@ double cm_mrc_setassoc_region_miss_prob(uint64_t ways, double mean,
     if (mean >= A + 40 + sqrt(80 * A + 1600)) return 1; /* Chernoff, above */
     double q = 1 - var / mean;
     if (q <= 0) return gsl_cdf_poisson_Q((unsigned)(ways - 1), mean);
-    double n = mean / q; /* effective blocks, each P(x's set) = q */
+    double n = mean / q; /* effective trials, each a success with P q */
     if (n <= A - 1) return 0;
     return gsl_cdf_beta_P(q, A, n - A + 1);
 }
 
-/* Mean region-model miss probability over the integer distances a..e-1,
- * all in one bin of the region statistics (count mean m1 d, variance
- * v1 d at distance d). */
-static double region_piece(uint64_t ways, double a, double e, double m1,
-                           double v1)
-{
-    double w = e - a;
-    if (w <= 8) {
-        double sum = 0;
-        for (double d = a; d < e; d++)
-            sum += cm_mrc_setassoc_region_miss_prob(ways, m1 * d, v1 * d);
-        return sum;
-    }
-    /* Wide pieces lie past the histogram's exact bins, where the
-     * probability is smooth in d: eight midpoints. */
-    double sum = 0;
-    for (int k = 0; k < 8; k++) {
-        double d = a + (k + 0.5) * w / 8 - 0.5;
-        sum += cm_mrc_setassoc_region_miss_prob(ways, m1 * d, v1 * d);
-    }
-    return sum * w / 8;
-}
-
-/* The region model's mean over a histogram bin, piece by piece of the
- * region statistics' bins. */
-static double region_bin(const void *ctx, uint64_t sets, uint64_t ways,
+/* The occupancy model's mean over a histogram bin, piece by piece of the
+ * statistics' distance bins. */
+static double occupancy_bin(const void *ctx, uint64_t sets, uint64_t ways,
                          double lo, double hi)
 {
     const cm_spatial *sp = ctx;
@@ -304,11 +275,14 @@ static double region_bin(const void *ctx, uint64_t sets, uint64_t ways,
     double sum = 0;
     for (double a = lo; a < hi;) {
         size_t k = cm_spatial_bin_of((uint64_t)a);
-        double e = fmin(hi, (double)cm_spatial_bin_lo(k + 1)), m1, v1;
-        if (cm_spatial_bin_stats(sp, sets, k, &m1, &v1))
-            sum += region_piece(ways, a, e, m1, v1);
-        else /* nothing sampled here: lines placed at random */
+        double e = fmin(hi, (double)cm_spatial_bin_lo(k + 1)), tail, m, v;
+        if (!cm_spatial_bin_stats(sp, sets, k, ways, &tail, &m, &v))
+            /* nothing sampled here: lines placed at random */
             sum += (e - a) * cm_mrc_setassoc_miss_prob(sets, ways, a, e);
+        else if (ways <= CM_SPATIAL_KMAX)
+            sum += (e - a) * tail;
+        else /* past the kept distribution: its two moments */
+            sum += (e - a) * cm_mrc_setassoc_moments_miss_prob(ways, m, v);
         a = e;
     }
     return sum / (hi - lo);
@@ -323,8 +297,8 @@ cm_status cm_mrc_setassoc_spatial(const cm_reuse_hist *h,
     if (st) return st;
     if (!cm_spatial_has_sets(sp, sets))
         return cm_err_set(err, CM_EINPUT,
-                          "region statistics were not collected for %llu "
+                          "occupancy statistics were not collected for %llu "
                           "sets", (unsigned long long)sets);
-    *miss_ratio = sum_misses(h, sets, ways, region_bin, sp);
+    *miss_ratio = sum_misses(h, sets, ways, occupancy_bin, sp);
     return CM_OK;
 }

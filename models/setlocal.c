@@ -19,12 +19,12 @@
  * The plain stack distance d (setassoc.c) is the S = 1 case.  Predicting
  * miss_ratio(S, A) from d needs a placement model: the binomial one
  * takes the d lines to fall into sets independently, P(miss | d) =
- * P(Bin(d, 1/S) >= A); the region model of setassoc.c adds how the window
- * lies around the reused line (spatial.c).  Measured on the lackey traces
+ * P(Bin(d, 1/S) >= A); the occupancy model of setassoc.c adds how the
+ * window's lines share sets (spatial.c).  Measured on the lackey traces
  * of tests/check_accuracy.c (64 B lines, 4 KB to 128 KB), their worst
  * relative errors at 4/8/16 ways are, binomial: sort 0.8/0.4/0.3%, ls
- * 22/17.5/1.7%, sha256sum 46/29/4.2%, gzip 476/259/113%; region model:
- * 0.2/0.1/0.1%, 10.6/4.2/15.1%, 22.3/19.1/5.4%, 17.1/7.2/0.7%.  Set
+ * 22/17.5/1.7%, sha256sum 46/29/4.2%, gzip 476/259/113%; occupancy model:
+ * 0.0/0.0/0.0%, 2.7/4.7/6.0%, 0.7/1.0/0.2%, 3.8/0.6/0.3%.  Set
  * sampling (Kessler, Hill & Wood 1994: the set-local histogram of a hashed
  * half of the sets, scaled up) was off by up to 27% on ls at rate 0.5.  Where
  * exactness matters, hence, the statistic itself: the set-local distance

@@ -1,14 +1,13 @@
-/* spatial.c - block statistics of reuse windows (see spatial.h), the
- * input of the set-associative region model of setassoc.c.
+/* spatial.c - set occupancy of reuse windows (see spatial.h), the input
+ * of the set-associative occupancy model of setassoc.c.
  *
  * The window of a reuse of line x is the set of distinct lines touched
  * since x's previous use: the top d lines of the LRU stack just before the
  * reuse, d its stack distance.  For each sampled reuse the collector walks
- * that window once (marking its nodes), finds the anchored run x - a ..
- * x + b by probing x - 1, x - 2, ... and x + 1, x + 2, ... in the window,
- * and, for each set count S, counts the other lines per block around x
- * (block k = [x - S/2 + kS, x - S/2 + (k+1) S)), adding d and the mean and
- * variance of setassoc.c's count K to the reuse's distance bin.
+ * that window once and, for each set count S, counts the d + 1 lines
+ * (window and x) per set; a set holding c of them gives c lines whose K
+ * (the others in their set) is c - 1, so the reuse adds c / (d + 1) to
+ * P(K = c - 1) of its distance bin.
  *
  * Sampling: references are drawn with probability r (GSL geometric gaps
  * from the seed, so a run is reproducible), whatever their distance: the
@@ -19,20 +18,18 @@
  * the mean walk seen so far (r = min(1, B / mean)), and each sample is
  * weighted by 1/r in the sums, which keeps them unbiased as r changes.  On
  * the lackey traces of tests/check_accuracy.c the default B = 1 samples
- * gzip at ~1/165, sort and ls at ~1/15 to 1/20 and sha256sum at ~1/3; the
- * model's worst errors there move by about a point against walking every
- * reuse (B = 10^6).
+ * gzip at ~1/165, sort and ls at ~1/15 to 1/20 and sha256sum at ~1/3.
  *
- * Cost per sample: the walk, a + b + 2 probes of the line map, and per set
- * count one hash update per window line outside the run: ~(1 + set counts)
- * hash operations per walked line, so ~B (1 + set counts) per reference. */
+ * Cost per sample: the walk, and per set count one hash update per line
+ * of the window (sets are hashed, not indexed, so a set count far above
+ * the depth costs no memory): ~(1 + set counts) hash operations per walked
+ * line, so ~B (1 + set counts) per reference. */
 #include "models/spatial.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "models/reuse_impl.h"
 
@@ -41,9 +38,10 @@
 #define SP_PER_OCTAVE 8 /* bins per doubling beyond */
 
 typedef struct sp_sums {
-    /* Sums over sampled reuses, each weighted by 1 / its sampling rate, of
-     * d and of the mean and variance of the count in x's set. */
-    double d, mean, var;
+    /* Sums over sampled reuses, each weighted by 1 / its sampling rate: of
+     * the weight, of each reuse's P(K = k) (k = KMAX: K >= KMAX), and of
+     * its E[K] and E[K^2]. */
+    double w, pk[CM_SPATIAL_KMAX + 1], k1, k2;
     uint64_t n;
 } sp_sums;
 
@@ -61,11 +59,10 @@ struct cm_spatial {
     uint64_t *line;
     uint32_t *prev, *next;
     uint32_t head, tail, used;
-    /* Scratch of one sampled window: its lines, and region -> count. */
+    /* Scratch of one sampled window: its lines, and set -> count. */
     uint64_t *window;
     uint64_t *rkey;
     uint32_t *rcount, *touched;
-    uint32_t *mark, epoch; /* mark[node] == epoch: node in the window */
 };
 
 uint64_t cm_spatial_bin_lo(size_t b)
@@ -93,14 +90,14 @@ cm_status cm_spatial_new(const uint64_t *sets, size_t nsets, uint64_t depth,
     if (nsets == 0 || depth < SP_EXACT || depth > (1ull << 26) ||
         !(budget > 0))
         return cm_err_set(err, CM_EINPUT,
-                          "region statistics need at least one set count, "
+                          "occupancy statistics need at least one set count, "
                           "16 <= depth <= 2^26 and a budget > 0 (got %zu "
                           "counts, depth %llu, budget %g)", nsets,
                           (unsigned long long)depth, budget);
     for (size_t i = 0; i < nsets; i++)
         if (sets[i] < 1)
             return cm_err_set(err, CM_EINPUT,
-                              "region statistics: a set count is 0");
+                              "occupancy statistics: a set count is 0");
     cm_spatial *s = calloc(1, sizeof *s);
     if (!s) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     s->depth = depth;
@@ -124,19 +121,17 @@ cm_status cm_spatial_new(const uint64_t *sets, size_t nsets, uint64_t depth,
     s->window = malloc(depth * sizeof *s->window);
     s->rkey = malloc(rcap * sizeof *s->rkey);
     s->rcount = calloc(rcap, sizeof *s->rcount);
-    s->touched = malloc(depth * sizeof *s->touched);
-    s->mark = calloc(depth, sizeof *s->mark);
+    s->touched = malloc((depth + 1) * sizeof *s->touched);
     s->rng = gsl_rng_alloc(gsl_rng_mt19937);
     int map_ok = cm_linemap_alloc(&s->map, log2cap) == 0;
     if (!map_ok) s->map.e = NULL;
     if (!s->sets || !s->sums || !s->line || !s->prev || !s->next ||
-        !s->window || !s->rkey || !s->rcount || !s->touched || !s->mark ||
-        !s->rng ||
+        !s->window || !s->rkey || !s->rcount || !s->touched || !s->rng ||
         !map_ok) {
         cm_spatial_free(s);
         return cm_err_set(err, CM_EINTERNAL,
-                          "out of memory for region statistics of depth %llu",
-                          (unsigned long long)depth);
+                          "out of memory for occupancy statistics of depth "
+                          "%llu", (unsigned long long)depth);
     }
     gsl_rng_set(s->rng, (unsigned long)seed);
     s->head = s->tail = SP_NIL;
@@ -159,7 +154,6 @@ void cm_spatial_free(cm_spatial *s)
     free(s->rkey);
     free(s->rcount);
     free(s->touched);
-    free(s->mark);
     free(s);
 }
 
@@ -180,45 +174,24 @@ static void list_push(cm_spatial *s, uint32_t n)
     s->head = n;
 }
 
-/* The block of window line y around the reused line x: blocks are the
- * runs of S consecutive lines [x - S/2 + kS, x - S/2 + (k+1) S), block k
- * holding x + kS, so block 0 is x's own.  floor((y - x + S/2) / S), by a
- * shift when S is a power of two (a division per window line would cost
- * more than the rest of the walk). */
-static uint64_t block_of(uint64_t y, uint64_t x, uint64_t S)
+/* The set of line y among S: a mask when S is a power of two (a division
+ * per window line would cost more than the rest of the walk). */
+static uint64_t set_of(uint64_t y, uint64_t S)
 {
-    uint64_t u = y - x + S / 2; /* two's complement of t = y - x + S/2 */
-    if ((S & (S - 1)) == 0) {   /* floor(t / S) by an arithmetic shift */
-        unsigned k = (unsigned)__builtin_ctzll(S);
-        return (int64_t)u >= 0 ? u >> k : ~(~u >> k);
-    }
-    int64_t t = (int64_t)u, q = t / (int64_t)S;
-    return (uint64_t)(t % (int64_t)S < 0 ? q - 1 : q);
+    return (S & (S - 1)) == 0 ? y & (S - 1) : y % S;
 }
 
-/* Whether line y is in the window being added (its node marked). */
-static int in_window(const cm_spatial *s, uint64_t y)
-{
-    const cm_linemap_entry *e = cm_linemap_find(&s->map, y);
-    return e && s->mark[e->val] == s->epoch;
-}
-
-/* Adds the window of d lines (s->window, nodes marked) of a reuse of x to
- * the sums, with weight w: the anchored run x - a .. x + b of window lines
- * contiguous with x, then per set count its blocks. */
+/* Adds the window of d lines (s->window) of a reuse of x to the sums,
+ * with weight w: per set count, the sets' shares of the d + 1 lines. */
 static void add_window(cm_spatial *s, uint64_t x, uint64_t d, double w)
 {
-    uint64_t a = 0, b = 0;
-    while (a + b < d && in_window(s, x - a - 1)) a++;
-    while (a + b < d && in_window(s, x + b + 1)) b++;
     size_t bin = cm_spatial_bin_of(d);
+    double share = w / (double)(d + 1);
     for (size_t i = 0; i < s->nsets; i++) {
         uint64_t S = s->sets[i];
         size_t nt = 0;
-        for (uint64_t k = 0; k < d; k++) {
-            uint64_t y = s->window[k];
-            if (y - (x - a) <= a + b) continue; /* anchored */
-            uint64_t r = block_of(y, x, S);
+        for (uint64_t k = 0; k <= d; k++) {
+            uint64_t r = set_of(k < d ? s->window[k] : x, S);
             size_t h = cm_linemap_home(&s->map, r);
             while (s->rcount[h] && s->rkey[h] != r) h = (h + 1) & s->map.mask;
             if (!s->rcount[h]) {
@@ -227,33 +200,16 @@ static void add_window(cm_spatial *s, uint64_t x, uint64_t d, double w)
             }
             s->rcount[h]++;
         }
-        /* Blocks -a/S .. b/S have their centre in the anchored run; blocks
-         * k_lo .. k_hi share lines with it. */
-        int64_t c_lo = -(int64_t)(a / S), c_hi = (int64_t)(b / S);
-        int64_t k_lo = (int64_t)block_of(x - a, x, S);
-        int64_t k_hi = (int64_t)block_of(x + b, x, S);
-        double mean = (double)(a / S + b / S), var = 0;
-        double inv_s = 1 / (double)S;
+        sp_sums *u = &s->sums[i * s->nbins + bin];
         for (size_t t = 0; t < nt; t++) {
             size_t h = s->touched[t];
-            int64_t k = (int64_t)s->rkey[h];
-            double p = s->rcount[h] * inv_s;
+            double c = s->rcount[h], p = c * share, k = c - 1;
             s->rcount[h] = 0;
-            if (k == 0 || (k >= c_lo && k <= c_hi)) continue;
-            if (k >= k_lo && k <= k_hi) { /* less the positions of the run */
-                int64_t lo = k * (int64_t)S - (int64_t)(S / 2);
-                int64_t hi = lo + (int64_t)S - 1;
-                int64_t taken = (hi < (int64_t)b ? hi : (int64_t)b) -
-                                (lo > -(int64_t)a ? lo : -(int64_t)a) + 1;
-                p = p * (double)S / (double)((int64_t)S - taken);
-            }
-            mean += p;
-            var += p * (1 - p);
+            u->pk[k < CM_SPATIAL_KMAX ? (size_t)k : CM_SPATIAL_KMAX] += p;
+            u->k1 += p * k;
+            u->k2 += p * k * k;
         }
-        sp_sums *u = &s->sums[i * s->nbins + bin];
-        u->d += w * (double)d;
-        u->mean += w * mean;
-        u->var += w * var;
+        u->w += w;
         u->n++;
     }
     s->samples++;
@@ -269,14 +225,8 @@ void cm_spatial_access(cm_spatial *s, uint64_t line)
         n = (uint32_t)e->val;
         if (sample) {
             uint64_t d = 0;
-            if (++s->epoch == 0) { /* wrapped: no stale mark may match */
-                memset(s->mark, 0, s->depth * sizeof *s->mark);
-                s->epoch = 1;
-            }
-            for (uint32_t c = s->head; c != n; c = s->next[c]) {
+            for (uint32_t c = s->head; c != n; c = s->next[c])
                 s->window[d++] = s->line[c];
-                s->mark[c] = s->epoch;
-            }
             add_window(s, line, d, weight);
             s->walked += (double)d;
         }
@@ -317,17 +267,21 @@ int cm_spatial_has_sets(const cm_spatial *s, uint64_t sets)
 }
 
 uint64_t cm_spatial_bin_stats(const cm_spatial *s, uint64_t sets, size_t b,
-                              double *mean, double *var)
+                              uint64_t ways, double *tail, double *mean,
+                              double *var)
 {
-    *mean = 1.0 / (double)sets;
-    *var = *mean * (1 - *mean);
+    *tail = *mean = *var = 0;
     if (b >= s->nbins) return 0;
     for (size_t i = 0; i < s->nsets; i++) {
         if (s->sets[i] != sets) continue;
         const sp_sums *u = &s->sums[i * s->nbins + b];
-        if (u->n == 0 || !(u->d > 0)) return 0;
-        *mean = u->mean / u->d;
-        *var = u->var / u->d;
+        if (u->n == 0 || !(u->w > 0)) return 0;
+        if (ways > CM_SPATIAL_KMAX) ways = CM_SPATIAL_KMAX;
+        double t = 0;
+        for (size_t k = (size_t)ways; k <= CM_SPATIAL_KMAX; k++) t += u->pk[k];
+        *tail = fmin(1, t / u->w);
+        *mean = u->k1 / u->w;
+        *var = fmax(0, u->k2 / u->w - *mean * *mean);
         return u->n;
     }
     return 0;

@@ -1,25 +1,26 @@
-/* spatial.h - how the lines between two uses of a line lie in address
- * space around it: the statistic of the set-associative region model
- * (setassoc.c, cm_mrc_setassoc_spatial) that the stack distance alone
- * lacks.
+/* spatial.h - how the lines between two uses of a line share sets: the
+ * statistic of the set-associative occupancy model (setassoc.c,
+ * cm_mrc_setassoc_spatial) that the stack distance alone lacks.
  *
  * At a reuse of line x with stack distance d, the d distinct lines touched
- * since x's previous use (its window) form a run anchored at x (the window
- * lines contiguous with x) and other lines.  For a set count S the other
- * lines fall into blocks of S consecutive lines laid around x, block k
- * holding x's set's line x + kS.  From these the region model takes the
- * mean and variance of the count of window lines in x's set (setassoc.c's
- * header derives them).  Per distance bin the collector keeps, over a
- * random sample of reuses, the sums of d and of that mean and variance.
+ * since x's previous use (its window) and x itself fall into the S sets of
+ * a cache (set = line mod S) as the program placed them: contiguous data
+ * spreads evenly, aligned arrays pile into the same sets.  For one of
+ * these d + 1 lines drawn at random, let K be the number of the other d
+ * that share its set.  Per distance bin the collector keeps, over a random
+ * sample of reuses, the distribution of K (each reuse's d + 1 lines
+ * weighted alike), its mean and its second moment; the occupancy model
+ * reads x's own count as such a draw (setassoc.c's header).
  *
  * One collector holds several set counts and is fed every line reference
  * in the streaming reuse pass (cm_reuse_request's spatial field).  It keeps
  * the `depth` most recent distinct lines in an LRU list (bounded memory,
- * whatever the footprint: ~2.6 MB at the default depth 16384) and samples
- * references at random, at the rate that spends `budget` window lines
- * walked per reference (spatial.c); a sampled reuse walks the list from
- * the top to the reused line.  Reuses at distance >= depth (and cold
- * references) contribute nothing. */
+ * whatever the footprint: ~2.3 MB at the default depth 16384, and ~53 KB
+ * per set count for the distributions) and samples references at random,
+ * at the rate that spends `budget` window lines walked per reference
+ * (spatial.c); a sampled reuse walks the list from the top to the reused
+ * line.  Reuses at distance >= depth (and cold references) contribute
+ * nothing. */
 #ifndef CM_SPATIAL_H
 #define CM_SPATIAL_H
 
@@ -51,14 +52,17 @@ uint64_t cm_spatial_samples(const cm_spatial *s);
 size_t cm_spatial_bin_of(uint64_t d);
 uint64_t cm_spatial_bin_lo(size_t b);
 
-/* The statistics of bin b for `sets` (one of the collector's), per window
- * line: *mean and *var of the count of window lines in the reused line's
- * set, divided by d (so the model reads mean x d and var x d at distance
- * d).  Returns the number of reuses sampled in the bin; with none (or b
- * past the depth) the values of lines scattered at random, 1/S and
- * (1/S)(1 - 1/S). */
+/* The distribution of K is kept for K < CM_SPATIAL_KMAX, K >= KMAX
+ * lumped: tails are exact for ways <= KMAX. */
+#define CM_SPATIAL_KMAX 64
+
+/* The statistics of bin b for `sets` (one of the collector's): *tail =
+ * P(K >= ways) (ways capped at CM_SPATIAL_KMAX), *mean and *var of K.
+ * Returns the number of reuses sampled in the bin; with none (or b past
+ * the depth) all three are 0. */
 uint64_t cm_spatial_bin_stats(const cm_spatial *s, uint64_t sets, size_t b,
-                              double *mean, double *var);
+                              uint64_t ways, double *tail, double *mean,
+                              double *var);
 /* Whether `sets` is one of the collector's set counts. */
 int cm_spatial_has_sets(const cm_spatial *s, uint64_t sets);
 

@@ -8,8 +8,8 @@
  *    16-way caches of 4 KB to 128 KB (relative error of the miss count):
  *    the one from set-local stack distances collected in the exact pass
  *    (setlocal.c; exact for LRU, so its error is a check), the statistical
- *    region model (setassoc.c: the stack-distance histogram and the block
- *    statistics of the reuse windows, spatial.c, from the same pass) and
+ *    occupancy model (setassoc.c: the stack-distance histogram and how
+ *    the reuse windows' lines share sets, spatial.c, from the same pass) and
  *    the binomial one from the histogram alone, whose error is the cost of
  *    assuming random placement;
  *  - the parametric profile (three numbers) of the trace's MRC;
@@ -48,7 +48,7 @@ typedef struct reuse_section {
     cm_study *s;
     const cm_params *p;
     cm_setlocal *sl; /* set-local distances of every geometry checked */
-    cm_spatial *sp;  /* region statistics of the same geometries */
+    cm_spatial *sp;  /* occupancy statistics of the same geometries */
     cm_reuse_result res[NMETHODS];
     cm_mrc_method methods[NMETHODS];
     int nmethods;
@@ -213,7 +213,7 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
                 .by = "ways",
                 .logx = 1,
                 .style = CM_PLOT_LINES_POINTS,
-                .title = "Set-associative LRU: region and binomial "
+                .title = "Set-associative LRU: occupancy and binomial "
                          "models against simulation"},
             err);
     cm_table_free(t);
@@ -223,8 +223,8 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
                           "(4 KB to 128 KB), worst relative miss-ratio error "
                           "at 4/8/16 ways: from set-local stack distances "
                           "%.2f/%.2f/%.2f%% (exact for LRU: a check); "
-                          "region model (stack distances and the block "
-                          "statistics of the reuse windows) %.1f/%.1f/%.1f%%; "
+                          "occupancy model (stack distances and the set "
+                          "occupancy of the reuse windows) %.1f/%.1f/%.1f%%; "
                           "binomial model from the stack-distance histogram "
                           "alone %.1f/%.1f/%.1f%%.",
                           100 * worst_sl[0], 100 * worst_sl[1],

@@ -1,6 +1,6 @@
 /* bench_reuse.c - reuse-distance engines in line references per second.
  * Targets: the exact engine >= 5 Mrefs/s; SHARDS at 1% >= 10x faster.
- * Also the set-local distances and the region statistics of `cohmod mrc
+ * Also the set-local distances and the occupancy statistics of `cohmod mrc
  * --sets` (no target: they ride along the exact pass only when geometries
  * are asked for).
  *
@@ -82,7 +82,7 @@ static double bench_setlocal(const uint64_t *a, size_t n)
     return r;
 }
 
-/* Refs/s of the region statistics of `cohmod mrc --sets`, at the default
+/* Refs/s of the occupancy statistics of `cohmod mrc --sets`, at the default
  * depth and budget (params.def). */
 static double bench_spatial(const uint64_t *a, size_t n)
 {
