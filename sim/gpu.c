@@ -24,16 +24,24 @@
  *    time hold an unmeasured detailed warm-up (sim.sample_warmup), a
  *    measured window (sim.sample_window) and a fast-forward: every SM
  *    executes functionally, warming the L1 and L2 tags, the instructions
- *    its last window's IPC would have issued in the rest of the period.
- *    The fast-forward takes no engine time and leaves the timed state as
- *    it was: requests in flight, queues, MSHRs and row buffers carry on
- *    from the window's steady state, and only ready warps move (those
- *    waiting for memory stay put).  Draining the machine instead was
- *    measured to bias windows (on cc, +21% MSHR occupancy and latency with
- *    a 5000-cycle warm-up): every warp restarting at once sends a burst the
- *    queues take tens of thousands of cycles to absorb.  Simulated cycles
- *    = detailed cycles + fast-forwarded cycles.  Assumption: a window's
- *    IPC holds for the period around it.
+ *    the last window's IPC per SM (the machine's, see fast_forward) would
+ *    have issued in the rest of the period.  The fast-forward takes no
+ *    engine time and leaves the timed state as it was: requests in flight,
+ *    queues, MSHRs and row buffers carry on from the window's steady
+ *    state; warps waiting for memory, a fence or a kernel boundary move on
+ *    (sm.h cm_sm_functional: their replies and acknowledgements still
+ *    come).  Draining the machine instead was measured to bias windows (on
+ *    cc, +21% MSHR occupancy and latency with a 5000-cycle warm-up): every
+ *    warp restarting at once sends a burst the queues take tens of
+ *    thousands of cycles to absorb.  Even without draining, the warps the
+ *    fast-forward released restart together: a 5000-cycle warm-up left the
+ *    L1 miss ratio +1.6..2.1% and IPC -3..-4% on atax, bicg and mvt, gone
+ *    at 10000 (the default), where the 95% intervals cover the error of
+ *    all three bench metrics on all 25 built-in workloads.  Simulated
+ *    cycles = detailed cycles + fast-forwarded cycles.  Assumption: a
+ *    window's IPC holds for the period around it (it does not across a
+ *    run's phases shorter than a period: ndl's 64 kernels of ~50k cycles,
+ *    scluster's slow drift, tests/bench_sim.c).
  * Windows are batches (stats.h): every reported value is estimated from
  * them with its 95% interval; spatial sampling without temporal runs
  * back-to-back windows after one warm-up.
@@ -53,7 +61,7 @@
 #include "sim/sm.h"
 #include "sim/workload_source.h"
 
-enum { RATE_SLICE = 1000 };
+enum { RATE_SLICE = 1000, FF_CHUNK = 32 };
 
 typedef struct gpu gpu;
 
@@ -432,12 +440,21 @@ static cm_status window_end(gpu *g, cm_stats *stats, uint64_t inst0,
     return cm_stats_window_end(stats, cm_engine_now(&g->eng), err);
 }
 
-/* Fast-forwards every SM the instructions it would issue in `cycles` at
- * its window IPC (injected SMs: the detailed SMs' mean), interleaved in
- * rounds of a few instructions per warp: warming SM after SM would leave
- * the L2's LRU order favouring the last SMs' lines, which the windows after
- * would then miss on.  Returns the cycles actually covered: fewer if the
- * warps retire first. */
+/* Fast-forwards every SM the instructions an SM issued on average in the
+ * window would issue in `cycles` (the machine's window IPC per SM).  Not
+ * each SM's own window IPC: over a short window that is noisy, and
+ * extrapolated over a period the noise drove the SMs apart in a random
+ * walk the machine does not take; SMs ran out of work early, and the
+ * laggards' tail was both sampled by the last windows and counted in the
+ * cycles (measured on the tc2013 machine: bh +11%, stn +20%, hsp +45%
+ * simulated cycles; IPC within 3% on 14 -> 17 of the 25 built-in
+ * workloads).  Interleaved in rounds of FF_CHUNK instructions per warp:
+ * warming SM after SM would leave the L2's LRU order favouring the last
+ * SMs' lines, which the windows after would then miss on; rounds much
+ * finer than that re-load every warp's generator state from memory each
+ * visit (the fast-forward's main cost; 32 instead of 4 per visit: 11%
+ * less time over the 25 workloads, errors unchanged within their spread).
+ * Returns the cycles actually covered: fewer if the warps retire first. */
 static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
                              uint64_t win_cycles, uint64_t cycles)
 {
@@ -446,13 +463,12 @@ static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
     mean /= g->ndetail;
     double *want = g->ff_want, *got = g->ff_got;
     for (uint32_t i = 0; i < g->nsm; i++) {
-        double ipc = (i < g->ndetail ? (double)win_inst[i] : mean) /
-                     (double)(win_cycles ? win_cycles : 1);
+        double ipc = mean / (double)(win_cycles ? win_cycles : 1);
         want[i] = floor(ipc * (double)cycles + 0.5);
         got[i] = 0;
         if (want[i] > most) most = want[i];
     }
-    double rounds = ceil(most / (4.0 * g->warps));
+    double rounds = ceil(most / ((double)FF_CHUNK * g->warps));
     if (rounds < 1) rounds = 1;
     for (double r = 1; r <= rounds; r++)
         for (uint32_t i = 0; i < g->nsm; i++) {

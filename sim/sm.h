@@ -167,9 +167,9 @@ typedef int (*cm_sm_mem_fn)(void *obj, uint32_t sm, uint64_t line,
  * cm_l1_warm and its message, if any, handed to mem.  No time passes and
  * no statistic is counted, but cm_sm_instructions is.  It runs beside the
  * timed state: a warp waiting for loads moves on and their replies, when
- * they come, are absorbed; a fence waiting for stores passes (their
- * acknowledgements still count); a kernel boundary still waits for them;
- * the LD/ST unit's instruction is left alone.  Returns the instructions
+ * they come, are absorbed; a fence or a kernel boundary waiting for
+ * stores passes (their acknowledgements still count); the LD/ST unit's
+ * instruction is left alone.  Returns the instructions
  * executed: fewer than n when every warp has retired, or mem said stop.
  * An SM never started runs functionally only (a traffic injector's). */
 uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem,
