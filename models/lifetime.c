@@ -479,7 +479,8 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
                                                      : s2w;
     double k_all, k_shared;
     cm_status st = speed_at(in, s2w, L, &k_all, err);
-    if (!st) st = speed_at(in, shared, L, &k_shared, err);
+    k_shared = k_all; /* the same solve when the profile has no S' */
+    if (!st && shared != s2w) st = speed_at(in, shared, L, &k_shared, err);
     if (!st) st = speed_at(in, NULL, L, &r->speed_weak, err);
     if (st) return st;
     r->speed_strong = k_shared;
