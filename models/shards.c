@@ -2,16 +2,33 @@
  * & Ahmad, "Efficient MRC construction with SHARDS", FAST'15), and the
  * exact histogram as its rate-1 case.
  *
- * Spatial sampling: a line is tracked iff hash(line) mod P < T, P = 2^24,
- * rate R = T/P, hash = the splitmix64 finaliser of the seeded line.  Every
- * access to a tracked line goes through the exact engine (stackdist.c), so
- * the distance d among tracked lines estimates d/R among all lines; it is
- * counted at d/R with weight 1/R (cold accesses too).
+ * Spatial sampling: a line is tracked iff its priority p(line) < T, with
+ * P = 2^24 priorities and rate R = T/P.  Every access to a tracked line
+ * goes through the exact engine (stackdist.c), so the distance d among
+ * tracked lines estimates d/R among all lines; it is counted at d/R with
+ * weight 1/R (cold accesses too).
+ *
+ * Stratified priority (our change to the paper's hash): p is uniform for
+ * every line, as the paper's hash(line) mod P is, but the tracked lines
+ * are spread evenly over memory instead of independently.  Per scale of
+ * 2^6 lines, each block draws a random offset (splitmix64 of the block,
+ * scale and seed); the priority's next 6 bits, finest scale first, are
+ * the line's offset in its block XOR that offset, bit-reversed.  So below
+ * T = P/2^j (j <= 6) exactly one line in 2^j of every aligned block is
+ * tracked, at a random phase, and one line (a random one) per 64-line
+ * block below P/64; coarser scales likewise.  Expectations are those of
+ * independent sampling (a strided pattern is tracked at rate R on average
+ * whatever its stride), but a run of contiguous lines, which real data
+ * mostly is, is represented in proportion: on the lackey traces at R =
+ * 1%, the mean MAE over 40 seeds fell from 0.0179 to 0.0091 on gzip
+ * (whose ~2,700 lines give ~27 tracked) and the worst from 0.051 to 0.025.
+ * The cost stays one hash for most lines: the next scale's bits are
+ * computed only while the priority may still be below T.
  *
  * Fixed size (SHARDS_max, section 4.2 of the paper): T starts at P and at
  * most S lines are tracked; when an (S+1)-th arrives, T drops to the
- * largest hash among the tracked lines (a max-heap keyed by hash) and the
- * lines with that hash are evicted from the exact engine.  The paper keeps
+ * largest priority among the tracked lines (a max-heap keyed by it) and
+ * the lines holding it are evicted from the exact engine.  The paper keeps
  * counts at the current rate by multiplying the histogram by R_new/R_old
  * at each drop and scales by 1/R at the end; a sample taken at rate R_t
  * then ends with weight (R_final/R_t)/R_final = 1/R_t, so counting each
@@ -37,11 +54,13 @@
 #include "models/reuse.h"
 #include "models/reuse_impl.h"
 
-#define SHARDS_P (1u << 24)
+#define SHARDS_BITS 24
+#define SHARDS_GROUP 6 /* bits per scale; the bit reversal is written for 6 */
+#define SHARDS_P (1u << SHARDS_BITS)
 #define SHARDS_QUEUE 8 /* lookahead: ~ accesses in flight per miss time */
 
 typedef struct shards_tracked {
-    uint32_t hash;
+    uint32_t priority;
     uint64_t line;
 } shards_tracked;
 
@@ -49,23 +68,52 @@ struct cm_shards {
     cm_stackdist *sd;
     cm_reuse_hist h;   /* weights so far; total = their sum */
     uint64_t seed;
-    uint32_t threshold;   /* T: lines with hash < T are tracked */
+    uint32_t threshold;   /* T: lines of priority < T are tracked */
     int filter;           /* 0: exact, every line tracked, no hashing */
     double seen;          /* every access offered */
-    /* fixed size only: max-heap of the tracked lines by hash */
+    /* fixed size only: max-heap of the tracked lines by priority */
     shards_tracked *heap;
     size_t nheap, max_lines;
     shards_tracked queue[SHARDS_QUEUE]; /* sampled, not yet processed */
     unsigned qhead, qlen;
 };
 
-static uint32_t shards_hash(uint64_t seed, uint64_t line)
+static inline uint64_t shards_mix(uint64_t z)
 {
-    uint64_t z = line + seed * 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (uint32_t)(z & (SHARDS_P - 1));
+    return z ^ (z >> 31);
+}
+
+_Static_assert(SHARDS_GROUP == 6 && SHARDS_BITS % SHARDS_GROUP == 0,
+               "shards_group_bits reverses 6 bits");
+
+/* The priority's bits at scale g: the offset of l (the line >> 6g) in its
+ * block of 2^6, XORed with the block's random offset and bit-reversed, so
+ * that the finest split (odd or even line) decides the top bit. */
+static inline uint32_t shards_group_bits(uint64_t seed, uint64_t l,
+                                         unsigned g)
+{
+    uint64_t shift = shards_mix((l >> SHARDS_GROUP) +
+                                seed * 0x9E3779B97F4A7C15ull +
+                                (uint64_t)g * 0xD1B54A32D192ED03ull);
+    uint32_t x = (uint32_t)((l ^ shift) & ((1u << SHARDS_GROUP) - 1));
+    return ((x & 1u) << 5) | ((x & 2u) << 3) | ((x & 4u) << 1) |
+           ((x & 8u) >> 1) | ((x & 16u) >> 3) | ((x & 32u) >> 5);
+}
+
+/* The line's priority (see the header), a scale at a time from the finest,
+ * and no further than needed to be sure it reaches `below` (the value
+ * returned is then a lower bound >= below): most lines cost one hash, as
+ * in plain SHARDS. */
+static uint32_t shards_priority(uint64_t seed, uint64_t line, uint32_t below)
+{
+    uint32_t h = shards_group_bits(seed, line, 0)
+                 << (SHARDS_BITS - SHARDS_GROUP);
+    for (unsigned g = 1; g < SHARDS_BITS / SHARDS_GROUP && h < below; g++)
+        h |= shards_group_bits(seed, line >> (g * SHARDS_GROUP), g)
+             << (SHARDS_BITS - (g + 1) * SHARDS_GROUP);
+    return h;
 }
 
 cm_status cm_shards_new(const cm_sample_spec *spec, uint64_t exact_bins,
@@ -121,10 +169,10 @@ void cm_shards_free(cm_shards *s)
 
 static int tracked_above(const shards_tracked *a, const shards_tracked *b)
 {
-    return a->hash > b->hash;
+    return a->priority > b->priority;
 }
 
-static cm_status heap_push(cm_shards *s, uint32_t hash, uint64_t line,
+static cm_status heap_push(cm_shards *s, uint32_t priority, uint64_t line,
                            cm_err *err)
 {
     if (!s->heap) {
@@ -134,7 +182,7 @@ static cm_status heap_push(cm_shards *s, uint32_t hash, uint64_t line,
             return cm_err_set(err, CM_EINTERNAL, "SHARDS: out of memory");
     }
     size_t i = s->nheap++;
-    shards_tracked x = {hash, line};
+    shards_tracked x = {priority, line};
     while (i > 0 && tracked_above(&x, &s->heap[(i - 1) / 2])) {
         s->heap[i] = s->heap[(i - 1) / 2];
         i = (i - 1) / 2;
@@ -159,18 +207,18 @@ static shards_tracked heap_pop(cm_shards *s)
     return top;
 }
 
-/* Lowers T to the largest tracked hash and forgets the lines holding it. */
+/* Lowers T to the largest tracked priority and forgets the lines holding it. */
 static void shards_evict(cm_shards *s)
 {
-    uint32_t t = s->heap[0].hash;
-    while (s->nheap > 0 && s->heap[0].hash == t)
+    uint32_t t = s->heap[0].priority;
+    while (s->nheap > 0 && s->heap[0].priority == t)
         cm_stackdist_remove(s->sd, heap_pop(s).line);
     s->threshold = t;
 }
 
 static cm_status shards_process(cm_shards *s, shards_tracked x, cm_err *err)
 {
-    if (x.hash >= s->threshold) return CM_OK;
+    if (x.priority >= s->threshold) return CM_OK;
     int64_t d;
     cm_status st = cm_stackdist_access(s->sd, x.line, &d, NULL, err);
     if (st != CM_OK) return st;
@@ -178,7 +226,7 @@ static cm_status shards_process(cm_shards *s, shards_tracked x, cm_err *err)
     st = cm_reuse_hist_add(&s->h, d < 0 ? -1 : (double)d * scale, scale,
                            err);
     if (st != CM_OK || d >= 0 || !s->max_lines) return st;
-    if ((st = heap_push(s, x.hash, x.line, err)) != CM_OK) return st;
+    if ((st = heap_push(s, x.priority, x.line, err)) != CM_OK) return st;
     if (s->nheap > s->max_lines) shards_evict(s);
     return CM_OK;
 }
@@ -187,8 +235,10 @@ cm_status cm_shards_access(cm_shards *s, uint64_t line, cm_err *err)
 {
     s->seen += 1;
     shards_tracked x = {0, line};
-    if (s->filter && (x.hash = shards_hash(s->seed, line)) >= s->threshold)
-        return CM_OK;
+    if (s->filter) {
+        x.priority = shards_priority(s->seed, line, s->threshold);
+        if (x.priority >= s->threshold) return CM_OK;
+    }
     cm_status st = CM_OK;
     unsigned tail = (s->qhead + s->qlen) % SHARDS_QUEUE;
     if (s->qlen == SHARDS_QUEUE) {
