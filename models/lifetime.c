@@ -99,7 +99,14 @@
  * store stall 47.5% -> 23.7%.  The TC-Strong rest: S does not stretch
  * with one scale either (the density of S near 0 grows faster than the
  * speed: bh P(S' < 1024) 0.0037 at L = 16000, 0.0244 at 400, 6.6x for a
- * 4.8x speed), so short-L stalls stay 17-41% low.
+ * 4.8x speed; cl 3.8x for 3.7x, stn 1.8x for 2.7x), so short-L stalls
+ * stay 17-41% low.  Much of it is the calibration run's sample: a 100k-
+ * cycle run at L = 16000 holds 33, 19 and 7 stores with S' < 2048 (bh,
+ * cl, stn), all that the stall at L = 400 rests on; with 400k-cycle runs
+ * the same model's held-out tcs stall MARE is 12.1%, and 16.9% for the
+ * TC-Weak fence wait (its ack waits: 34 nonzero among 780 fences, cl).
+ * L2 loads per store do not change with L (bh 6.7 at 400, 7.5 at 16000),
+ * so S is not shortened by L1 expiries sending more loads to the L2.
  *
  * Parked timestamps (TC-Strong eviction optimisation 2).  An L2 line
  * evicted A cycles after its latest load has an unexpired GT iff A < L:
