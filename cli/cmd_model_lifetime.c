@@ -25,6 +25,8 @@ static void usage(FILE *f)
           "models/profile.h).  One row per lifetime:\n"
           "  p_hit, p_expired, p_evicted, p_unused  what ends an L1 "
           "copy's use first\n"
+          "                    (TC-Weak; p_hit_strong, p_expired_strong: "
+          "TC-Strong)\n"
           "  store_stall       TC-Strong stall per store at the L2, cycles "
           "(TCSUO)\n"
           "  store_stall_shared  the same where private writes do not stall"

@@ -10,14 +10,48 @@
  * m(y) = E[(y - X)+] = integral of F over [0, y].  All integrals below are
  * exact piecewise formulas of models/dist.c.
  *
- * L1 fill outcomes.  A copy filled at time 0 is reused at R, expires at L
- * and is evicted by capacity at E, R and E independent.  What ends its
- * useful life first names the outcome:
- *     evicted  E < min(R, L):  P = F_E(L) - int_0^L F_R dF_E
- *     hit      R <= L, R <= E: P = F_R(L) - int_0^L F_E dF_R
- *     expired  L < R < inf, E >= L: P = P(L < R < inf) (1 - F_E(L))
- *     unused   R = inf, E >= L:     P = P(R = inf) (1 - F_E(L))
- * Each is computed on its own, so that they sum to 1 is a check.
+ * L1 fill outcomes.  The L2 grants a lease of L when it serves the load;
+ * the copy fills the L1 d = l1.lease_delay later (the reply's queueing at
+ * the bank's reply port and its flight: 150-500 cycles, mean 200-215 on
+ * tc2013 at every L), so it lives L - d.  R = l1.reuse_time is the first
+ * load of the copy while it is held: inf when the copy leaves first (by
+ * capacity, an invalidation or a refill), so R is already cut short by E
+ * and a finite R alone decides the outcome, as the simulator counts it
+ * (sim/coh.c tc_outcome):
+ *     hit      R + d <= L:            P = P(R + d <= L)
+ *     expired  L < R + d, R < inf:    P = P(R < inf) - P(R + d <= L)
+ *     evicted  R = inf, E + d <= L:   P = P(R = inf) P(E + d <= L)
+ *     unused   R = inf, E + d > L:    P = P(R = inf) P(E + d > L)
+ * with d independent of R and E.  The split of the never-reused copies
+ * assumes their capacity residency is every copy's E (the copies reused
+ * are kept longer by LRU, and non-capacity leaves while valid also count
+ * as evicted in the simulator: evicted is low, unused high, 0.75 against
+ * 0.84 on bh at 16000).  Each bin of d has a uniform density and
+ * int F_R(L - x) dx over it is a difference of m_R, so the convolution is
+ * exact.  The old form also required E >= L of an expired copy and
+ * subtracted P(E < R <= L) from the hits, counting the evictions twice:
+ * from the run's own profile it saw 3x (L = 6400) to 5x (16000) too few
+ * expiries on bh, cl and stn (tcw-fixed); now within 2% at 400-6400 and
+ * 6-18% over at 16000 (where p_expired is about 0.001-0.003).
+ *
+ * Carrying the L1 outcomes across L.  On a machine k times as fast R and
+ * E shrink by k, d does not (it is a latency: its mean moves 2-8% across
+ * L while the speed moves 60-80%): P(R/k + d <= L).  TC-Weak carries them
+ * at speed_weak (below; measured, from L = 16000 to 400 the geometric
+ * mean of the finite R shrinks 1.39x on bh, 1.46x on cl for speeds of
+ * 1.59x and 1.84x; not on stn, whose reuses are a warp's own).
+ * TC-Strong's are carried
+ * unscaled: its profile at a long L covers 3.7-4.8x less of the program
+ * in the same cycles (the stalls), mostly its cold start, whose fills are
+ * reused less (P(R < inf) 18-30% below the short-L runs' on bh and cl;
+ * bh at 16000: 0.083 over 100k cycles, 0.093 over 400k), which offsets
+ * the stretch of R (3.1-3.5x on bh and cl, none on stn).  Measured
+ * (tcs, held out from 16000): p_expired MARE 23.0% scaled by the
+ * protocol's own speed, 16.3% by the stall-free speed, 14.5% unscaled;
+ * neither scale is the physics, the unscaled one is the least wrong.
+ * Splitting the fills into first fills and refills after an expired load
+ * (each with its own R) does not explain the shift: the first fills'
+ * own P(R < inf) moves from 0.084 to 0.100 (bh, tcs, 16000 to 400).
  *
  * TC-Strong store stall.  A load at time 0 sets GT = L; a store reaching
  * the L2 S cycles later stalls until GT expires: max(0, L - S), mean
@@ -58,15 +92,21 @@
  * simulated reply ports reach 90-98%, so the speed is 3-11% high on
  * tcw-fixed: predicted 1.59, 1.84, 1.67 against 1.54, 1.70, 1.50
  * simulated for bh, cl, stn from L = 16000 to 400-6400); the M/G/1 delay
- * and the parked count below stay at the profile's rates, and the L1 fill
- * outcomes are not rescaled (one time scale turns p_expired at 6400 from
- * 2x over to 2x under: the tail of R beyond L does not stretch with it).
+ * and the parked count below stay at the profile's rates; the L1 fill
+ * outcomes are carried as above.
  * Measured (tc2013, 100k cycles, held out from L = 16000, cohmod validate
  * lifetime): TC-Weak fence wait MARE 45.5% -> 15.5%, TC-Strong (tcs)
  * store stall 47.5% -> 23.7%.  The TC-Strong rest: S does not stretch
  * with one scale either (the density of S near 0 grows faster than the
  * speed: bh P(S' < 1024) 0.0037 at L = 16000, 0.0244 at 400, 6.6x for a
- * 4.8x speed), so short-L stalls stay 17-41% low.
+ * 4.8x speed; cl 3.8x for 3.7x, stn 1.8x for 2.7x), so short-L stalls
+ * stay 17-41% low.  Much of it is the calibration run's sample: a 100k-
+ * cycle run at L = 16000 holds 33, 19 and 7 stores with S' < 2048 (bh,
+ * cl, stn), all that the stall at L = 400 rests on; with 400k-cycle runs
+ * the same model's held-out tcs stall MARE is 12.1%, and 16.9% for the
+ * TC-Weak fence wait (its ack waits: 34 nonzero among 780 fences, cl).
+ * L2 loads per store do not change with L (bh 6.7 at 400, 7.5 at 16000),
+ * so S is not shortened by L1 expiries sending more loads to the L2.
  *
  * Parked timestamps (TC-Strong eviction optimisation 2).  An L2 line
  * evicted A cycles after its latest load has an unexpired GT iff A < L:
@@ -127,8 +167,9 @@
  *                   (V = l1.last_use, the copy's age at its latest load:
  *                   some load found it expired iff V > L, whether or not
  *                   it hit before; without V, the first reuse only:
- *                   rate.l1_fills (P(L < R < inf) - int_L^inf F_E dF_R),
- *                   which misses every copy hit before it expired)
+ *                   rate.l1_fills P(L < R < inf), which misses every copy
+ *                   hit before it expired; neither subtracts the lease
+ *                   delay d, the predictor validation being met without)
  *     l2_expired  = rate.l2_loads P(L < G < inf)
  *     evictions   = rate.l2_evictions F_A(L)
  *     stores      = rate.l2_stores F_S(L),
@@ -217,6 +258,7 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
     in->fence_slack = optional_dist(prof, "warp.fence_lease_slack");
     in->fence_ack = optional_dist(prof, "warp.fence_ack_wait");
     in->last_use = optional_dist(prof, "l1.last_use");
+    in->lease_delay = optional_dist(prof, "l1.lease_delay");
     if (!(in->banks >= 1))
         return cm_err_set(err, CM_EINPUT,
                           "rate.l2_banks must be >= 1, got %g", in->banks);
@@ -262,27 +304,45 @@ static double finite_above(const cm_dist *d, double a)
     return fmax(0, cm_dist_survival(d, a) - cm_dist_mass_inf(d));
 }
 
+/* P(X / k + D <= L): a time X of the profile, on a machine k times as
+ * fast, after a delay D that does not scale (NULL: D = 0).  Each bin of D
+ * has a uniform density, and int F_X(k (L - x)) dx over it is a
+ * difference of m_X = int F_X, so the convolution is exact. */
+static double delayed_cdf(const cm_dist *x, const cm_dist *delay, double L,
+                          double k)
+{
+    if (!delay || !(cm_dist_total(delay) > 0)) return cm_dist_cdf(x, k * L);
+    double sum = 0;
+    for (size_t j = 0; j < delay->n && delay->lo[j] <= L; j++) {
+        double lo = delay->lo[j], hi = fmin(delay->hi[j], L);
+        if (delay->w[j] == 0) continue;
+        if (!(delay->hi[j] > lo)) { /* a point mass */
+            sum += delay->w[j] * cm_dist_cdf(x, k * (L - lo));
+            continue;
+        }
+        sum += delay->w[j] / (delay->hi[j] - lo) / k *
+               (cm_dist_mean_excess_below(x, k * (L - lo)) -
+                cm_dist_mean_excess_below(x, k * (L - hi)));
+    }
+    return sum / cm_dist_total(delay);
+}
+
 void cm_lifetime_outcomes(const cm_dist *reuse, const cm_dist *residency,
-                          double L, double *p_hit, double *p_expired,
+                          const cm_dist *delay, double L, double k,
+                          double *p_hit, double *p_expired,
                           double *p_evicted, double *p_unused)
 {
-    double keep = 1 - cm_dist_cdf(residency, L); /* P(E >= L) */
-    *p_evicted = cm_dist_cdf(residency, L) -
-                 cm_dist_integral_cdf_density(reuse, residency, 0, L);
-    *p_hit = cm_dist_cdf(reuse, L) -
-             cm_dist_integral_cdf_density(residency, reuse, 0, L);
-    *p_expired = finite_above(reuse, L) * keep;
-    *p_unused = cm_dist_mass_inf(reuse) * keep;
+    double never = cm_dist_mass_inf(reuse);
+    *p_hit = delayed_cdf(reuse, delay, L, k);
+    *p_expired = fmax(0, 1 - never - *p_hit);
+    *p_evicted = never * delayed_cdf(residency, delay, L, k);
+    *p_unused = never - *p_evicted;
 }
 
 void cm_lifetime_event_rates(const cm_lifetime_input *in, double L,
                              cm_lifetime_rates *r)
 {
-    double l1 = in->last_use
-                    ? finite_above(in->last_use, L)
-                    : finite_above(in->reuse, L) -
-                          cm_dist_integral_cdf_density(in->residency,
-                                                       in->reuse, L, INFINITY);
+    double l1 = finite_above(in->last_use ? in->last_use : in->reuse, L);
     r->l1_expired = in->l1_fills * fmax(0, l1);
     r->l2_expired = in->l2_loads * finite_above(in->load_gap, L);
     r->unexpired_evictions = in->l2_evictions * cm_dist_cdf(in->evict_age, L);
@@ -471,8 +531,6 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
                           "lifetime must be a finite number >= 0, got %g", L);
     memset(r, 0, sizeof *r);
     r->lifetime = L;
-    cm_lifetime_outcomes(in->reuse, in->residency, L, &r->p_hit,
-                         &r->p_expired, &r->p_evicted, &r->p_unused);
 
     const cm_dist *s2w = in->read_to_write;
     const cm_dist *shared = in->read_to_write_shared ? in->read_to_write_shared
@@ -484,6 +542,14 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
     if (!st) st = speed_at(in, NULL, L, &r->speed_weak, err);
     if (st) return st;
     r->speed_strong = k_shared;
+    /* TC-Weak's fills at its stall-free speed, TC-Strong's unscaled
+     * (header: "Carrying the L1 outcomes") */
+    cm_lifetime_outcomes(in->reuse, in->residency, in->lease_delay, L,
+                         r->speed_weak, &r->p_hit, &r->p_expired,
+                         &r->p_evicted, &r->p_unused);
+    cm_lifetime_outcomes(in->reuse, in->residency, in->lease_delay, L, 1,
+                         &r->p_hit_strong, &r->p_expired_strong,
+                         &r->p_evicted_strong, &r->p_unused_strong);
     /* at speed k every time of the profile is divided by k:
      * E[(L - S/k)+] = E[(kL - S)+] / k */
     r->store_stall = s2w ? cm_dist_mean_excess_below(s2w, k_all * L) / k_all
@@ -717,9 +783,10 @@ cm_status cm_lifetime_table(const cm_lifetime_input *in,
         "lifetime",     "p_hit",       "p_expired",        "p_evicted",
         "p_unused",     "store_stall", "hol_delay",        "fence_wait",
         "parked_mshrs", "drift",       "store_stall_rate", "parked_rate",
-        "store_stall_shared", "speed_strong", "speed_weak", "equilibrium",
-        "equilibrium_bound", "stationary_mean"};
-    enum { NBASE = 15, NALL = 18, BOUND = 16 };
+        "store_stall_shared", "speed_strong", "speed_weak", "p_hit_strong",
+        "p_expired_strong", "equilibrium", "equilibrium_bound",
+        "stationary_mean"};
+    enum { NBASE = 17, NALL = 20, BOUND = 18 };
     *out = NULL;
     double eq = NAN, smean = NAN;
     cm_lifetime_bound bound = CM_LIFETIME_ROOT;
@@ -746,8 +813,8 @@ cm_status cm_lifetime_table(const cm_lifetime_input *in,
                           r.hol_delay,    r.fence_wait,  r.parked_mshrs,
                           r.drift,        r.store_stall_rate, r.parked_rate,
                           r.store_stall_shared, r.speed_strong,
-                          r.speed_weak,   eq,            0,
-                          smean};
+                          r.speed_weak,   r.p_hit_strong, r.p_expired_strong,
+                          eq,             0,             smean};
         char buf[NALL][32];
         const char *cells[NALL];
         for (size_t c = 0; c < nc; c++) {

@@ -33,6 +33,7 @@ typedef struct cm_lifetime_input {
     const cm_dist *fence_slack;    /* Z  warp.fence_lease_slack */
     const cm_dist *fence_ack;      /* A  warp.fence_ack_wait */
     const cm_dist *last_use;       /* V  l1.last_use */
+    const cm_dist *lease_delay;    /* d  l1.lease_delay */
     /* machine-wide rates per core cycle */
     double l1_fills, l2_loads, l2_stores, l2_evictions, fences;
     double banks;      /* L2 banks sharing those rates evenly */
@@ -71,8 +72,10 @@ typedef struct cm_lifetime_rates {
 
 typedef struct cm_lifetime_result {
     double lifetime;
-    /* per L1 fill; the four sum to 1 */
+    /* per L1 fill, TC-Weak (carried at speed_weak); the four sum to 1 */
     double p_hit, p_expired, p_evicted, p_unused;
+    /* the same, TC-Strong (carried unscaled) */
+    double p_hit_strong, p_expired_strong, p_evicted_strong, p_unused_strong;
     /* TC-Strong */
     double store_stall;      /* E[max(0, L - S)] per store, cycles (TCSUO) */
     double store_stall_shared; /* the same with the private-write
@@ -96,9 +99,13 @@ typedef struct cm_lifetime_result {
     double drift;            /* predictor drift, cycles per cycle per bank */
 } cm_lifetime_result;
 
-/* The four outcomes of an L1 fill for reuse time R and residency E. */
+/* The four outcomes of an L1 fill for first reuse R (inf: the copy left
+ * first) and capacity residency E, both profile times, at lifetime L on a
+ * machine k times as fast as the profile's; delay (may be NULL) is the
+ * lease's start at the L2 to the fill, which does not scale. */
 void cm_lifetime_outcomes(const cm_dist *reuse, const cm_dist *residency,
-                          double L, double *p_hit, double *p_expired,
+                          const cm_dist *delay, double L, double k,
+                          double *p_hit, double *p_expired,
                           double *p_evicted, double *p_unused);
 
 void cm_lifetime_event_rates(const cm_lifetime_input *in, double L,

@@ -21,6 +21,9 @@
  *   l1.last_use        per L1 fill: cycles from the fill to the latest load
  *                      that found the copy, hit or expired (so an expired
  *                      load ends the fill); inf if none; optional
+ *   l1.lease_delay     per TC L1 fill: cycles from the L2 granting the
+ *                      copy's lease (its lifetime L then) to the fill, so
+ *                      the copy lives L minus it; optional
  *   l2.read_to_write   per store reaching the L2: cycles since the latest
  *                      load that set the line's timestamp; inf if none
  *   l2.load_gap        per load reaching the L2: cycles since the latest

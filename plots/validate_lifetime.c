@@ -4,7 +4,8 @@
  * tc.lifetime_weak).  Quantities, per point:
  *  - p_hit, p_expired: of the L1 fills whose outcome is known, the share
  *    reused before expiry and the share expired before their reuse
- *    (simulator: tc.outcome.* over their sum; model: cm_lifetime_eval);
+ *    (simulator: tc.outcome.* over their sum; model: cm_lifetime_eval,
+ *    its p_*_strong under TC-Strong);
  *  - stall_cycles: under TC-Strong the mean stall of a store at the L2
  *    waiting for the line's lease (simulator: l2.store_stall_cycles over
  *    the stores that reached the L2, rate.l2_stores x coh.cycles of the
@@ -121,8 +122,8 @@ static cm_status lifetime_predict(const void *state, const void *obs,
                                             err);
     if (!st) st = cm_lifetime_eval(&in, obs_lifetime(o), &r, err);
     if (st) return st;
-    model[0] = r.p_hit;
-    model[1] = r.p_expired;
+    model[0] = o->strong ? r.p_hit_strong : r.p_hit;
+    model[1] = o->strong ? r.p_expired_strong : r.p_expired;
     model[2] = !o->strong ? r.fence_wait
                : o->private_writes ? r.store_stall_shared
                                    : r.store_stall;

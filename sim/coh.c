@@ -52,7 +52,8 @@ enum {
  * bins, [0,1), [1, 2^0.25), ..., plus the mass at infinity. */
 enum {
     H_REUSE, H_RESID, H_R2W, H_R2WS, H_GAP, H_EVAGE, H_S2F, H_FSLACK, H_FACK,
-    H_SD, H_LGAP, H_LSD, H_SGAP, H_LAST, H_ASD, H_ESD, H_EGAP, H_COUNT
+    H_SD, H_LGAP, H_LSD, H_SGAP, H_LAST, H_ASD, H_ESD, H_EGAP, H_LDELAY,
+    H_COUNT
 };
 #define HBINS 181
 typedef struct hist {
@@ -72,7 +73,7 @@ static const char *const hist_names[H_COUNT] = {
     "warp.store_to_fence", "warp.fence_lease_slack", "warp.fence_ack_wait",
     "dir.stack_distance",  "l1.load_gap",           "l1.load_distance",
     "l1.store_gap",        "l1.last_use",           "dir.alloc_distance",
-    "dir.empty_distance",  "dir.empty_gap"};
+    "dir.empty_distance",  "dir.empty_gap",         "l1.lease_delay"};
 
 static void hist_add(hist *h, double x)
 {
@@ -95,6 +96,8 @@ typedef struct cmsg {
     uint64_t lease1; /* a reply with a GWCT to a store or atomic: 1 + the
                         line's latest L2 load time (profile); 0: none, as
                         every message starts */
+    uint64_t lease_len; /* a reply that granted a lease (TC): the lifetime
+                           the bank granted, ts - lease_len when; 0: none */
     uint32_t src, dst, core, warp, seq;
     uint16_t bytes;
     uint8_t cls, op, flags, stalled;
@@ -932,6 +935,13 @@ static l1way *l1_install(core *k, const cmsg *m, unsigned state)
         l1_leave(c, w, 0); /* refilled in place: a new fill begins */
     }
     c->n_fills++;
+    /* the lease's start at the L2 to its copy's fill here: the copy
+     * lives that much less than the lifetime granted */
+    if ((c->p->flags & CF_TC) && m->lease_len > 0)
+        hist_add(&c->h[H_LDELAY],
+                 fmax(0, (double)m->lease_len -
+                             ((double)m->ts -
+                              (double)cm_engine_now(&c->eng))));
     w->line = m->line;
     w->value = m->value;
     w->dirty = 0;
@@ -1589,6 +1599,7 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
             x->ts = way ? way->gt : 0;
             x->gwct = gwct;
             x->lease1 = lease1;
+            if ((a & A2_GT) && way) x->lease_len = lifetime(b);
             x->born = m->born;
             bank_send(b, x, m->core);
         }

@@ -94,7 +94,8 @@ START_TEST(lifetime_table_is_the_model)
     static const char hdr[] =
         "lifetime,p_hit,p_expired,p_evicted,p_unused,store_stall,hol_delay,"
         "fence_wait,parked_mshrs,drift,store_stall_rate,parked_rate,"
-        "store_stall_shared,speed_strong,speed_weak,equilibrium,"
+        "store_stall_shared,speed_strong,speed_weak,p_hit_strong,"
+        "p_expired_strong,equilibrium,"
         "equilibrium_bound,stationary_mean\n";
     ck_assert_msg(strncmp(r.out, hdr, strlen(hdr)) == 0, "%s", r.out);
     cm_table *t;
@@ -127,7 +128,7 @@ START_TEST(lifetime_table_is_the_model)
                      tu_num(t, i, "p_evicted") + tu_num(t, i, "p_unused");
         ck_assert_double_eq_tol(sum, 1, 1e-12);
         ck_assert_double_eq(tu_num(t, i, "equilibrium"), eq);
-        ck_assert_str_eq(cm_table_cell(t, i, 16), cm_lifetime_bound_name(b));
+        ck_assert_str_eq(cm_table_cell(t, i, 18), cm_lifetime_bound_name(b));
     }
     ck_assert_int_eq(b, CM_LIFETIME_ROOT);
     double smean = tu_num(t, 0, "stationary_mean");

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/lifetime.h"
 #include "models/profile.h"
 #include "sim/coh.h"
 #include "sim/workload.h"
@@ -463,6 +464,54 @@ START_TEST(test_fence_lease_slack_follows_gwct)
 }
 END_TEST
 
+/* A run's own profile gives back its L1 fill outcomes (models/lifetime.c
+ * cm_lifetime_outcomes at its lifetime, unscaled): the first reuse while
+ * the copy is held and the lease's delay to the fill decide hit or
+ * expired.  Bug: the model also required the copy to outlive L by
+ * capacity (R is already cut short by eviction), so at long lifetimes it
+ * saw 5x too few expiries (bh, tc2013, L = 16000); and every fill has a
+ * lease delay. */
+START_TEST(test_outcomes_from_own_profile)
+{
+    static const char *const proto[] = {"tcw-fixed", "tcsuo"};
+    for (int i = 0; i < 2; i++) {
+        cm_params p;
+        small_machine(&p);
+        p.tc_lifetime_strong = p.tc_lifetime_weak = 2000; /* past eviction */
+        run r;
+        run_on(cm_coh_protocol_find(proto[i]), &p, 3, &r);
+        const cm_dist *reuse, *resid, *delay;
+        double fills;
+        cm_err err = {0};
+        ck_assert(cm_profile_dist(r.prof, "l1.reuse_time", &reuse, &err) ==
+                  CM_OK);
+        ck_assert(cm_profile_dist(r.prof, "l1.residency", &resid, &err) ==
+                  CM_OK);
+        ck_assert(cm_profile_dist(r.prof, "l1.lease_delay", &delay, &err) ==
+                  CM_OK);
+        ck_assert(cm_profile_rate(r.prof, "rate.l1_fills", &fills, &err) ==
+                  CM_OK);
+        ck_assert_double_eq_tol(cm_dist_total(delay), fills * (double)r.cycles,
+                                1e-6 * cm_dist_total(delay));
+        ck_assert(cm_dist_mass_inf(delay) == 0);
+        double hit = stat(r.rows, r.n, "tc.outcome.hit");
+        double exp_ = stat(r.rows, r.n, "tc.outcome.expired");
+        double all = hit + exp_ + stat(r.rows, r.n, "tc.outcome.evicted") +
+                     stat(r.rows, r.n, "tc.outcome.unused");
+        double p4[4];
+        cm_lifetime_outcomes(reuse, resid, delay, 2000, 1, &p4[0], &p4[1],
+                             &p4[2], &p4[3]);
+        ck_assert_msg(exp_ > 0.01 * all, "%s: too few expiries to test",
+                      proto[i]);
+        ck_assert_msg(fabs(p4[0] / (hit / all) - 1) < 0.05, "%s: hit %g, "
+                      "simulated %g", proto[i], p4[0], hit / all);
+        ck_assert_msg(fabs(p4[1] / (exp_ / all) - 1) < 0.05, "%s: expired "
+                      "%g, simulated %g", proto[i], p4[1], exp_ / all);
+        run_free(&r);
+    }
+}
+END_TEST
+
 Suite *suite_coh_sim(void)
 {
     Suite *s = suite_create("coh_sim");
@@ -475,6 +524,7 @@ Suite *suite_coh_sim(void)
     tcase_add_test(tc, test_long_gwct_wait_finishes);
     tcase_add_test(tc, test_predictor_events_only_real_expiries);
     tcase_add_test(tc, test_fence_lease_slack_follows_gwct);
+    tcase_add_test(tc, test_outcomes_from_own_profile);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -90,22 +90,22 @@ static cm_lifetime_result eval(const cm_lifetime_input *in, double L)
 
 START_TEST(outcomes_exponential)
 {
-    /* R = inf w.p. u else Exp(a); E = inf w.p. v else Exp(b). */
+    /* R = inf w.p. u else Exp(a); E = inf w.p. v else Exp(b).  R is the
+     * first reuse while the copy is held, so a finite R decides hit or
+     * expired alone; E splits the never-reused copies. */
     dists x;
     cm_lifetime_input in = exponential_input(&x, 500);
     double a = 1.0 / 800, u = 0.3, b = 1.0 / 3000, v = 0.2;
     for (double L = 0; L <= 6400; L += 400) {
         cm_lifetime_result r = eval(&in, L);
-        double eab = 1 - exp(-(a + b) * L), keep = v + (1 - v) * exp(-b * L);
-        double ev = (1 - v) * (u * (1 - exp(-b * L)) + (1 - u) * b / (a + b) *
-                                                         eab);
-        double hit = (1 - u) * (v * (1 - exp(-a * L)) + (1 - v) * a / (a + b) *
-                                                          eab);
-        ck_assert_double_eq_tol(r.p_evicted, ev, 1e-6);
-        ck_assert_double_eq_tol(r.p_hit, hit, 1e-6);
-        ck_assert_double_eq_tol(r.p_expired, (1 - u) * exp(-a * L) * keep,
-                                1e-6);
+        double keep = v + (1 - v) * exp(-b * L);
+        ck_assert_double_eq_tol(r.p_evicted, u * (1 - keep), 1e-6);
+        ck_assert_double_eq_tol(r.p_hit, (1 - u) * (1 - exp(-a * L)), 1e-6);
+        ck_assert_double_eq_tol(r.p_expired, (1 - u) * exp(-a * L), 1e-6);
         ck_assert_double_eq_tol(r.p_unused, u * keep, 1e-6);
+        /* no lease delay, no speed: TC-Strong's are the same */
+        ck_assert_double_eq(r.p_hit_strong, r.p_hit);
+        ck_assert_double_eq(r.p_expired_strong, r.p_expired);
         /* TC-Strong: S = inf w.p. 0.4 else Exp(1/2000) */
         double as = 1.0 / 2000, stall = 0.6 * (L - (1 - exp(-as * L)) / as);
         /* bins of mean/500 err by O(h^2) */
@@ -125,12 +125,14 @@ START_TEST(outcomes_exponential)
 }
 END_TEST
 
-/* One fill, classified by the rules of lifetime.h. */
-static int classify(double R, double E, double L)
+/* One fill, classified as the simulator does (sim/coh.c tc_outcome): its
+ * copy lives L - D after the fill; the first load while it is held (R,
+ * profile time, inf: it left first, at capacity E) finds it valid or
+ * expired; on a machine k times as fast R and E shrink by k, D does not. */
+static int classify(double R, double E, double D, double L, double k)
 {
-    if (E < fmin(R, L)) return 2; /* evicted */
-    if (R <= L) return 0;         /* hit */
-    return isfinite(R) ? 1 : 3;   /* expired, unused */
+    if (isfinite(R)) return R / k + D <= L ? 0 : 1; /* hit, expired */
+    return E / k + D <= L ? 2 : 3;                  /* evicted, unused */
 }
 
 START_TEST(outcomes_monte_carlo)
@@ -147,14 +149,23 @@ START_TEST(outcomes_monte_carlo)
         cm_lifetime_input in = input_of(&x);
         double L = gsl_rng_uniform(rng) * 1000;
         cm_lifetime_result r = eval(&in, L);
-        double p[4] = {r.p_hit, r.p_expired, r.p_evicted, r.p_unused};
+        /* a lease delay (finite: every fill has one) and a speed */
+        cm_dist dl;
+        do {
+            dg_random(&dl, rng, 300);
+            if (cm_dist_mass_inf(&dl) == 0) break;
+            cm_dist_free(&dl);
+        } while (1);
+        double k = 0.5 + 2 * gsl_rng_uniform(rng), p[4];
+        cm_lifetime_outcomes(&x.r, &x.e, &dl, L, k, &p[0], &p[1], &p[2],
+                             &p[3]);
         long cnt[4] = {0}, l1exp = 0;
         double fw = 0, fw2 = 0;
         int n = 100000;
         for (int i = 0; i < n; i++) {
             double R = dg_sample(&x.r, rng), E = dg_sample(&x.e, rng);
-            cnt[classify(R, E, L)]++;
-            l1exp += R > L && isfinite(R) && R <= E;
+            cnt[classify(R, E, dg_sample(&dl, rng), L, k)]++;
+            l1exp += R > L && isfinite(R);
             /* a fence D after a store whose lease ends max(0, L-S) later */
             double S = dg_sample(&x.s, rng), D = dg_sample(&x.d, rng);
             double w = fmax(0, fmax(0, L - S) - D);
@@ -175,6 +186,7 @@ START_TEST(outcomes_monte_carlo)
         ck_assert_msg(fabs(m - r.fence_wait) <= 5 * se + 1e-6 * (1 + m),
                       "rep %d: fence wait MC %g model %g", rep, m,
                       r.fence_wait);
+        cm_dist_free(&dl);
         dists_free(&x);
     }
     gsl_rng_free(rng);
@@ -189,7 +201,9 @@ START_TEST(outcomes_sum_to_one)
         dg_random(&r, rng, 500);
         dg_random(&e, rng, 500);
         double L = gsl_rng_uniform(rng) * 700, p[4];
-        cm_lifetime_outcomes(&r, &e, L, &p[0], &p[1], &p[2], &p[3]);
+        cm_lifetime_outcomes(&r, &e, rep % 2 ? &r : NULL, L,
+                             0.5 + gsl_rng_uniform(rng), &p[0], &p[1],
+                             &p[2], &p[3]);
         double sum = 0;
         for (int k = 0; k < 4; k++) {
             ck_assert_msg(p[k] >= -1e-15 && p[k] <= 1 + 1e-15, "p%d = %g",
