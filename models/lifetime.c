@@ -40,15 +40,17 @@
  * at speed_weak (below; measured, from L = 16000 to 400 the geometric
  * mean of the finite R shrinks 1.39x on bh, 1.46x on cl for speeds of
  * 1.59x and 1.84x; not on stn, whose reuses are a warp's own).
- * TC-Strong's are carried
- * unscaled: its profile at a long L covers 3.7-4.8x less of the program
- * in the same cycles (the stalls), mostly its cold start, whose fills are
- * reused less (P(R < inf) 18-30% below the short-L runs' on bh and cl;
- * bh at 16000: 0.083 over 100k cycles, 0.093 over 400k), which offsets
- * the stretch of R (3.1-3.5x on bh and cl, none on stn).  Measured
- * (tcs, held out from 16000): p_expired MARE 23.0% scaled by the
- * protocol's own speed, 16.3% by the stall-free speed, 14.5% unscaled;
- * neither scale is the physics, the unscaled one is the least wrong.
+ * TC-Strong's at speed_strong, its own speed with the store stalls: every
+ * time of a profile is divided by its machine's speed, as the stalls are
+ * (below), whatever the family.  On a short calibration run this rule
+ * scores worst of the three tried, because TC-Strong's profile at a long
+ * L covers 3.7-4.8x less of the program in the same
+ * cycles, mostly its cold start, whose fills are reused less (P(R < inf)
+ * 18-30% below the short-L runs' on bh and cl; bh at 16000: 0.083 over
+ * 100k cycles, 0.093 over 400k).  Held-out tcs p_expired MARE from
+ * L = 16000, own speed / stall-free speed / unscaled: 23.0 / 16.3 / 14.5%
+ * on 100k-cycle runs, 14.6 / 10.9 / 14.4% on 400k-cycle runs (cohmod
+ * validate lifetime's default, for this and the stall's sample sizes).
  * Splitting the fills into first fills and refills after an expired load
  * (each with its own R) does not explain the shift: the first fills'
  * own P(R < inf) moves from 0.084 to 0.100 (bh, tcs, 16000 to 400).
@@ -103,8 +105,8 @@
  * stay 17-41% low.  Much of it is the calibration run's sample: a 100k-
  * cycle run at L = 16000 holds 33, 19 and 7 stores with S' < 2048 (bh,
  * cl, stn), all that the stall at L = 400 rests on; with 400k-cycle runs
- * the same model's held-out tcs stall MARE is 12.1%, and 16.9% for the
- * TC-Weak fence wait (its ack waits: 34 nonzero among 780 fences, cl).
+ * (now cohmod validate lifetime's default) the held-out tcs stall MARE is
+ * 12.1%, and 16.9% for the TC-Weak fence wait (its ack waits: 34 nonzero among 780 fences, cl).
  * L2 loads per store do not change with L (bh 6.7 at 400, 7.5 at 16000),
  * so S is not shortened by L1 expiries sending more loads to the L2.
  *
@@ -542,13 +544,13 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
     if (!st) st = speed_at(in, NULL, L, &r->speed_weak, err);
     if (st) return st;
     r->speed_strong = k_shared;
-    /* TC-Weak's fills at its stall-free speed, TC-Strong's unscaled
-     * (header: "Carrying the L1 outcomes") */
+    /* each family's fills at its own speed (header: "Carrying the L1
+     * outcomes") */
     cm_lifetime_outcomes(in->reuse, in->residency, in->lease_delay, L,
                          r->speed_weak, &r->p_hit, &r->p_expired,
                          &r->p_evicted, &r->p_unused);
-    cm_lifetime_outcomes(in->reuse, in->residency, in->lease_delay, L, 1,
-                         &r->p_hit_strong, &r->p_expired_strong,
+    cm_lifetime_outcomes(in->reuse, in->residency, in->lease_delay, L,
+                         r->speed_strong, &r->p_hit_strong, &r->p_expired_strong,
                          &r->p_evicted_strong, &r->p_unused_strong);
     /* at speed k every time of the profile is divided by k:
      * E[(L - S/k)+] = E[(kL - S)+] / k */
