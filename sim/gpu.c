@@ -23,9 +23,14 @@
  *  - temporal (SMARTS-like): each sim.sample_period cycles of simulated
  *    time hold an unmeasured detailed warm-up (sim.sample_warmup), a
  *    measured window (sim.sample_window) and a fast-forward: every SM
- *    executes functionally, warming the L1 and L2 tags, the instructions
- *    the last window's IPC per SM (the machine's, see fast_forward) would
- *    have issued in the rest of the period.  The fast-forward takes no
+ *    executes functionally the instructions it would have issued in the
+ *    rest of the period at the last window's IPC per SM (the machine's,
+ *    see fast_forward).  Only the fast-forward's last part warms the L1
+ *    and L2 tags, enough instructions for sim.sample_ff_warm (4) times the
+ *    L2's lines in L2 references (SMARTS-style warm-up before the window);
+ *    before that the warps only advance, their generators skimming
+ *    (workload.h cm_wgen_skim: same draws and cadence, no stack lookups).
+ *    The fast-forward takes no
  *    engine time and leaves the timed state as it was: requests in flight,
  *    queues, MSHRs and row buffers carry on from the window's steady
  *    state; warps waiting for memory, a fence or a kernel boundary move on
@@ -36,18 +41,24 @@
  *    thousands of cycles to absorb.  Even without draining, the warps the
  *    fast-forward released restart together: a 5000-cycle warm-up left the
  *    L1 miss ratio +1.6..2.1% and IPC -3..-4% on atax, bicg and mvt, gone
- *    at 10000 (the default), where the 95% intervals cover the error of
- *    all three bench metrics on all 25 built-in workloads.  Simulated
- *    cycles = detailed cycles + fast-forwarded cycles.  Assumption: a
- *    window's IPC holds for the period around it (it does not across a
- *    run's phases shorter than a period: ndl's 64 kernels of ~50k cycles,
- *    scluster's slow drift, tests/bench_sim.c).  Speed: the
- *    fast-forward still runs every instruction (the generator is ~40% of
- *    it, tag warming ~17%), only ~5-6x cheaper than in detail: one window
- *    and the rest fast-forwarded is 4.7x (dlb), 5.0x (scluster), 5.2x
- *    (kmn), 5.7x (bh), 6.0x (lps, ndl) faster than full detail in CPU
- *    time, so the 5% of cycles the defaults keep detailed leave most
- *    workloads at 4-5x.
+ *    at 10000 (the default).  Simulated cycles = detailed cycles +
+ *    fast-forwarded cycles.  Assumption: a window's IPC holds for the
+ *    period around it (it does not across a run's phases shorter than a
+ *    period: ndl's 64 kernels of ~50k cycles, scluster's slow drift,
+ *    tests/bench_sim.c).
+ *    Speed (tc2013 machine, CPU time, tests/bench_sim.c): 5.1-8.5x faster
+ *    than full detail over the 25 built-in workloads, least on the short
+ *    runs (2-3M cycles: dlb, stn, comd, rg), whose first fast-forward
+ *    warms throughout (no reference rate measured yet).  The generator,
+ *    its random draws included, is ~60% of a sampled run's time (kmn),
+ *    tag warming ~6%.  Accuracy is limited by the windows' spread more than
+ *    by bias: all three bench metrics within 3% on 13-15 of the 25 (two
+ *    seeds), most misses within their 95% interval; ndl (8 windows over
+ *    64 kernels) and comd (L2 miss ratio +4% after 10000 warm-up cycles;
+ *    30000 remove it) are biased.
+ * Windows are batches (stats.h): every reported value is estimated from
+ * them with its 95% interval; spatial sampling without temporal runs
+ * back-to-back windows after one warm-up.
  * Windows are batches (stats.h): every reported value is estimated from
  * them with its 95% interval; spatial sampling without temporal runs
  * back-to-back windows after one warm-up.
@@ -106,7 +117,12 @@ struct gpu {
     double rate; /* injector requests per cycle, from the detailed SMs */
     uint64_t rate_sent, rate_at;
     uint64_t ff_cycles;
-    double *ff_want, *ff_got; /* per SM, fast-forward scratch */
+    /* per SM, fast-forward scratch */
+    double *ff_want, *ff_got, *ff_from, *ff_cold;
+    /* L2 references made by warming, and per instruction in the last
+     * fast-forward's warmed part (0: not measured yet). */
+    uint64_t l2_refs;
+    double refs_per_inst;
     cm_stat *st_inst, *st_cycles; /* machine totals (ipc of `all`) */
 };
 
@@ -188,7 +204,9 @@ static void inj_retry(void *obj)
 static int warm_l2(void *obj, uint32_t sm, uint64_t line, unsigned msg)
 {
     (void)sm;
-    cm_memsys_warm(((gpu *)obj)->ms, line, msg);
+    gpu *g = obj;
+    g->l2_refs++;
+    cm_memsys_warm(g->ms, line, msg);
     return 0;
 }
 
@@ -235,6 +253,8 @@ static void gpu_free(gpu *g)
     free(g->inj);
     free(g->ff_want);
     free(g->ff_got);
+    free(g->ff_from);
+    free(g->ff_cold);
     free(g->slots);
     free(g->reply_sinks);
     cm_workload_source_free(g->src);
@@ -290,8 +310,10 @@ static cm_status gpu_build(gpu *g, cm_stats *stats, cm_err *err)
     g->scratch = cm_stats_new();
     g->ff_want = calloc(g->nsm, sizeof *g->ff_want);
     g->ff_got = calloc(g->nsm, sizeof *g->ff_got);
+    g->ff_from = calloc(g->nsm, sizeof *g->ff_from);
+    g->ff_cold = calloc(g->nsm, sizeof *g->ff_cold);
     if (!g->sms || !g->inj || !g->slots || !g->reply_sinks || !g->scratch ||
-        !g->ff_want || !g->ff_got)
+        !g->ff_want || !g->ff_got || !g->ff_from || !g->ff_cold)
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
     size_t events = cm_memsys_events(p) +
                     (size_t)g->nsm * (4 * g->warps + 2 * (size_t)p->l1_mshrs +
@@ -446,6 +468,32 @@ static cm_status window_end(gpu *g, cm_stats *stats, uint64_t inst0,
     return cm_stats_window_end(stats, cm_engine_now(&g->eng), err);
 }
 
+/* Runs every SM functionally from got[i] towards want[i] instructions,
+ * warming the tags (mem = warm_l2) or only advancing them (NULL).
+ * Warming goes in rounds of FF_CHUNK instructions per warp: warming SM
+ * after SM would leave the L2's LRU order favouring the last SMs' lines,
+ * which the windows after would then miss on; rounds much finer than that
+ * re-load every warp's generator state from memory each visit (32 instead
+ * of 4 per visit: 11% less time over the 25 workloads, errors unchanged
+ * within their spread).  Unwarmed, order does not matter: one visit. */
+static void ff_run(gpu *g, const double *want, double *got, cm_sm_mem_fn mem)
+{
+    double most = 0, *from = g->ff_from;
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        from[i] = got[i];
+        if (want[i] - got[i] > most) most = want[i] - got[i];
+    }
+    double rounds = mem ? ceil(most / ((double)FF_CHUNK * g->warps)) : 1;
+    if (rounds < 1) rounds = 1;
+    for (double r = 1; r <= rounds; r++)
+        for (uint32_t i = 0; i < g->nsm; i++) {
+            double target = from[i] + floor((want[i] - from[i]) * r / rounds);
+            if (target > got[i])
+                got[i] += (double)cm_sm_functional(
+                    g->sms[i], (uint64_t)(target - got[i]), mem, g);
+        }
+}
+
 /* Fast-forwards every SM the instructions an SM issued on average in the
  * window would issue in `cycles` (the machine's window IPC per SM).  Not
  * each SM's own window IPC: over a short window that is noisy, and
@@ -454,17 +502,25 @@ static cm_status window_end(gpu *g, cm_stats *stats, uint64_t inst0,
  * laggards' tail was both sampled by the last windows and counted in the
  * cycles (measured on the tc2013 machine: bh +11%, stn +20%, hsp +45%
  * simulated cycles; IPC within 3% on 14 -> 17 of the 25 built-in
- * workloads).  Interleaved in rounds of FF_CHUNK instructions per warp:
- * warming SM after SM would leave the L2's LRU order favouring the last
- * SMs' lines, which the windows after would then miss on; rounds much
- * finer than that re-load every warp's generator state from memory each
- * visit (the fast-forward's main cost; 32 instead of 4 per visit: 11%
- * less time over the 25 workloads, errors unchanged within their spread).
+ * workloads).
+ * Only the last part warms the tags (SMARTS-style warm-up before the
+ * window, sim.sample_ff_warm): instructions enough for that many times
+ * the L2's lines in L2 references, at the rate the last fast-forward's
+ * warmed part measured (the first one warms throughout).  A line not
+ * used while its LRU set saw several times its ways in references has
+ * been evicted, so older references hardly change the tags the window
+ * starts from; each L1, a small fraction of the L2 seeing more references
+ * than its share of it, is warm before the L2.  Before that the warps only
+ * advance, their generators skimming (cm_wgen_skim): 4 instead of
+ * warming throughout cut a sampled run's CPU time by a third (bh 1.1 ->
+ * 0.70 s, kmn 1.5 -> 1.15 s, dlb 0.64 -> 0.41 s), errors unchanged within
+ * their spread (10 instead of 4: no better over two seeds).
  * Returns the cycles actually covered: fewer if the warps retire first. */
 static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
                              uint64_t win_cycles, uint64_t cycles)
 {
-    double mean = 0, most = 0;
+    const cm_params *p = g->p;
+    double mean = 0, total = 0;
     for (uint32_t i = 0; i < g->ndetail; i++) mean += (double)win_inst[i];
     mean /= g->ndetail;
     double *want = g->ff_want, *got = g->ff_got;
@@ -472,17 +528,29 @@ static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
         double ipc = mean / (double)(win_cycles ? win_cycles : 1);
         want[i] = floor(ipc * (double)cycles + 0.5);
         got[i] = 0;
-        if (want[i] > most) most = want[i];
+        total += want[i];
     }
-    double rounds = ceil(most / ((double)FF_CHUNK * g->warps));
-    if (rounds < 1) rounds = 1;
-    for (double r = 1; r <= rounds; r++)
-        for (uint32_t i = 0; i < g->nsm; i++) {
-            double target = floor(want[i] * r / rounds);
-            if (target > got[i])
-                got[i] += (double)cm_sm_functional(
-                    g->sms[i], (uint64_t)(target - got[i]), warm_l2, g);
-        }
+    double lines = p->l2_banks * p->l2_bank_size / p->l2_line;
+    double warm = g->refs_per_inst > 0 && p->sim_sample_ff_warm > 0
+                      ? p->sim_sample_ff_warm * lines / g->refs_per_inst
+                      : total;
+    if (warm < total) {
+        double *cold = g->ff_cold;
+        for (uint32_t i = 0; i < g->nsm; i++)
+            cold[i] = floor(want[i] * (1 - warm / total));
+        for (uint32_t i = 0; g->src && i < g->nsm; i++)
+            cm_workload_source_skim(g->src, i, 1);
+        ff_run(g, cold, got, NULL);
+        for (uint32_t i = 0; g->src && i < g->nsm; i++)
+            cm_workload_source_skim(g->src, i, 0);
+    }
+    double before = 0, after = 0;
+    uint64_t refs = g->l2_refs;
+    for (uint32_t i = 0; i < g->nsm; i++) before += got[i];
+    ff_run(g, want, got, warm_l2);
+    for (uint32_t i = 0; i < g->nsm; i++) after += got[i];
+    if (after > before)
+        g->refs_per_inst = (double)(g->l2_refs - refs) / (after - before);
     double covered = 0;
     for (uint32_t i = 0; i < g->ndetail; i++) {
         double c = want[i] > 0 ? (double)cycles * got[i] / want[i]
@@ -490,6 +558,12 @@ static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
         if (c > covered) covered = c;
     }
     return (uint64_t)llround(covered < cycles ? covered : (double)cycles);
+}
+
+/* Sleeping SMs may have ready warps again after a fast-forward. */
+static void wake_sms(gpu *g)
+{
+    for (uint32_t i = 0; i < g->ndetail; i++) cm_sm_set_drain(g->sms[i], 0);
 }
 
 static cm_status run_temporal(gpu *g, cm_stats *stats, cm_err *err)
@@ -520,9 +594,7 @@ static cm_status run_temporal(gpu *g, cm_stats *stats, cm_err *err)
         uint64_t used = cm_engine_now(&g->eng) - start;
         if (period > used)
             g->ff_cycles += fast_forward(g, base, t1 - t0, period - used);
-        /* Sleeping SMs may have ready warps again. */
-        for (uint32_t i = 0; i < g->ndetail; i++)
-            cm_sm_set_drain(g->sms[i], 0);
+        wake_sms(g);
     }
     free(base);
     return st;
