@@ -24,7 +24,8 @@
  *    time hold an unmeasured detailed warm-up (sim.sample_warmup), a
  *    measured window (sim.sample_window) and a fast-forward: every SM
  *    executes functionally the instructions it would have issued in the
- *    rest of the period at the last window's IPC per SM (the machine's,
+ *    rest of the period at the last window's IPC (the machine's mean per
+ *    SM, times each SM's own lasting deviation where that is significant:
  *    see fast_forward).  Only the fast-forward's last part warms the L1
  *    and L2 tags, enough instructions for sim.sample_ff_warm (4) times the
  *    L2's lines in L2 references (SMARTS-style warm-up before the window);
@@ -44,18 +45,17 @@
  *    at 10000 (the default).  Simulated cycles = detailed cycles +
  *    fast-forwarded cycles.  Assumption: a window's IPC holds for the
  *    period around it (it does not across a run's phases shorter than a
- *    period: ndl's 64 kernels of ~50k cycles, scluster's slow drift,
- *    tests/bench_sim.c).
- *    Speed (tc2013 machine, CPU time, tests/bench_sim.c): 5.1-8.5x faster
+ *    period: ndl's 64 kernels of ~50k cycles, tests/bench_sim.c).
+ *    Speed (tc2013 machine, CPU time, tests/bench_sim.c): 5.0-8.6x faster
  *    than full detail over the 25 built-in workloads, least on the short
- *    runs (2-3M cycles: dlb, stn, comd, rg), whose first fast-forward
+ *    runs (2-3M cycles: stn, hsp, comd, rg), whose first fast-forward
  *    warms throughout (no reference rate measured yet).  The generator,
  *    its random draws included, is ~60% of a sampled run's time (kmn),
  *    tag warming ~6%.  Accuracy is limited by the windows' spread more than
- *    by bias: all three bench metrics within 3% on 13-15 of the 25 (two
- *    seeds), most misses within their 95% interval; ndl (8 windows over
- *    64 kernels) and comd (L2 miss ratio +4% after 10000 warm-up cycles;
- *    30000 remove it) are biased.
+ *    by bias: all three bench metrics within 3% on 13 of the 25 (15 with
+ *    sim.seed 2), most misses within their 95% interval; ndl (8 windows
+ *    over 64 kernels: MSHR occupancy +47%) and comd (L2 miss ratio +4%
+ *    after a 10000-cycle warm-up; 30000 remove it) are biased.
  * Windows are batches (stats.h): every reported value is estimated from
  * them with its 95% interval; spatial sampling without temporal runs
  * back-to-back windows after one warm-up.
@@ -73,12 +73,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "sim/engine.h"
 #include "sim/memsys.h"
 #include "sim/sm.h"
 #include "sim/workload_source.h"
 
 enum { RATE_SLICE = 1000, FF_CHUNK = 32 };
+/* fast_forward: SMs get rates of their own only when their spread is
+ * significant at this level against their window-to-window noise. */
+#define FF_SM_SIGNIFICANCE 0.01
 
 typedef struct gpu gpu;
 
@@ -119,6 +124,10 @@ struct gpu {
     uint64_t ff_cycles;
     /* per SM, fast-forward scratch */
     double *ff_want, *ff_got, *ff_from, *ff_cold;
+    /* Per detailed SM, over the windows it was live in: the sum and sum of
+     * squares of its window IPC relative to the live SMs' mean, minus 1,
+     * and their count (fast_forward's per-SM rates). */
+    double *dev_sum, *dev_sq, *dev_n;
     /* L2 references made by warming, and per instruction in the last
      * fast-forward's warmed part (0: not measured yet). */
     uint64_t l2_refs;
@@ -255,6 +264,9 @@ static void gpu_free(gpu *g)
     free(g->ff_got);
     free(g->ff_from);
     free(g->ff_cold);
+    free(g->dev_sum);
+    free(g->dev_sq);
+    free(g->dev_n);
     free(g->slots);
     free(g->reply_sinks);
     cm_workload_source_free(g->src);
@@ -312,8 +324,12 @@ static cm_status gpu_build(gpu *g, cm_stats *stats, cm_err *err)
     g->ff_got = calloc(g->nsm, sizeof *g->ff_got);
     g->ff_from = calloc(g->nsm, sizeof *g->ff_from);
     g->ff_cold = calloc(g->nsm, sizeof *g->ff_cold);
+    g->dev_sum = calloc(g->nsm, sizeof *g->dev_sum);
+    g->dev_sq = calloc(g->nsm, sizeof *g->dev_sq);
+    g->dev_n = calloc(g->nsm, sizeof *g->dev_n);
     if (!g->sms || !g->inj || !g->slots || !g->reply_sinks || !g->scratch ||
-        !g->ff_want || !g->ff_got || !g->ff_from || !g->ff_cold)
+        !g->ff_want || !g->ff_got || !g->ff_from || !g->ff_cold ||
+        !g->dev_sum || !g->dev_sq || !g->dev_n)
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
     size_t events = cm_memsys_events(p) +
                     (size_t)g->nsm * (4 * g->warps + 2 * (size_t)p->l1_mshrs +
@@ -494,15 +510,19 @@ static void ff_run(gpu *g, const double *want, double *got, cm_sm_mem_fn mem)
         }
 }
 
-/* Fast-forwards every SM the instructions an SM issued on average in the
- * window would issue in `cycles` (the machine's window IPC per SM).  Not
- * each SM's own window IPC: over a short window that is noisy, and
+/* Fast-forwards every SM the instructions it would issue in `cycles` at
+ * the window's IPC per live SM times its own relative rate.  Not each
+ * SM's own window IPC: over a short window that is noisy, and
  * extrapolated over a period the noise drove the SMs apart in a random
- * walk the machine does not take; SMs ran out of work early, and the
- * laggards' tail was both sampled by the last windows and counted in the
- * cycles (measured on the tc2013 machine: bh +11%, stn +20%, hsp +45%
- * simulated cycles; IPC within 3% on 14 -> 17 of the 25 built-in
- * workloads).
+ * walk the machine does not take (tc2013 machine: bh +11%, stn +20%, hsp
+ * +45% simulated cycles).  But not the mean alone either: where SMs differ
+ * for good (scluster: some ~25% faster all run long, tests/check_sampling
+ * .c) the fast ones finish first in full detail and the run ends in a
+ * tail of slow SMs, which SMs kept together never show (sampled IPC +19%).
+ * So each SM's deviation from the live SMs' mean is averaged over the
+ * windows, and kept, shrunk by the share of its spread across SMs that
+ * window-to-window noise explains (James-Stein), only when that spread is
+ * significant (F test at FF_SM_SIGNIFICANCE): alike SMs still move alike.
  * Only the last part warms the tags (SMARTS-style warm-up before the
  * window, sim.sample_ff_warm): instructions enough for that many times
  * the L2's lines in L2 references, at the rate the last fast-forward's
@@ -520,13 +540,47 @@ static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
                              uint64_t win_cycles, uint64_t cycles)
 {
     const cm_params *p = g->p;
-    double mean = 0, total = 0;
-    for (uint32_t i = 0; i < g->ndetail; i++) mean += (double)win_inst[i];
-    mean /= g->ndetail;
+    double now = 0, live = 0, total = 0;
+    for (uint32_t i = 0; i < g->ndetail; i++)
+        if (!cm_sm_done(g->sms[i])) {
+            now += (double)win_inst[i];
+            live++;
+        }
+    double mean = live > 0 ? now / live : 0;
+    double spread = 0, noise = 0, dev_mean = 0, n = 0, df = 0;
+    for (uint32_t i = 0; i < g->ndetail && mean > 0; i++) {
+        if (cm_sm_done(g->sms[i])) continue;
+        double d = (double)win_inst[i] / mean - 1;
+        g->dev_sum[i] += d;
+        g->dev_sq[i] += d * d;
+        g->dev_n[i]++;
+    }
+    for (uint32_t i = 0; i < g->ndetail; i++) {
+        double k = g->dev_n[i];
+        if (k < 2) continue;
+        double m = g->dev_sum[i] / k;
+        dev_mean += m;
+        spread += m * m;
+        noise += (g->dev_sq[i] / k - m * m) / (k - 1);
+        df += k - 1;
+        n++;
+    }
+    double keep = 0;
+    if (n >= 2) {
+        dev_mean /= n;
+        spread = (spread / n - dev_mean * dev_mean) * n / (n - 1);
+        noise /= n;
+        if (noise > 0 &&
+            spread / noise > gsl_cdf_fdist_Qinv(FF_SM_SIGNIFICANCE, n - 1, df))
+            keep = 1 - noise / spread;
+    }
     double *want = g->ff_want, *got = g->ff_got;
+    double ipc = mean / (double)(win_cycles ? win_cycles : 1);
     for (uint32_t i = 0; i < g->nsm; i++) {
-        double ipc = mean / (double)(win_cycles ? win_cycles : 1);
-        want[i] = floor(ipc * (double)cycles + 0.5);
+        double rel = 1;
+        if (i < g->ndetail && g->dev_n[i] >= 2)
+            rel = 1 + keep * (g->dev_sum[i] / g->dev_n[i] - dev_mean);
+        want[i] = floor(ipc * (rel > 0 ? rel : 0) * (double)cycles + 0.5);
         got[i] = 0;
         total += want[i];
     }
