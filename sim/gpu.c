@@ -24,15 +24,15 @@
  *    time hold an unmeasured detailed warm-up (sim.sample_warmup), a
  *    measured window (sim.sample_window) and a fast-forward: every SM
  *    executes functionally the instructions it would have issued in the
- *    rest of the period at the last window's IPC (the machine's mean per
- *    SM, times each SM's own lasting deviation where that is significant:
- *    see fast_forward).  Only the fast-forward's last part warms the L1
- *    and L2 tags, enough instructions for sim.sample_ff_warm (4) times the
+ *    rest of the period at the last window's IPC (the live SMs' mean,
+ *    times each SM's own lasting deviation where that is significant: see
+ *    fast_forward).  Only the fast-forward's last part warms the L1 and
+ *    L2 tags, enough instructions for sim.sample_ff_warm (4) times the
  *    L2's lines in L2 references (SMARTS-style warm-up before the window);
  *    before that the warps only advance, their generators skimming
  *    (workload.h cm_wgen_skim: same draws and cadence, no stack lookups).
- *    The fast-forward takes no
- *    engine time and leaves the timed state as it was: requests in flight,
+ *    The fast-forward takes no engine time and leaves the timed state as
+ *    it was: requests in flight,
  *    queues, MSHRs and row buffers carry on from the window's steady
  *    state; warps waiting for memory, a fence or a kernel boundary move on
  *    (sm.h cm_sm_functional: their replies and acknowledgements still
@@ -55,10 +55,7 @@
  *    by bias: all three bench metrics within 3% on 13 of the 25 (15 with
  *    sim.seed 2), most misses within their 95% interval; ndl (8 windows
  *    over 64 kernels: MSHR occupancy +47%) and comd (L2 miss ratio +4%
- *    after a 10000-cycle warm-up; 30000 remove it) are biased.
- * Windows are batches (stats.h): every reported value is estimated from
- * them with its 95% interval; spatial sampling without temporal runs
- * back-to-back windows after one warm-up.
+ *    after a 10000-cycle warm-up, +1% after 30000) are biased.
  * Windows are batches (stats.h): every reported value is estimated from
  * them with its 95% interval; spatial sampling without temporal runs
  * back-to-back windows after one warm-up.
@@ -614,12 +611,6 @@ static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
     return (uint64_t)llround(covered < cycles ? covered : (double)cycles);
 }
 
-/* Sleeping SMs may have ready warps again after a fast-forward. */
-static void wake_sms(gpu *g)
-{
-    for (uint32_t i = 0; i < g->ndetail; i++) cm_sm_set_drain(g->sms[i], 0);
-}
-
 static cm_status run_temporal(gpu *g, cm_stats *stats, cm_err *err)
 {
     const cm_params *p = g->p;
@@ -648,7 +639,9 @@ static cm_status run_temporal(gpu *g, cm_stats *stats, cm_err *err)
         uint64_t used = cm_engine_now(&g->eng) - start;
         if (period > used)
             g->ff_cycles += fast_forward(g, base, t1 - t0, period - used);
-        wake_sms(g);
+        /* Sleeping SMs may have ready warps again. */
+        for (uint32_t i = 0; i < g->ndetail; i++)
+            cm_sm_set_drain(g->sms[i], 0);
     }
     free(base);
     return st;
