@@ -23,10 +23,16 @@
  *  - temporal (SMARTS-like): each sim.sample_period cycles of simulated
  *    time hold an unmeasured detailed warm-up (sim.sample_warmup), a
  *    measured window (sim.sample_window) and a fast-forward: every SM
- *    executes functionally, warming the L1 and L2 tags, the instructions
- *    the last window's IPC per SM (the machine's, see fast_forward) would
- *    have issued in the rest of the period.  The fast-forward takes no
- *    engine time and leaves the timed state as it was: requests in flight,
+ *    executes functionally the instructions it would have issued in the
+ *    rest of the period at the last window's IPC (the live SMs' mean,
+ *    times each SM's own lasting deviation where that is significant: see
+ *    fast_forward).  Only the fast-forward's last part warms the L1 and
+ *    L2 tags, enough instructions for sim.sample_ff_warm (4) times the
+ *    L2's lines in L2 references (SMARTS-style warm-up before the window);
+ *    before that the warps only advance, their generators skimming
+ *    (workload.h cm_wgen_skim: same draws and cadence, no stack lookups).
+ *    The fast-forward takes no engine time and leaves the timed state as
+ *    it was: requests in flight,
  *    queues, MSHRs and row buffers carry on from the window's steady
  *    state; warps waiting for memory, a fence or a kernel boundary move on
  *    (sm.h cm_sm_functional: their replies and acknowledgements still
@@ -36,18 +42,20 @@
  *    thousands of cycles to absorb.  Even without draining, the warps the
  *    fast-forward released restart together: a 5000-cycle warm-up left the
  *    L1 miss ratio +1.6..2.1% and IPC -3..-4% on atax, bicg and mvt, gone
- *    at 10000 (the default), where the 95% intervals cover the error of
- *    all three bench metrics on all 25 built-in workloads.  Simulated
- *    cycles = detailed cycles + fast-forwarded cycles.  Assumption: a
- *    window's IPC holds for the period around it (it does not across a
- *    run's phases shorter than a period: ndl's 64 kernels of ~50k cycles,
- *    scluster's slow drift, tests/bench_sim.c).  Speed: the
- *    fast-forward still runs every instruction (the generator is ~40% of
- *    it, tag warming ~17%), only ~5-6x cheaper than in detail: one window
- *    and the rest fast-forwarded is 4.7x (dlb), 5.0x (scluster), 5.2x
- *    (kmn), 5.7x (bh), 6.0x (lps, ndl) faster than full detail in CPU
- *    time, so the 5% of cycles the defaults keep detailed leave most
- *    workloads at 4-5x.
+ *    at 10000 (the default).  Simulated cycles = detailed cycles +
+ *    fast-forwarded cycles.  Assumption: a window's IPC holds for the
+ *    period around it (it does not across a run's phases shorter than a
+ *    period: ndl's 64 kernels of ~50k cycles, tests/bench_sim.c).
+ *    Speed (tc2013 machine, CPU time, tests/bench_sim.c): 5.0-8.6x faster
+ *    than full detail over the 25 built-in workloads, least on the short
+ *    runs (2-3M cycles: stn, hsp, comd, rg), whose first fast-forward
+ *    warms throughout (no reference rate measured yet).  The generator,
+ *    its random draws included, is ~60% of a sampled run's time (kmn),
+ *    tag warming ~6%.  Accuracy is limited by the windows' spread more than
+ *    by bias: all three bench metrics within 3% on 13 of the 25 (15 with
+ *    sim.seed 2), most misses within their 95% interval; ndl (8 windows
+ *    over 64 kernels: MSHR occupancy +47%) and comd (L2 miss ratio +4%
+ *    after a 10000-cycle warm-up, +1% after 30000) are biased.
  * Windows are batches (stats.h): every reported value is estimated from
  * them with its 95% interval; spatial sampling without temporal runs
  * back-to-back windows after one warm-up.
@@ -62,12 +70,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "sim/engine.h"
 #include "sim/memsys.h"
 #include "sim/sm.h"
 #include "sim/workload_source.h"
 
 enum { RATE_SLICE = 1000, FF_CHUNK = 32 };
+/* fast_forward: SMs get rates of their own only when their spread is
+ * significant at this level against their window-to-window noise. */
+#define FF_SM_SIGNIFICANCE 0.01
 
 typedef struct gpu gpu;
 
@@ -106,7 +119,16 @@ struct gpu {
     double rate; /* injector requests per cycle, from the detailed SMs */
     uint64_t rate_sent, rate_at;
     uint64_t ff_cycles;
-    double *ff_want, *ff_got; /* per SM, fast-forward scratch */
+    /* per SM, fast-forward scratch */
+    double *ff_want, *ff_got, *ff_from, *ff_cold;
+    /* Per detailed SM, over the windows it was live in: the sum and sum of
+     * squares of its window IPC relative to the live SMs' mean, minus 1,
+     * and their count (fast_forward's per-SM rates). */
+    double *dev_sum, *dev_sq, *dev_n;
+    /* L2 references made by warming, and per instruction in the last
+     * fast-forward's warmed part (0: not measured yet). */
+    uint64_t l2_refs;
+    double refs_per_inst;
     cm_stat *st_inst, *st_cycles; /* machine totals (ipc of `all`) */
 };
 
@@ -188,7 +210,9 @@ static void inj_retry(void *obj)
 static int warm_l2(void *obj, uint32_t sm, uint64_t line, unsigned msg)
 {
     (void)sm;
-    cm_memsys_warm(((gpu *)obj)->ms, line, msg);
+    gpu *g = obj;
+    g->l2_refs++;
+    cm_memsys_warm(g->ms, line, msg);
     return 0;
 }
 
@@ -235,6 +259,11 @@ static void gpu_free(gpu *g)
     free(g->inj);
     free(g->ff_want);
     free(g->ff_got);
+    free(g->ff_from);
+    free(g->ff_cold);
+    free(g->dev_sum);
+    free(g->dev_sq);
+    free(g->dev_n);
     free(g->slots);
     free(g->reply_sinks);
     cm_workload_source_free(g->src);
@@ -290,8 +319,14 @@ static cm_status gpu_build(gpu *g, cm_stats *stats, cm_err *err)
     g->scratch = cm_stats_new();
     g->ff_want = calloc(g->nsm, sizeof *g->ff_want);
     g->ff_got = calloc(g->nsm, sizeof *g->ff_got);
+    g->ff_from = calloc(g->nsm, sizeof *g->ff_from);
+    g->ff_cold = calloc(g->nsm, sizeof *g->ff_cold);
+    g->dev_sum = calloc(g->nsm, sizeof *g->dev_sum);
+    g->dev_sq = calloc(g->nsm, sizeof *g->dev_sq);
+    g->dev_n = calloc(g->nsm, sizeof *g->dev_n);
     if (!g->sms || !g->inj || !g->slots || !g->reply_sinks || !g->scratch ||
-        !g->ff_want || !g->ff_got)
+        !g->ff_want || !g->ff_got || !g->ff_from || !g->ff_cold ||
+        !g->dev_sum || !g->dev_sq || !g->dev_n)
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
     size_t events = cm_memsys_events(p) +
                     (size_t)g->nsm * (4 * g->warps + 2 * (size_t)p->l1_mshrs +
@@ -446,43 +481,127 @@ static cm_status window_end(gpu *g, cm_stats *stats, uint64_t inst0,
     return cm_stats_window_end(stats, cm_engine_now(&g->eng), err);
 }
 
-/* Fast-forwards every SM the instructions an SM issued on average in the
- * window would issue in `cycles` (the machine's window IPC per SM).  Not
- * each SM's own window IPC: over a short window that is noisy, and
+/* Runs every SM functionally from got[i] towards want[i] instructions,
+ * warming the tags (mem = warm_l2) or only advancing them (NULL).
+ * Warming goes in rounds of FF_CHUNK instructions per warp: warming SM
+ * after SM would leave the L2's LRU order favouring the last SMs' lines,
+ * which the windows after would then miss on; rounds much finer than that
+ * re-load every warp's generator state from memory each visit (32 instead
+ * of 4 per visit: 11% less time over the 25 workloads, errors unchanged
+ * within their spread).  Unwarmed, order does not matter: one visit. */
+static void ff_run(gpu *g, const double *want, double *got, cm_sm_mem_fn mem)
+{
+    double most = 0, *from = g->ff_from;
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        from[i] = got[i];
+        if (want[i] - got[i] > most) most = want[i] - got[i];
+    }
+    double rounds = mem ? ceil(most / ((double)FF_CHUNK * g->warps)) : 1;
+    if (rounds < 1) rounds = 1;
+    for (double r = 1; r <= rounds; r++)
+        for (uint32_t i = 0; i < g->nsm; i++) {
+            double target = from[i] + floor((want[i] - from[i]) * r / rounds);
+            if (target > got[i])
+                got[i] += (double)cm_sm_functional(
+                    g->sms[i], (uint64_t)(target - got[i]), mem, g);
+        }
+}
+
+/* Fast-forwards every SM the instructions it would issue in `cycles` at
+ * the window's IPC per live SM times its own relative rate.  Not each
+ * SM's own window IPC: over a short window that is noisy, and
  * extrapolated over a period the noise drove the SMs apart in a random
- * walk the machine does not take; SMs ran out of work early, and the
- * laggards' tail was both sampled by the last windows and counted in the
- * cycles (measured on the tc2013 machine: bh +11%, stn +20%, hsp +45%
- * simulated cycles; IPC within 3% on 14 -> 17 of the 25 built-in
- * workloads).  Interleaved in rounds of FF_CHUNK instructions per warp:
- * warming SM after SM would leave the L2's LRU order favouring the last
- * SMs' lines, which the windows after would then miss on; rounds much
- * finer than that re-load every warp's generator state from memory each
- * visit (the fast-forward's main cost; 32 instead of 4 per visit: 11%
- * less time over the 25 workloads, errors unchanged within their spread).
+ * walk the machine does not take (tc2013 machine: bh +11%, stn +20%, hsp
+ * +45% simulated cycles).  But not the mean alone either: where SMs differ
+ * for good (scluster: some ~25% faster all run long, tests/check_sampling
+ * .c) the fast ones finish first in full detail and the run ends in a
+ * tail of slow SMs, which SMs kept together never show (sampled IPC +19%).
+ * So each SM's deviation from the live SMs' mean is averaged over the
+ * windows, and kept, shrunk by the share of its spread across SMs that
+ * window-to-window noise explains (James-Stein), only when that spread is
+ * significant (F test at FF_SM_SIGNIFICANCE): alike SMs still move alike.
+ * Only the last part warms the tags (SMARTS-style warm-up before the
+ * window, sim.sample_ff_warm): instructions enough for that many times
+ * the L2's lines in L2 references, at the rate the last fast-forward's
+ * warmed part measured (the first one warms throughout).  A line not
+ * used while its LRU set saw several times its ways in references has
+ * been evicted, so older references hardly change the tags the window
+ * starts from; each L1, a small fraction of the L2 seeing more references
+ * than its share of it, is warm before the L2.  Before that the warps only
+ * advance, their generators skimming (cm_wgen_skim): 4 instead of
+ * warming throughout cut a sampled run's CPU time by a third (bh 1.1 ->
+ * 0.70 s, kmn 1.5 -> 1.15 s, dlb 0.64 -> 0.41 s), errors unchanged within
+ * their spread (10 instead of 4: no better over two seeds).
  * Returns the cycles actually covered: fewer if the warps retire first. */
 static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
                              uint64_t win_cycles, uint64_t cycles)
 {
-    double mean = 0, most = 0;
-    for (uint32_t i = 0; i < g->ndetail; i++) mean += (double)win_inst[i];
-    mean /= g->ndetail;
-    double *want = g->ff_want, *got = g->ff_got;
-    for (uint32_t i = 0; i < g->nsm; i++) {
-        double ipc = mean / (double)(win_cycles ? win_cycles : 1);
-        want[i] = floor(ipc * (double)cycles + 0.5);
-        got[i] = 0;
-        if (want[i] > most) most = want[i];
-    }
-    double rounds = ceil(most / ((double)FF_CHUNK * g->warps));
-    if (rounds < 1) rounds = 1;
-    for (double r = 1; r <= rounds; r++)
-        for (uint32_t i = 0; i < g->nsm; i++) {
-            double target = floor(want[i] * r / rounds);
-            if (target > got[i])
-                got[i] += (double)cm_sm_functional(
-                    g->sms[i], (uint64_t)(target - got[i]), warm_l2, g);
+    const cm_params *p = g->p;
+    double now = 0, live = 0, total = 0;
+    for (uint32_t i = 0; i < g->ndetail; i++)
+        if (!cm_sm_done(g->sms[i])) {
+            now += (double)win_inst[i];
+            live++;
         }
+    double mean = live > 0 ? now / live : 0;
+    double spread = 0, noise = 0, dev_mean = 0, n = 0, df = 0;
+    for (uint32_t i = 0; i < g->ndetail && mean > 0; i++) {
+        if (cm_sm_done(g->sms[i])) continue;
+        double d = (double)win_inst[i] / mean - 1;
+        g->dev_sum[i] += d;
+        g->dev_sq[i] += d * d;
+        g->dev_n[i]++;
+    }
+    for (uint32_t i = 0; i < g->ndetail; i++) {
+        double k = g->dev_n[i];
+        if (k < 2) continue;
+        double m = g->dev_sum[i] / k;
+        dev_mean += m;
+        spread += m * m;
+        noise += (g->dev_sq[i] / k - m * m) / (k - 1);
+        df += k - 1;
+        n++;
+    }
+    double keep = 0;
+    if (n >= 2) {
+        dev_mean /= n;
+        spread = (spread / n - dev_mean * dev_mean) * n / (n - 1);
+        noise /= n;
+        if (noise > 0 &&
+            spread / noise > gsl_cdf_fdist_Qinv(FF_SM_SIGNIFICANCE, n - 1, df))
+            keep = 1 - noise / spread;
+    }
+    double *want = g->ff_want, *got = g->ff_got;
+    double ipc = mean / (double)(win_cycles ? win_cycles : 1);
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        double rel = 1;
+        if (i < g->ndetail && g->dev_n[i] >= 2)
+            rel = 1 + keep * (g->dev_sum[i] / g->dev_n[i] - dev_mean);
+        want[i] = floor(ipc * (rel > 0 ? rel : 0) * (double)cycles + 0.5);
+        got[i] = 0;
+        total += want[i];
+    }
+    double lines = p->l2_banks * p->l2_bank_size / p->l2_line;
+    double warm = g->refs_per_inst > 0 && p->sim_sample_ff_warm > 0
+                      ? p->sim_sample_ff_warm * lines / g->refs_per_inst
+                      : total;
+    if (warm < total) {
+        double *cold = g->ff_cold;
+        for (uint32_t i = 0; i < g->nsm; i++)
+            cold[i] = floor(want[i] * (1 - warm / total));
+        for (uint32_t i = 0; g->src && i < g->nsm; i++)
+            cm_workload_source_skim(g->src, i, 1);
+        ff_run(g, cold, got, NULL);
+        for (uint32_t i = 0; g->src && i < g->nsm; i++)
+            cm_workload_source_skim(g->src, i, 0);
+    }
+    double before = 0, after = 0;
+    uint64_t refs = g->l2_refs;
+    for (uint32_t i = 0; i < g->nsm; i++) before += got[i];
+    ff_run(g, want, got, warm_l2);
+    for (uint32_t i = 0; i < g->nsm; i++) after += got[i];
+    if (after > before)
+        g->refs_per_inst = (double)(g->l2_refs - refs) / (after - before);
     double covered = 0;
     for (uint32_t i = 0; i < g->ndetail; i++) {
         double c = want[i] > 0 ? (double)cycles * got[i] / want[i]

@@ -778,6 +778,10 @@ static uint64_t functional_step(cm_sm *sm, uint32_t w, uint64_t budget,
     case CM_INST_LOAD:
     case CM_INST_STORE:
     case CM_INST_ATOMIC: {
+        if (!mem) { /* advancing only: no tag is warmed */
+            fetch(sm, w);
+            return 1;
+        }
         int n = coalesce(sm, &wp->inst, sm->flines);
         if (n < 0) {
             sm_fail(sm, "a memory instruction touches more lines than the "

@@ -171,6 +171,8 @@ typedef int (*cm_sm_mem_fn)(void *obj, uint32_t sm, uint64_t line,
  * stores passes (their acknowledgements still count); the LD/ST unit's
  * instruction is left alone.  Returns the instructions
  * executed: fewer than n when every warp has retired, or mem said stop.
+ * mem NULL: the warps only advance, no tag is warmed and no message made
+ * (a fast-forward's unwarmed stretch).
  * An SM never started runs functionally only (a traffic injector's). */
 uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem,
                           void *obj);

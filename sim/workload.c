@@ -386,10 +386,10 @@ static void stack_touch(cm_wgen *g, uint64_t line, int known_new, size_t at)
     else if (!known_new && g->in_stack[filter_bucket(line)])
         for (i = 0; i < g->depth && stack_at(g, i) != line; i++) continue;
     if (i == g->depth) { /* the line enters; at full depth the LRU leaves */
-        g->in_stack[filter_bucket(line)]++;
+        if (!g->skim) g->in_stack[filter_bucket(line)]++;
         if (g->depth < CM_WGEN_STACK_MAX)
             g->depth++;
-        else
+        else if (!g->skim)
             g->in_stack[filter_bucket(stack_at(g, g->depth - 1))]--;
         /* the ring turns: the new top takes the slot of the bottom */
         g->top = g->top ? g->top - 1 : CM_WGEN_STACK_MAX - 1;
@@ -536,7 +536,7 @@ static void emit_mem(cm_wgen *g, gsl_rng *r, cm_winst *in)
             at = pos;
         } else {
             line = fresh_line(g, fr, start, fresh++);
-            is_new = fr == FR_STREAM;
+            is_new = fr == FR_STREAM || g->skim;
             /* Positions 0..j-1 are this instruction's lines. */
             for (unsigned q = 0; !is_new && q < j; q++)
                 if (stack_at(g, q) == line) {
@@ -617,4 +617,30 @@ void cm_wgen_next(cm_wgen *g, cm_winst *in)
             return;
         }
     }
+}
+
+void cm_wgen_skim(cm_wgen *g, int on)
+{
+    if (g->skim && !on) {
+        /* Each line once, at its most recent place (a scratch hash set,
+         * hot in cache across the machine's generators), the filter
+         * recounted. */
+        enum { SEEN = 1024 }; /* power of two, > 3 x CM_WGEN_STACK_MAX */
+        uint64_t seen[SEEN];
+        memset(seen, 0xFF, sizeof seen); /* no line has region bits 15 */
+        memset(g->in_stack, 0, sizeof g->in_stack);
+        size_t n = 0;
+        for (size_t i = 0; i < g->depth; i++) {
+            uint64_t line = stack_at(g, i);
+            size_t b = filter_bucket(line) & (SEEN - 1);
+            while (seen[b] != UINT64_MAX && seen[b] != line)
+                b = (b + 1) & (SEEN - 1);
+            if (seen[b] == line) continue; /* a repeat */
+            seen[b] = line;
+            g->in_stack[filter_bucket(line)]++;
+            g->stack[stack_slot(g, n++)] = line;
+        }
+        g->depth = n;
+    }
+    g->skim = on != 0;
 }

@@ -231,6 +231,7 @@ typedef struct cm_wgen {
     /* Fields every call touches first, together: a machine's thousands of
      * generators do not stay in cache, and each cache line costs a miss. */
     int stage; /* where in the compute-mem-fence-barrier cycle */
+    int skim;  /* cm_wgen_skim */
     uint32_t sm, warp, line_bytes;
     uint64_t kernel, mem_in_kernel;
     uint64_t cursor, sweep_base, stream_next;
@@ -261,5 +262,18 @@ cm_status cm_wgen_init(cm_wgen *g, const cm_workload_profile *prof,
 /* The next instruction.  Never allocates, never fails, never emits more
  * than CM_WINST_MAX_LINES lines; END forever once the warp is done. */
 void cm_wgen_next(cm_wgen *g, cm_winst *inst);
+
+/* Skimming on (1) or off (0): for a fast-forward's stretch whose lines
+ * nobody reads (no cache is warmed by them).  The random draws, the kernel,
+ * barrier and fence cadence and the sweep and stream positions advance
+ * exactly as without it, and the LRU stack is kept, but a fresh line
+ * enters it without asking whether it is there already (the filter
+ * lookup, the scan of the stack it often leads to, and their cache misses,
+ * most of the generator's cost) and an instruction's lines are not made
+ * distinct.  Turning it off drops the stack's repeats (each line keeps its
+ * most recent place) and recounts the filter.  The stream after a skim is
+ * therefore not the one without it, but one of the same statistics whose
+ * stack holds recent lines. */
+void cm_wgen_skim(cm_wgen *g, int on);
 
 #endif

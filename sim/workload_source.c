@@ -95,3 +95,9 @@ cm_warp_source cm_workload_source_warps(cm_workload_source *src)
 {
     return (cm_warp_source){next_inst, src};
 }
+
+void cm_workload_source_skim(cm_workload_source *src, uint32_t sm, int on)
+{
+    for (uint32_t w = 0; sm < src->sms && w < src->warps; w++)
+        cm_wgen_skim(&src->gens[(size_t)sm * src->warps + w], on);
+}

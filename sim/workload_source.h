@@ -26,4 +26,7 @@ void cm_workload_source_free(cm_workload_source *src);
 /* The cm_warp_source to give every SM (SM ids 0..sms-1). */
 cm_warp_source cm_workload_source_warps(cm_workload_source *src);
 
+/* SM sm's warps skim (cm_wgen_skim; on = 1) or stop skimming (0). */
+void cm_workload_source_skim(cm_workload_source *src, uint32_t sm, int on);
+
 #endif

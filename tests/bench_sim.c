@@ -1,7 +1,7 @@
 /* bench_sim.c - the simulator's speed and its sampling error (issue 4's
  * targets), on the tc2013 machine (the registry defaults).
  *
- *  - detail: full-detail L1 requests (sm -> L1 accesses) per wall second
+ *  - detail: full-detail L1 requests (sm -> L1 accesses) per CPU second
  *    over the first 1M cycles of memory-bound and compute-bound built-in
  *    workloads, and the total over all of them;
  *  - sampling: each built-in workload (COHMOD_BENCH_WORKLOADS, a comma
@@ -9,7 +9,8 @@
  *    the registry defaults, to completion or 12M cycles: relative error of
  *    ipc, l1.miss_ratio and l1.mshr.occupancy_mean with the relative 95%
  *    half-width the sampled run reports, the windows and the speedup
- *    (wall time, so it moves with the machine's load); then the worst
+ *    (CPU time of this process, as issue 4 states the target: wall time
+ *    moved 2-3x with the other work on the shared machine); then the worst
  *    error per metric, how often the interval covered it, the least
  *    speedup, and how many workloads hold the whole target.  No workload
  *    is left out: those too short or too phased to sample say so in
@@ -49,9 +50,9 @@ static int bench_simulate(const cm_params *p, const cm_workload_profile *w,
     cm_err err = {0};
     cm_stat_row *rows = NULL;
     size_t n = 0;
-    double t0 = bench_now();
+    double t0 = bench_cpu_now();
     cm_status st = stats ? cm_gpu_run(&cfg, stats, &res, &err) : CM_EINTERNAL;
-    out->seconds = bench_now() - t0;
+    out->seconds = bench_cpu_now() - t0;
     if (!st) st = cm_stats_rows(stats, &rows, &n, &err);
     if (!st) {
         out->ipc = row(rows, n, "ipc", &out->ci[0]);
@@ -80,7 +81,7 @@ static void bench_detail_speed(void)
         bench_run r;
         if (bench_simulate(&p, cm_workload_builtin(names[i]), &r)) continue;
         printf("sim.detail.%-5s %.2f M requests/s  (%.0f requests, IPC %.2f, "
-               "%.2f s)\n",
+               "%.2f CPU s)\n",
                names[i], r.accesses / r.seconds / 1e6, r.accesses, r.ipc,
                r.seconds);
         total_req += r.accesses;
@@ -140,7 +141,7 @@ static void bench_sampling(void)
         held += ok && sp >= 5;
         printf("sim.sample.%-8s ipc %.3f (ci %.3f)  l1.miss %.3f (ci %.3f)  "
                "occupancy %.3f (ci %.3f)  speedup %.1fx  %s  (%zu windows, "
-               "full %.1f s%s)\n",
+               "full %.1f CPU s%s)\n",
                w->name, e[0], hw[0], e[1], hw[1], e[2], hw[2], sp,
                ok && sp >= 5 ? "holds" : "misses", s.windows, f.seconds,
                f.finished ? "" : ", stopped at 12M cycles");

@@ -251,6 +251,45 @@ static double stat_value(rig *r, const char *metric)
 /* One warp, N x (COMPUTE(3), LOAD of a fresh line): each period is 3
  * compute issues, the load's issue, one cycle in the LD/ST unit and the
  * latency L, so the warp retires at N x (L + 4); N misses, N requests. */
+static int count_msg(void *obj, uint32_t sm, uint64_t line, unsigned msg)
+{
+    (void)sm;
+    (void)line;
+    (void)msg;
+    ++*(int *)obj;
+    return 0;
+}
+
+/* Functional execution without a mem callback only advances the warps (a
+ * fast-forward's unwarmed part): the instructions count, no tag is
+ * touched and nothing is sent; with one, the same program warms the tags
+ * and hands over each miss. */
+START_TEST(test_functional_advance_only)
+{
+    rig *r = rig_new("no-coh", 2, 50);
+    for (uint32_t w = 0; w < 2; w++)
+        for (uint64_t k = 1; k <= 4; k++)
+            put_mem(&r->src, w, CM_INST_LOAD, 100 * k + w);
+    cm_err err = {0};
+    ck_assert_msg(cm_sm_new(&r->cfg, &r->eng, &r->sm, &err) == CM_OK, "%s",
+                  err.msg);
+    cm_l1 *l1 = cm_sm_l1(r->sm);
+    ck_assert_uint_eq(cm_sm_functional(r->sm, 4, NULL, NULL), 4);
+    for (uint64_t line = 100; line <= 201; line += line % 2 ? 99 : 1)
+        ck_assert_msg(!cm_l1_probe(l1, line), "line %llu warmed",
+                      (unsigned long long)line);
+    int msgs = 0;
+    ck_assert_uint_eq(cm_sm_functional(r->sm, 4, count_msg, &msgs), 4);
+    ck_assert_int_eq(msgs, 4);
+    for (uint64_t line = 300; line <= 401; line += line % 2 ? 99 : 1)
+        ck_assert_msg(cm_l1_probe(l1, line), "line %llu not warmed",
+                      (unsigned long long)line);
+    ck_assert_uint_eq(r->mem.nreq, 0);
+    ck_assert_uint_eq(cm_sm_instructions(r->sm), 8);
+    rig_free(r);
+}
+END_TEST
+
 START_TEST(test_single_warp_streaming)
 {
     const uint64_t L = 100, N = 10;
@@ -996,6 +1035,7 @@ Suite *suite_sm(void)
     tcase_add_test(tc, test_no_l1_never_hits);
     tcase_add_test(tc, test_protocol_tables);
     tcase_add_test(tc, test_barrier);
+    tcase_add_test(tc, test_functional_advance_only);
     tcase_add_test(tc, test_fence_and_atomic);
     tcase_add_test(tc, test_back_pressure);
     tcase_add_test(tc, test_coalescer);

@@ -169,6 +169,49 @@ START_TEST(test_determinism)
 }
 END_TEST
 
+/* Skimming (cm_wgen_skim) changes lines, never the draws: kinds, ops,
+ * sizes, gaps and kernels stay those of the unskimmed stream, during and
+ * after it.  Afterwards the stack holds each line once, the filter counts
+ * exactly its lines, and every instruction's lines are distinct again. */
+START_TEST(test_skim_keeps_draws_and_stack)
+{
+    /* A private footprint smaller than the stack: fresh lines repeat. */
+    cm_workload_profile p = *cm_workload_builtin("bh");
+    p.private_lines = 64;
+    cm_wgen *a = gen_new(&p, 5, 2, 9), *b = gen_new(&p, 5, 2, 9);
+    cm_winst ia, ib;
+    for (int i = 0; i < 9000; i++) {
+        if (i == 1000) cm_wgen_skim(b, 1);
+        if (i == 6000) {
+            cm_wgen_skim(b, 0);
+            uint16_t count[CM_WGEN_FILTER] = {0};
+            for (size_t x = 0; x < b->depth; x++) {
+                uint64_t line = b->stack[(b->top + x) % CM_WGEN_STACK_MAX];
+                count[(line * 0x9E3779B97F4A7C15ull) >> 40 &
+                      (CM_WGEN_FILTER - 1)]++;
+                for (size_t y = 0; y < x; y++)
+                    REQUIRE(line !=
+                                b->stack[(b->top + y) % CM_WGEN_STACK_MAX],
+                            "stack positions %zu and %zu repeat a line", y,
+                            x);
+            }
+            ck_assert(memcmp(count, b->in_stack, sizeof count) == 0);
+        }
+        cm_wgen_next(a, &ia);
+        cm_wgen_next(b, &ib);
+        REQUIRE(ia.kind == ib.kind && ia.op == ib.op && ia.n == ib.n &&
+                    ia.compute == ib.compute && ia.kernel == ib.kernel,
+                "draws differ at %d", i);
+        if (i >= 6000 && ib.kind == CM_WI_MEM)
+            for (unsigned x = 0; x < ib.n; x++)
+                for (unsigned y = 0; y < x; y++)
+                    REQUIRE(ib.lines[x] != ib.lines[y],
+                            "line repeated after the skim at %d", i);
+    }
+    free(a), free(b);
+}
+END_TEST
+
 typedef struct tally {
     double mem, lines, compute, fences, barriers, grid_barriers, kernels;
     double op[3];
@@ -604,6 +647,7 @@ Suite *suite_workload(void)
     tcase_add_test(tc, test_validate_rejects_out_of_range);
     tcase_add_test(tc, test_list_table);
     tcase_add_test(tc, test_determinism);
+    tcase_add_test(tc, test_skim_keeps_draws_and_stack);
     tcase_add_test(tc, test_mix_coalescing_gaps_sync);
     tcase_add_test(tc, test_sharing_fractions);
     tcase_add_test(tc, test_reuse_distance_distribution);
