@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "models/mrc.h"
 #include "models/mrc_table.h"
 #include "plots/plot.h"
 
@@ -20,10 +21,16 @@ static void usage(FILE *f)
           "                  [--points N] [--out mrc.csv] [--plot mrc.png]\n\n"
           "Fully associative LRU miss ratio against capacity, from the exact "
           "stack-distance\nhistogram and from each --sample method "
-          "(shards:R, shards-max:S, statstack:R).\nWith --exact as well, "
-          "every sampled curve's mean absolute error against the\nexact one "
-          "is printed on stderr.  Output: method,capacity_lines,"
-          "capacity_bytes,\nmiss_ratio,sampling_rate.\n\n"
+          "(shards:R, shards-max:S, statstack:R).\nOutput: method,"
+          "capacity_lines,capacity_bytes,miss_ratio,sampling_rate,\n"
+          "ci95_lo,ci95_hi.  The interval is a sampled curve's sampling "
+          "error: the\ndelete-a-group jackknife over 20 random groups of "
+          "what it sampled (tracked\nlines for SHARDS, samples for "
+          "StatStack; models/reuse.h).  It does not hold a\nmethod's bias "
+          "(StatStack's stationarity, SHARDS' blindness below 1/R lines);\n"
+          "the exact curve's interval is the point.  Each sampled curve's "
+          "mean half-width\nis printed on stderr and, with --exact as well, "
+          "its mean absolute error\nagainst the exact one.\n\n"
           "With --sets and --ways the output is instead one row per method "
           "and geometry:\nmethod,sets,ways,line,capacity_lines,"
           "miss_ratio_fa,miss_ratio_setlocal,\nmiss_ratio_setassoc,"
@@ -133,11 +140,45 @@ static int draw(cli_ctx *ctx, const cm_table *curve, const char *path)
     po.y = ys;
     po.ny = 1;
     po.by = "method";
+    po.errlo = "ci95_lo"; /* the sampled curves' 95% intervals */
+    po.errhi = "ci95_hi";
     po.logx = 1;
     po.title = "LRU miss-ratio curve";
     po.style = CM_PLOT_LINES;
     cm_err err = {0};
     return cm_plot_table(curve, &po, path, &err) ? cli_fail(ctx, &err) : 0;
+}
+
+/* On stderr, each sampled curve's 95% half-width (jackknife) and, with
+ * the exact curve, its mean absolute error, both over 100 sizes up to the
+ * footprint (the exact one's when there) and the log-spaced grid. */
+static void report_errors(const cm_mrc_method *m, size_t n, int have_exact,
+                          unsigned points)
+{
+    enum { NLIN = 100 };
+    double caps[1024], lin[NLIN], mr[1024], lo[1024], hi[1024];
+    size_t nc = cm_mrc_grid(m, n, points, caps, 1024);
+    for (size_t i = have_exact ? 1 : 0; i < n; i++) {
+        cm_mrc_linear_grid(m[have_exact ? 0 : i].hist, NLIN, lin);
+        cm_mrc_fa(m[i].hist, lin, NLIN, mr);
+        double half_lin = cm_mrc_fa_interval(m[i].reps, m[i].nreps,
+                                             m[i].hist->rate, lin, NLIN, mr,
+                                             lo, hi);
+        cm_mrc_fa(m[i].hist, caps, nc, mr);
+        double half_log = cm_mrc_fa_interval(m[i].reps, m[i].nreps,
+                                             m[i].hist->rate, caps, nc, mr,
+                                             lo, hi);
+        fprintf(stderr, "cohmod mrc: %s (rate %.4g): 95%% interval half-width "
+                "(jackknife) %.4f over %d sizes up to the footprint, %.4f "
+                "over %zu log-spaced sizes\n", m[i].name, m[i].hist->rate,
+                half_lin, NLIN, half_log, nc);
+        if (have_exact)
+            fprintf(stderr, "cohmod mrc: %s against exact: mean absolute "
+                    "error %.4f over %d sizes up to the footprint, %.4f over "
+                    "%zu log-spaced sizes\n", m[i].name,
+                    cm_mrc_mae(m[0].hist, m[i].hist, lin, NLIN), NLIN,
+                    cm_mrc_mae(m[0].hist, m[i].hist, caps, nc), nc);
+    }
 }
 
 static int run(int argc, char **argv)
@@ -205,6 +246,7 @@ static int run(int argc, char **argv)
         if ((rc = cli_reuse_request(&ctx, &o.trace, trace,
                                     specs[done], &req)))
             break;
+        req.sample.replicates = 1; /* the exact engine ignores it */
         if (done == 0) {
             req.setlocal = sl;
             req.spatial = sp;
@@ -219,6 +261,8 @@ static int run(int argc, char **argv)
         methods[done].name = strcmp(specs[done], "none") ? specs[done]
                                                           : "exact";
         methods[done].hist = &res[done].streams[0].hist;
+        methods[done].reps = res[done].streams[0].reps;
+        methods[done].nreps = res[done].streams[0].nreps;
     }
     cm_table *curve = NULL, *out = NULL;
     if (!rc && !st)
@@ -234,18 +278,7 @@ static int run(int argc, char **argv)
     if (!rc && st) rc = cli_fail(&ctx, &err);
     if (!rc && o.plot) rc = draw(&ctx, curve, o.plot);
     if (!rc) rc = cli_write_param_dump(&ctx, ctx.out);
-    if (!rc && have_exact && done > 1) {
-        double caps[1024], lin[100];
-        size_t n = cm_mrc_grid(methods, (size_t)done, points, caps, 1024);
-        cm_mrc_linear_grid(methods[0].hist, 100, lin);
-        for (int i = 1; i < done; i++)
-            fprintf(stderr, "cohmod mrc: %s (rate %.4g) against exact: mean "
-                    "absolute error %.4f over 100 sizes up to the footprint, "
-                    "%.4f over %zu log-spaced sizes\n",
-                    methods[i].name, methods[i].hist->rate,
-                    cm_mrc_mae(methods[0].hist, methods[i].hist, lin, 100),
-                    cm_mrc_mae(methods[0].hist, methods[i].hist, caps, n), n);
-    }
+    if (!rc) report_errors(methods, (size_t)done, have_exact, points);
     cm_table_free(curve);
     cm_table_free(out);
     cm_setlocal_free(sl);

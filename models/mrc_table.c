@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "models/mrc.h"
 
 #define MAX_GRID 1024
@@ -31,23 +33,32 @@ cm_status cm_mrc_curve_table(const cm_mrc_method *m, size_t n,
                              uint64_t line_bytes, unsigned per_octave,
                              cm_table **out, cm_err *err)
 {
-    static const char *const header[] = {"method", "capacity_lines",
-                                         "capacity_bytes", "miss_ratio",
-                                         "sampling_rate"};
-    double caps[MAX_GRID], mr[MAX_GRID];
+    static const char *const header[] = {
+        "method",        "capacity_lines", "capacity_bytes", "miss_ratio",
+        "sampling_rate", "ci95_lo",        "ci95_hi"};
+    double caps[MAX_GRID], mr[MAX_GRID], lo[MAX_GRID], hi[MAX_GRID];
     size_t k = cm_mrc_grid(m, n, per_octave, caps, MAX_GRID);
-    *out = cm_table_new(5, header);
+    *out = cm_table_new(7, header);
     if (!*out) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     cm_status st = CM_OK;
     for (size_t i = 0; i < n && !st; i++) {
         cm_mrc_fa(m[i].hist, caps, k, mr);
-        char c[4][32];
+        if (k && isnan(cm_mrc_fa_interval(m[i].reps, m[i].nreps,
+                                          m[i].hist->rate, caps, k, mr, lo,
+                                          hi))) {
+            st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+            break;
+        }
+        char c[6][32];
         cm_fmt_double(c[3], m[i].hist->rate);
         for (size_t j = 0; j < k && !st; j++) {
             cm_fmt_double(c[0], caps[j]);
             cm_fmt_double(c[1], caps[j] * (double)line_bytes);
             cm_fmt_double(c[2], mr[j]);
-            const char *row[] = {m[i].name, c[0], c[1], c[2], c[3]};
+            cm_fmt_double(c[4], lo[j]);
+            cm_fmt_double(c[5], hi[j]);
+            const char *row[] = {m[i].name, c[0], c[1], c[2],
+                                 c[3],      c[4], c[5]};
             st = cm_table_append(*out, row, err);
         }
     }
@@ -105,6 +116,32 @@ cm_status cm_mrc_geometry_table(const cm_mrc_method *m, size_t n,
         *out = NULL;
     }
     return st;
+}
+
+double cm_mrc_fa_interval(const cm_reuse_hist *reps, size_t g, double rate,
+                          const double *caps, size_t n, const double *mr,
+                          double *lo, double *hi)
+{
+    if (n == 0) return NAN;
+    double *y = g >= 2 ? malloc(g * n * sizeof *y) : NULL;
+    if (g >= 2 && !y) return NAN;
+    double t = g >= 2 ? gsl_cdf_tdist_Pinv(0.975, (double)(g - 1)) : 0;
+    double fpc = fmax(0, 1 - rate);
+    for (size_t r = 0; y && r < g; r++) cm_mrc_fa(&reps[r], caps, n, y + r * n);
+    double sum_half = 0;
+    for (size_t j = 0; j < n; j++) {
+        double mean = 0, ss = 0;
+        for (size_t r = 0; y && r < g; r++) mean += y[r * n + j] / (double)g;
+        for (size_t r = 0; y && r < g; r++)
+            ss += (y[r * n + j] - mean) * (y[r * n + j] - mean);
+        double half =
+            y ? t * sqrt(fpc * (double)(g - 1) / (double)g * ss) : 0;
+        lo[j] = fmax(0, mr[j] - half);
+        hi[j] = fmin(1, mr[j] + half);
+        sum_half += half;
+    }
+    free(y);
+    return sum_half / (double)n;
 }
 
 size_t cm_mrc_linear_grid(const cm_reuse_hist *h, size_t n, double *caps)

@@ -15,6 +15,8 @@
 typedef struct cm_mrc_method {
     const char *name; /* "exact", "shards:0.01", ... */
     const cm_reuse_hist *hist;
+    const cm_reuse_hist *reps; /* its jackknife replicates (reuse.h), or NULL */
+    size_t nreps;
 } cm_mrc_method;
 
 /* The capacity grid every method is evaluated on: per_octave log-spaced
@@ -23,7 +25,9 @@ typedef struct cm_mrc_method {
 size_t cm_mrc_grid(const cm_mrc_method *m, size_t n, unsigned per_octave,
                    double *caps, size_t cap);
 
-/* method,capacity_lines,capacity_bytes,miss_ratio,sampling_rate */
+/* method,capacity_lines,capacity_bytes,miss_ratio,sampling_rate,
+ * ci95_lo,ci95_hi (cm_mrc_fa_interval; the point itself without
+ * replicates) */
 cm_status cm_mrc_curve_table(const cm_mrc_method *m, size_t n,
                              uint64_t line_bytes, unsigned per_octave,
                              cm_table **out, cm_err *err);
@@ -49,6 +53,19 @@ cm_status cm_mrc_geometry_table(const cm_mrc_method *m, size_t n,
  * the cold count), the grid of the SHARDS paper's accuracy measure, which
  * weighs all cache sizes alike.  The log grid of cm_mrc_grid weighs small
  * caches far more, where sampling is blind below ~1/R lines.  Returns n. */
+/* The 95% interval of the fully associative miss ratios mr[] at the n
+ * capacities from g jackknife replicates (reuse.h) of an estimate sampled
+ * at `rate`: mr +- t(0.975, g - 1) x the delete-a-group jackknife's
+ * standard error, sqrt((1 - rate) (g - 1) / g x sum over replicates of
+ * (mr_r - their mean)^2), clipped to [0, 1].  1 - rate is the finite-
+ * population correction (a sample without replacement: none at rate 1,
+ * where the estimate is the census).  The point itself when g < 2.
+ * Returns the mean half-width over the capacities (NAN when n = 0 or out
+ * of memory). */
+double cm_mrc_fa_interval(const cm_reuse_hist *reps, size_t g, double rate,
+                          const double *caps, size_t n, const double *mr,
+                          double *lo, double *hi);
+
 size_t cm_mrc_linear_grid(const cm_reuse_hist *h, size_t n, double *caps);
 
 /* Mean absolute difference of two MRCs over a capacity grid. */

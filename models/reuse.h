@@ -23,6 +23,14 @@
  *  - StatStack (statstack.c, Eklov & Hagersten, ISPASS'10): reuse times of
  *    sampled accesses give P(RT > i), and the expected stack distance of a
  *    reuse time r is SD(r) = sum_{i<r} P(RT > i).
+ *
+ * Sampling error (cm_reuse_engine_replicates): a sampled engine asked for
+ * replicates splits what it sampled into CM_REUSE_GROUPS random groups (of
+ * tracked lines for SHARDS, whose estimate is a sum over lines; of samples
+ * for StatStack) and gives the leave-one-group-out estimates, each
+ * normalised as the estimate itself.  Their spread is the delete-a-group
+ * jackknife's variance (Quenouille; Efron & Stein 1981) of anything
+ * computed from the histogram: mrc.h cm_mrc_fa_interval.
  */
 #ifndef CM_REUSE_H
 #define CM_REUSE_H
@@ -65,6 +73,8 @@ double cm_reuse_hist_bin_count(const cm_reuse_hist *h, size_t bin);
 /* Accesses with distance >= d, cold included (interpolating linearly
  * inside a log2 bin), divided by total: the LRU miss ratio of d lines. */
 double cm_reuse_hist_miss_ratio(const cm_reuse_hist *h, double lines);
+/* Multiplies every count (cold and total included) by f. */
+void cm_reuse_hist_scale(cm_reuse_hist *h, double f);
 /* Adds b into a (same exact_bins). */
 cm_status cm_reuse_hist_merge(cm_reuse_hist *a, const cm_reuse_hist *b,
                               cm_err *err);
@@ -96,7 +106,10 @@ typedef struct cm_sample_spec {
     double rate;     /* SHARDS, StatStack: 0 < R <= 1 */
     uint64_t max_lines; /* SHARDS_MAX: S >= 1 */
     uint64_t seed;   /* hash / sampling seed */
+    int replicates;  /* keep the jackknife groups (the caller sets it) */
 } cm_sample_spec;
+
+#define CM_REUSE_GROUPS 20 /* jackknife groups of a sampled estimate */
 
 /* "none", "shards:R", "shards-max:S", "statstack:R".  Sets every field;
  * seed is 0, for the caller to set. */
@@ -114,6 +127,12 @@ cm_status cm_reuse_engine_access(cm_reuse_engine *e, uint64_t line,
  * far; h->rate is the effective sampling rate.  Feeding may go on after. */
 cm_status cm_reuse_engine_finish(cm_reuse_engine *e, cm_reuse_hist *h,
                                  cm_err *err);
+/* After finish, the CM_REUSE_GROUPS leave-one-group-out histograms into
+ * reps[] (each initialised by the call; the caller frees them) and their
+ * count into *n: 0 for the exact engine or without spec.replicates. */
+cm_status cm_reuse_engine_replicates(const cm_reuse_engine *e,
+                                     cm_reuse_hist *reps, size_t *n,
+                                     cm_err *err);
 void cm_reuse_engine_free(cm_reuse_engine *e);
 
 #endif

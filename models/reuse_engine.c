@@ -111,6 +111,14 @@ cm_status cm_reuse_engine_finish(cm_reuse_engine *e, cm_reuse_hist *h,
                      : cm_statstack_finish(e->statstack, h, err);
 }
 
+cm_status cm_reuse_engine_replicates(const cm_reuse_engine *e,
+                                     cm_reuse_hist *reps, size_t *n,
+                                     cm_err *err)
+{
+    return e->shards ? cm_shards_replicates(e->shards, reps, n, err)
+                     : cm_statstack_replicates(e->statstack, reps, n, err);
+}
+
 void cm_reuse_engine_free(cm_reuse_engine *e)
 {
     if (!e) return;

@@ -151,6 +151,14 @@ double cm_reuse_hist_miss_ratio(const cm_reuse_hist *h, double lines)
     return tail / h->total;
 }
 
+void cm_reuse_hist_scale(cm_reuse_hist *h, double f)
+{
+    for (size_t d = 0; d < h->exact_bins; d++) h->exact[d] *= f;
+    for (size_t k = 0; k < h->nlog2; k++) h->log2[k] *= f;
+    h->cold *= f;
+    h->total *= f;
+}
+
 cm_status cm_reuse_hist_merge(cm_reuse_hist *a, const cm_reuse_hist *b,
                               cm_err *err)
 {

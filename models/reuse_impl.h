@@ -150,6 +150,8 @@ cm_status cm_shards_new(const cm_sample_spec *spec, uint64_t exact_bins,
                         cm_shards **out, cm_err *err);
 cm_status cm_shards_access(cm_shards *s, uint64_t line, cm_err *err);
 cm_status cm_shards_finish(cm_shards *s, cm_reuse_hist *h, cm_err *err);
+cm_status cm_shards_replicates(const cm_shards *s, cm_reuse_hist *reps,
+                               size_t *n, cm_err *err);
 void cm_shards_free(cm_shards *s);
 
 typedef struct cm_statstack cm_statstack;
@@ -158,6 +160,9 @@ cm_status cm_statstack_new(const cm_sample_spec *spec, uint64_t exact_bins,
 cm_status cm_statstack_access(cm_statstack *s, uint64_t line, cm_err *err);
 cm_status cm_statstack_finish(const cm_statstack *s, cm_reuse_hist *h,
                               cm_err *err);
+cm_status cm_statstack_replicates(const cm_statstack *s,
+                                  cm_reuse_hist *reps, size_t *n,
+                                  cm_err *err);
 void cm_statstack_free(cm_statstack *s);
 
 /* Copies src into dst (initialised by the call). */

@@ -189,6 +189,12 @@ cm_status cm_reuse_from_trace(const cm_reuse_request *req,
         stream_name(s->key, req->per, s->name, sizeof s->name);
         st = cm_reuse_engine_finish(set.slots[i].engine, &s->hist, err);
         if (!st) res->nstreams++;
+        if (!st && req->sample.replicates) {
+            s->reps = calloc(CM_REUSE_GROUPS, sizeof *s->reps);
+            st = s->reps ? cm_reuse_engine_replicates(set.slots[i].engine,
+                                                      s->reps, &s->nreps, err)
+                         : cm_err_set(err, CM_EINTERNAL, "out of memory");
+        }
     }
     stream_set_free(&set);
     if (st) cm_reuse_result_free(res);
@@ -197,8 +203,12 @@ cm_status cm_reuse_from_trace(const cm_reuse_request *req,
 
 void cm_reuse_result_free(cm_reuse_result *res)
 {
-    for (size_t i = 0; i < res->nstreams; i++)
-        cm_reuse_hist_free(&res->streams[i].hist);
+    for (size_t i = 0; i < res->nstreams; i++) {
+        cm_reuse_stream *s = &res->streams[i];
+        cm_reuse_hist_free(&s->hist);
+        for (size_t k = 0; k < s->nreps; k++) cm_reuse_hist_free(&s->reps[k]);
+        free(s->reps);
+    }
     free(res->streams);
     memset(res, 0, sizeof *res);
 }

@@ -52,6 +52,10 @@ typedef struct cm_reuse_stream {
     char name[48];      /* "all", "sm3", "k1.b12.w3" */
     uint64_t key;
     cm_reuse_hist hist;
+    /* the jackknife's replicates of hist (reuse.h) when the request's
+     * sample.replicates is set and the engine samples; else none */
+    cm_reuse_hist *reps;
+    size_t nreps;
 } cm_reuse_stream;
 
 typedef struct cm_reuse_result {

@@ -71,6 +71,9 @@ struct cm_shards {
     uint32_t threshold;   /* T: lines of priority < T are tracked */
     int filter;           /* 0: exact, every line tracked, no hashing */
     double seen;          /* every access offered */
+    /* jackknife: the weights of each group of tracked lines (reuse.h) */
+    cm_reuse_hist *grp;
+    unsigned ngrp;
     /* fixed size only: max-heap of the tracked lines by priority */
     shards_tracked *heap;
     size_t nheap, max_lines;
@@ -154,6 +157,16 @@ cm_status cm_shards_new(const cm_sample_spec *spec, uint64_t exact_bins,
         cm_shards_free(s);
         return cm_err_set(err, CM_EINTERNAL, "SHARDS: out of memory");
     }
+    if (spec->replicates && s->filter) {
+        s->grp = calloc(CM_REUSE_GROUPS, sizeof *s->grp);
+        if (!s->grp) st = cm_err_set(err, CM_EINTERNAL, "SHARDS: out of memory");
+        for (; !st && s->ngrp < CM_REUSE_GROUPS; s->ngrp++)
+            st = cm_reuse_hist_init(&s->grp[s->ngrp], exact_bins, err);
+        if (st) {
+            cm_shards_free(s);
+            return st;
+        }
+    }
     *out = s;
     return CM_OK;
 }
@@ -163,6 +176,8 @@ void cm_shards_free(cm_shards *s)
     if (!s) return;
     cm_stackdist_free(s->sd);
     cm_reuse_hist_free(&s->h);
+    for (unsigned g = 0; g < s->ngrp; g++) cm_reuse_hist_free(&s->grp[g]);
+    free(s->grp);
     free(s->heap);
     free(s);
 }
@@ -225,6 +240,10 @@ static cm_status shards_process(cm_shards *s, shards_tracked x, cm_err *err)
     double scale = (double)SHARDS_P / s->threshold;
     st = cm_reuse_hist_add(&s->h, d < 0 ? -1 : (double)d * scale, scale,
                            err);
+    if (!st && s->ngrp) /* a hash independent of the priority's */
+        st = cm_reuse_hist_add(
+            &s->grp[shards_mix(x.line ^ ~s->seed) % s->ngrp],
+            d < 0 ? -1 : (double)d * scale, scale, err);
     if (st != CM_OK || d >= 0 || !s->max_lines) return st;
     if ((st = heap_push(s, x.priority, x.line, err)) != CM_OK) return st;
     if (s->nheap > s->max_lines) shards_evict(s);
@@ -252,6 +271,21 @@ cm_status cm_shards_access(cm_shards *s, uint64_t line, cm_err *err)
     return st;
 }
 
+/* SHARDS_adj (header): the weights made to sum to the accesses seen. */
+static void shards_adjust(cm_reuse_hist *h, double seen)
+{
+    double adj = seen - h->total;
+    if (h->exact[0] + adj >= 0) {
+        h->exact[0] += adj;
+    } else {
+        double rest = h->total - h->exact[0];
+        h->exact[0] = 0;
+        h->total = rest;
+        cm_reuse_hist_scale(h, seen / rest);
+    }
+    h->total = seen;
+}
+
 cm_status cm_shards_finish(cm_shards *s, cm_reuse_hist *h, cm_err *err)
 {
     cm_status st = CM_OK;
@@ -267,17 +301,38 @@ cm_status cm_shards_finish(cm_shards *s, cm_reuse_hist *h, cm_err *err)
                           "SHARDS: none of the %.0f accesses was sampled; "
                           "raise the rate or the line budget", s->seen);
     }
-    double adj = s->seen - h->total;
-    if (h->exact[0] + adj >= 0) {
-        h->exact[0] += adj;
-    } else {
-        double rest = h->total - h->exact[0], f = s->seen / rest;
-        h->exact[0] = 0;
-        for (size_t d = 1; d < h->exact_bins; d++) h->exact[d] *= f;
-        for (size_t k = 0; k < h->nlog2; k++) h->log2[k] *= f;
-        h->cold *= f;
-    }
-    h->total = s->seen;
+    shards_adjust(h, s->seen);
     h->rate = (double)s->threshold / SHARDS_P;
     return CM_OK;
+}
+
+/* Replicate g: the other groups' weights at the rate they stand for,
+ * (G - 1) / G of R, so scaled by G / (G - 1), and adjusted as the estimate
+ * is.  Their distances stay those measured among all tracked lines, so
+ * the spread is that of which lines are tracked (the dominant error of a
+ * small sample, header of shards.c), not of the distances' own
+ * resolution.  Groups are random, so the stratification's gain is not
+ * credited: the interval is conservative for contiguous data. */
+cm_status cm_shards_replicates(const cm_shards *s, cm_reuse_hist *reps,
+                               size_t *n, cm_err *err)
+{
+    *n = 0;
+    if (!s->ngrp) return CM_OK;
+    cm_status st = CM_OK;
+    for (unsigned g = 0; !st && g < s->ngrp; g++) {
+        cm_reuse_hist *r = &reps[g];
+        st = cm_reuse_hist_init(r, s->h.exact_bins, err);
+        if (st) break;
+        (*n)++;
+        for (unsigned j = 0; !st && j < s->ngrp; j++)
+            if (j != g) st = cm_reuse_hist_merge(r, &s->grp[j], err);
+        cm_reuse_hist_scale(r, (double)s->ngrp / (s->ngrp - 1));
+        if (r->total > 0) shards_adjust(r, s->seen);
+        r->rate = (double)s->threshold / SHARDS_P * (s->ngrp - 1) / s->ngrp;
+    }
+    if (st) {
+        for (size_t i = 0; i < *n; i++) cm_reuse_hist_free(&reps[i]);
+        *n = 0;
+    }
+    return st;
 }

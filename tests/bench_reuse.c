@@ -105,9 +105,9 @@ void bench_reuse(void)
         return;
     }
     rg_fill_mixed(a, BENCH_N, BENCH_LINES, 0.8, 0.1, 2024);
-    cm_sample_spec exact = {CM_SAMPLE_NONE, 1, 0, 1};
-    cm_sample_spec shards = {CM_SAMPLE_SHARDS, 0.01, 0, 1};
-    cm_sample_spec statstack = {CM_SAMPLE_STATSTACK, 0.01, 0, 1};
+    cm_sample_spec exact = {CM_SAMPLE_NONE, 1, 0, 1, 0};
+    cm_sample_spec shards = {CM_SAMPLE_SHARDS, 0.01, 0, 1, 0};
+    cm_sample_spec statstack = {CM_SAMPLE_STATSTACK, 0.01, 0, 1, 0};
     double ex = bench_engine(&exact, a, BENCH_N);
     printf("reuse.exact            %7.2f Mrefs/s  (target >= 5)\n",
            ex / 1e6);

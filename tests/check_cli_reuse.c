@@ -152,8 +152,20 @@ START_TEST(test_plot_and_sampled_curves)
              "--out %s/m.csv", trace, dir, dir);
     tu_run r = tu_cohmod(args);
     ck_assert_msg(r.status == 0, "%s", r.err);
-    /* SHARDS at rate 1 is exact, so its error is 0. */
+    /* SHARDS at rate 1 is exact, so its error is 0, and so is its
+     * sampling error: the interval is the point. */
     ck_assert_ptr_nonnull(strstr(r.err, "mean absolute error 0.0000 over 100"));
+    ck_assert_ptr_nonnull(strstr(r.err, "half-width (jackknife) 0.0000"));
+    char *csv = tu_path_in(dir, "m.csv");
+    cm_table *t = NULL;
+    cm_err err = {0};
+    ck_assert_msg(cm_table_read_file(csv, &t, &err) == CM_OK, "%s", err.msg);
+    for (size_t i = 0; i < cm_table_nrows(t); i++) {
+        ck_assert_double_eq(cell(t, i, "ci95_lo"), cell(t, i, "miss_ratio"));
+        ck_assert_double_eq(cell(t, i, "ci95_hi"), cell(t, i, "miss_ratio"));
+    }
+    cm_table_free(t);
+    free(csv);
     char *png = tu_path_in(dir, "m.png");
     size_t len = 0;
     char *bytes = tu_read_file(png, &len);

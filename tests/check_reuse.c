@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/mrc.h"
+#include "models/mrc_table.h"
 #include "models/reuse.h"
 #include "models/reuse_impl.h"
 #include "tests/reusegen.h"
@@ -122,7 +124,7 @@ static cm_reuse_hist run_engine(const cm_sample_spec *spec, uint64_t bins,
 static cm_reuse_hist run_kind(cm_sample_kind kind, double rate,
                               uint64_t max_lines, const uint64_t *a, size_t n)
 {
-    cm_sample_spec spec = {kind, rate, max_lines, 42};
+    cm_sample_spec spec = {kind, rate, max_lines, 42, 0};
     return run_engine(&spec, 256, a, n);
 }
 
@@ -215,7 +217,7 @@ START_TEST(test_hist_matches_naive_mrc)
     size_t n;
     uint64_t *a = make_stream(ST_ZIPF, &n);
     /* 16 exact bins: most distances land in log2 bins. */
-    cm_sample_spec none = {CM_SAMPLE_NONE, 1, 0, 0};
+    cm_sample_spec none = {CM_SAMPLE_NONE, 1, 0, 0, 0};
     cm_reuse_hist h = run_engine(&none, 16, a, n);
     naive_stack ref;
     naive_init(&ref, n);
@@ -320,7 +322,7 @@ START_TEST(test_hist_merge_of_halves)
 {
     size_t n;
     uint64_t *a = make_stream(ST_UNIFORM, &n);
-    cm_sample_spec none = {CM_SAMPLE_NONE, 1, 0, 0};
+    cm_sample_spec none = {CM_SAMPLE_NONE, 1, 0, 0, 0};
     /* The halves run as separate streams; their merge must add bin by
      * bin and keep the exact rate. */
     cm_reuse_hist x = run_engine(&none, 32, a, n / 2);
@@ -470,7 +472,7 @@ static double shards_tracked_weight(uint64_t seed, uint64_t first,
     uint64_t *a = malloc(n * sizeof *a);
     ck_assert_ptr_nonnull(a);
     for (size_t i = 0; i < n; i++) a[i] = first + i * stride;
-    cm_sample_spec spec = {CM_SAMPLE_SHARDS, 1.0 / 64, 0, seed};
+    cm_sample_spec spec = {CM_SAMPLE_SHARDS, 1.0 / 64, 0, seed, 0};
     cm_reuse_hist h = run_engine(&spec, 256, a, n);
     free(a);
     ck_assert_double_eq(h.total, (double)n);
@@ -511,7 +513,7 @@ START_TEST(test_shards_max_tiny_and_resumed)
      * stays a consistent estimate; and finish may be called mid-stream. */
     size_t n;
     uint64_t *a = make_stream(ST_UNIFORM, &n);
-    cm_sample_spec spec = {CM_SAMPLE_SHARDS_MAX, 0, 1, 5};
+    cm_sample_spec spec = {CM_SAMPLE_SHARDS_MAX, 0, 1, 5, 0};
     cm_reuse_engine *e;
     cm_reuse_hist h;
     cm_err err = {0};
@@ -546,7 +548,7 @@ START_TEST(test_nothing_sampled)
     cm_err err = {0};
     cm_reuse_engine *e;
     cm_reuse_hist h;
-    cm_sample_spec spec = {CM_SAMPLE_STATSTACK, 1e-6, 0, 1};
+    cm_sample_spec spec = {CM_SAMPLE_STATSTACK, 1e-6, 0, 1, 0};
     ck_assert_int_eq(cm_reuse_engine_new(&spec, 8, &e, &err), CM_OK);
     for (int i = 0; i < 3; i++)
         ck_assert_int_eq(cm_reuse_engine_access(e, a[i], &err), CM_OK);
@@ -600,6 +602,122 @@ START_TEST(test_spec_parse)
 }
 END_TEST
 
+/* The engine's estimate and, when asked, its jackknife replicates. */
+static cm_reuse_hist run_replicated(cm_sample_kind kind, double rate,
+                                    uint64_t seed, cm_reuse_hist *reps,
+                                    size_t *nreps)
+{
+    cm_sample_spec spec = {kind, rate, 0, seed, 1};
+    cm_reuse_engine *e;
+    cm_reuse_hist h;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_reuse_engine_new(&spec, 256, &e, &err), CM_OK);
+    cm_status st = CM_OK;
+    for (size_t i = 0; i < ACC_N && st == CM_OK; i++)
+        st = cm_reuse_engine_access(e, acc_stream[i], &err);
+    if (!st) st = cm_reuse_engine_finish(e, &h, &err);
+    if (!st) st = cm_reuse_engine_replicates(e, reps, nreps, &err);
+    ck_assert_msg(st == CM_OK, "%s", err.msg);
+    cm_reuse_engine_free(e);
+    return h;
+}
+
+static void free_reps(cm_reuse_hist *reps, size_t n)
+{
+    for (size_t i = 0; i < n; i++) cm_reuse_hist_free(&reps[i]);
+}
+
+START_TEST(test_jackknife_interval_by_hand)
+{
+    /* Three replicates whose cold shares (the miss ratio of 1 line when
+     * every reuse is at distance 0) are 0.2, 0.3 and 0.4: mean 0.3,
+     * jackknife variance (2/3) x 0.02, t(0.975, 2) = 4.302653. */
+    cm_reuse_hist reps[3];
+    cm_err err = {0};
+    for (int r = 0; r < 3; r++) {
+        ck_assert_int_eq(cm_reuse_hist_init(&reps[r], 4, &err), CM_OK);
+        cm_reuse_hist_add(&reps[r], -1, 2 + r, &err);
+        cm_reuse_hist_add(&reps[r], 0, 8 - r, &err);
+    }
+    double cap = 1, mr = 0.6, lo, hi;
+    double half = cm_mrc_fa_interval(reps, 3, 0, &cap, 1, &mr, &lo, &hi);
+    ck_assert_close(half, 4.302653 * sqrt(2.0 / 3 * 0.02), 1e-5);
+    ck_assert_close(lo, 0.6 - half, 1e-12);
+    ck_assert_double_eq(hi, 1); /* clipped */
+    /* Fewer than two replicates: the point itself. */
+    half = cm_mrc_fa_interval(reps, 1, 0, &cap, 1, &mr, &lo, &hi);
+    ck_assert(half == 0 && lo == mr && hi == mr);
+    /* A census (rate 1) has no sampling error; at rate 3/4, half. */
+    half = cm_mrc_fa_interval(reps, 3, 1, &cap, 1, &mr, &lo, &hi);
+    ck_assert(half == 0 && lo == mr && hi == mr);
+    half = cm_mrc_fa_interval(reps, 3, 0.75, &cap, 1, &mr, &lo, &hi);
+    ck_assert_close(half, 0.5 * 4.302653 * sqrt(2.0 / 3 * 0.02), 1e-5);
+    free_reps(reps, 3);
+}
+END_TEST
+
+START_TEST(test_jackknife_replicates)
+{
+    cm_reuse_hist reps[CM_REUSE_GROUPS];
+    size_t n;
+    /* The exact engine has no sampling error, so no replicates. */
+    cm_reuse_hist h = run_replicated(CM_SAMPLE_NONE, 1, 1, reps, &n);
+    ck_assert_uint_eq(n, 0);
+    cm_reuse_hist_free(&h);
+    /* Each replicate is an estimate of its own: the true count, and the
+     * rate of the groups it keeps. */
+    for (int kind = CM_SAMPLE_SHARDS; kind <= CM_SAMPLE_STATSTACK;
+         kind += CM_SAMPLE_STATSTACK - CM_SAMPLE_SHARDS) {
+        h = run_replicated((cm_sample_kind)kind, 0.01, 3, reps, &n);
+        ck_assert_uint_eq(n, CM_REUSE_GROUPS);
+        double sampled = 0;
+        for (size_t r = 0; r < n; r++) {
+            ck_assert_close(reps[r].total, ACC_N, 1e-9 * ACC_N);
+            ck_assert_close(cm_reuse_hist_miss_ratio(&reps[r], 0), 1, 1e-12);
+            sampled += reps[r].sampled;
+        }
+        if (kind == CM_SAMPLE_STATSTACK) /* each sample left out once */
+            ck_assert_double_eq(sampled, (n - 1) * h.sampled);
+        free_reps(reps, n);
+        cm_reuse_hist_free(&h);
+    }
+}
+END_TEST
+
+START_TEST(test_jackknife_covers_exact)
+{
+    /* SHARDS at 1% tracks ~1000 of the 1e5 lines.  Over 10 seeds and three
+     * capacities the 95% interval holds the exact miss ratio in 26 of 30
+     * cases (at least 24 asked; a 4x narrower interval holds it once),
+     * and it narrows as the rate grows: its width goes as 1/sqrt(lines
+     * tracked), sqrt(10) from 1% to 10% (measured 2.7). */
+    double caps[3] = {acc_footprint / 8, acc_footprint / 4,
+                      acc_footprint / 2};
+    double exact[3], mr[3], lo[3], hi[3], half[2] = {0, 0};
+    cm_mrc_fa(&acc_exact, caps, 3, exact);
+    int covered = 0, cases = 0;
+    for (uint64_t seed = 1; seed <= 10; seed++)
+        for (int k = 0; k < 2; k++) {
+            cm_reuse_hist reps[CM_REUSE_GROUPS];
+            size_t n;
+            cm_reuse_hist h = run_replicated(CM_SAMPLE_SHARDS,
+                                             k ? 0.1 : 0.01, seed, reps, &n);
+            cm_mrc_fa(&h, caps, 3, mr);
+            half[k] += cm_mrc_fa_interval(reps, n, h.rate, caps, 3, mr, lo,
+                                          hi) / 10;
+            for (int j = 0; !k && j < 3; j++, cases++)
+                covered += lo[j] <= exact[j] && exact[j] <= hi[j];
+            free_reps(reps, n);
+            cm_reuse_hist_free(&h);
+        }
+    ck_assert_msg(covered >= 24, "exact inside %d of %d intervals", covered,
+                  cases);
+    ck_assert_msg(half[0] / half[1] > 2 && half[0] / half[1] < 5,
+                  "half-width %g at 1%%, %g at 10%%", half[0], half[1]);
+    ck_assert_msg(half[0] < 0.06, "half-width %g at 1%%", half[0]);
+}
+END_TEST
+
 Suite *suite_reuse(void)
 {
     Suite *s = suite_create("reuse");
@@ -624,6 +742,9 @@ Suite *suite_reuse(void)
     tcase_add_test(tc, test_shards_max_tiny_and_resumed);
     tcase_add_test(tc, test_nothing_sampled);
     tcase_add_test(tc, test_spec_parse);
+    tcase_add_test(tc, test_jackknife_interval_by_hand);
+    tcase_add_test(tc, test_jackknife_replicates);
+    tcase_add_test(tc, test_jackknife_covers_exact);
     suite_add_tcase(s, tc);
     return s;
 }
