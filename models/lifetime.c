@@ -109,6 +109,22 @@
  * 12.1%, and 16.9% for the TC-Weak fence wait (its ack waits: 34 nonzero among 780 fences, cl).
  * L2 loads per store do not change with L (bh 6.7 at 400, 7.5 at 16000),
  * so S is not shortened by L1 expiries sending more loads to the L2.
+ * What remains is the shape of S near 0 (TCSUO, where every store
+ * counts: stn's stall at L = 400 is 10 cycles predicted against 1.3
+ * simulated).  Measured from the bank's service times, S at a long L is
+ * bunched by the in-order bank itself: a store stalled for ~L holds back
+ * the loads behind it, which are then served back to back just before
+ * the next store to the line.  Two other clocks were tried, each run for
+ * the same instructions at every L (a cycle cap at L = 16000 covers only
+ * a fifth of what it covers at 400, the program's cold start), stall at
+ * L = 400 / 1000 / 2500 / 6400 held out from 16000:
+ *     service times (as now)       bh +73/+44/+15/+1%, cl +54/+33/+13/+1%,
+ *                                  stn +775/+226/+41/+11%
+ *     bank requests between the    bh -61/-12/-3/-11%, cl -56/-30/+6/+1%,
+ *     two, at the bank's mean rate stn +37/+19/+30/+10%
+ * (issue times at the L1 fell between: stn +224% at 400).  Counting
+ * requests undoes the bunching but also the short gaps' own jitter, so
+ * the truth lies between the two; neither is adopted.
  *
  * Parked timestamps (TC-Strong eviction optimisation 2).  An L2 line
  * evicted A cycles after its latest load has an unexpired GT iff A < L:
