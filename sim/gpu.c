@@ -71,6 +71,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 
 #include "sim/engine.h"
 #include "sim/memsys.h"
@@ -567,9 +568,18 @@ static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
         dev_mean /= n;
         spread = (spread / n - dev_mean * dev_mean) * n / (n - 1);
         noise /= n;
-        if (noise > 0 &&
-            spread / noise > gsl_cdf_fdist_Qinv(FF_SM_SIGNIFICANCE, n - 1, df))
-            keep = 1 - noise / spread;
+        /* The p-value, not the critical value: gsl_cdf_fdist_Qinv fails
+         * to converge (and GSL's default handler aborted the process) at
+         * degrees of freedom that many windows reach (8 SMs: 552 and from
+         * 880 on, ~70 windows); the upper tail itself converges there,
+         * and a failure (NaN) counts as not significant.  Same decisions
+         * wherever the inverse converged. */
+        if (noise > 0) {
+            gsl_error_handler_t *old = gsl_set_error_handler_off();
+            double pv = gsl_cdf_fdist_Q(spread / noise, n - 1, df);
+            gsl_set_error_handler(old);
+            if (pv < FF_SM_SIGNIFICANCE) keep = 1 - noise / spread;
+        }
     }
     double *want = g->ff_want, *got = g->ff_got;
     double ipc = mean / (double)(win_cycles ? win_cycles : 1);
