@@ -44,18 +44,34 @@
  *    L1 miss ratio +1.6..2.1% and IPC -3..-4% on atax, bicg and mvt, gone
  *    at 10000 (the default).  Simulated cycles = detailed cycles +
  *    fast-forwarded cycles.  Assumption: a window's IPC holds for the
- *    period around it (it does not across a run's phases shorter than a
- *    period: ndl's 64 kernels of ~50k cycles, tests/bench_sim.c).
- *    Speed (tc2013 machine, CPU time, tests/bench_sim.c): 5.0-8.6x faster
+ *    period around it, and the warps' spread inside the SM is the detailed
+ *    one by the window.  The second fails on ndl (64 kernels of ~50k
+ *    cycles): in full detail ~20 of an SM's 48 warps wait at a kernel
+ *    boundary at a random instant (the kernel's tail: arrivals span ~20k
+ *    cycles), 0.7 after 80000-cycle fast-forwards, because the rounds
+ *    move every warp at one rate and line them up at each boundary; the
+ *    windows then miss the tails (MSHR occupancy +37..47%).  Carrying a
+ *    waiting warp's unused share over to the next round keeps the spread
+ *    instead, but the spread in instructions then random-walks (ndl -8%,
+ *    stn, barriers every 25 memory instructions, +15%; 11 and 13 of 25
+ *    over two seeds against 12 and 15): not done.
+ *    Speed (tc2013 machine, CPU time, tests/bench_sim.c): 5.9-9.3x faster
  *    than full detail over the 25 built-in workloads, least on the short
- *    runs (2-3M cycles: stn, hsp, comd, rg), whose first fast-forward
- *    warms throughout (no reference rate measured yet).  The generator,
- *    its random draws included, is ~60% of a sampled run's time (kmn),
- *    tag warming ~6%.  Accuracy is limited by the windows' spread more than
- *    by bias: all three bench metrics within 3% on 13 of the 25 (15 with
- *    sim.seed 2), most misses within their 95% interval; ndl (8 windows
- *    over 64 kernels: MSHR occupancy +47%) and comd (L2 miss ratio +4%
- *    after a 10000-cycle warm-up, +1% after 30000) are biased.
+ *    runs (2-3M cycles: stn, hsp, comd), where the first detailed warm-up
+ *    and fast-forward weigh most.  The generator, its random draws
+ *    included, is ~50% of a sampled run's time (kmn), tag warming ~6%.
+ *    Accuracy: all three bench metrics within 3% on 12 of the 25 (15 with
+ *    sim.seed 2), most misses within their 95% interval.  Besides ndl the
+ *    MSHR occupancy is biased up after a fast-forward by ~1.5% on average
+ *    (beyond the interval: ii +5%, cl +3%, comd +9% with L2 miss ratio
+ *    +4% after a 10000-cycle warm-up, +1% after 30000), a transient of
+ *    the warps' release: on ii it follows 10000-cycle fast-forwards as
+ *    it does 380000-cycle ones (not the tags then), is as large after a
+ *    30000-cycle warm-up and +1% after 100000, some 15 memory
+ *    instructions per warp (~6400 cycles each).  Holding each released
+ *    warp until its old loads' replies are in brings ii and cl to +2.5%
+ *    but others up (vpr +5%, gesummv +5%; 11 and 12 of 25 over two
+ *    seeds): not done either.
  * Windows are batches (stats.h): every reported value is estimated from
  * them with its 95% interval; spatial sampling without temporal runs
  * back-to-back windows after one warm-up.
@@ -524,7 +540,8 @@ static void ff_run(gpu *g, const double *want, double *got, cm_sm_mem_fn mem)
  * Only the last part warms the tags (SMARTS-style warm-up before the
  * window, sim.sample_ff_warm): instructions enough for that many times
  * the L2's lines in L2 references, at the rate the last fast-forward's
- * warmed part measured (the first one warms throughout).  A line not
+ * warmed part measured (for the first, the first window's L1 requests
+ * per instruction: each is an L2 reference).  A line not
  * used while its LRU set saw several times its ways in references has
  * been evicted, so older references hardly change the tags the window
  * starts from; each L1, a small fraction of the L2 seeing more references
