@@ -62,16 +62,19 @@
  *    included, is ~50% of a sampled run's time (kmn), tag warming ~6%.
  *    Accuracy: all three bench metrics within 3% on 12 of the 25 (15 with
  *    sim.seed 2), most misses within their 95% interval.  Besides ndl the
- *    MSHR occupancy is biased up after a fast-forward by ~1.5% on average
- *    (beyond the interval: ii +5%, cl +3%, comd +9% with L2 miss ratio
- *    +4% after a 10000-cycle warm-up, +1% after 30000), a transient of
- *    the warps' release: on ii it follows 10000-cycle fast-forwards as
- *    it does 380000-cycle ones (not the tags then), is as large after a
- *    30000-cycle warm-up and +1% after 100000, some 15 memory
- *    instructions per warp (~6400 cycles each).  Holding each released
- *    warp until its old loads' replies are in brings ii and cl to +2.5%
- *    but others up (vpr +5%, gesummv +5%; 11 and 12 of 25 over two
- *    seeds): not done either.
+ *    MSHR occupancy comes out high after fast-forwards, +1.5% on average
+ *    (beyond the interval: ii +5%, cl +3%, comd +9%; comd's L2 miss ratio
+ *    also +4% after a 10000-cycle warm-up, right after 30000).  Part is
+ *    the warps' release: a fast-forward of one instruction per warp
+ *    leaves comd +3% after a 10000-cycle warm-up, nothing after 30000.
+ *    The rest grows with the fast-forward and outlasts long warm-ups
+ *    (comd after 60000 cycles: +0.6, +1.6, +2.9, +8% after fast-forwards
+ *    of 10, 1000, 10000, 380000 cycles; ii +1% after 100000), and is not
+ *    the tags (no L1 warming, or warming throughout: the same), the
+ *    skim, the per-SM rates or the rounds' size (FF_CHUNK 1: the same).
+ *    Holding each released warp until its old loads' replies are in
+ *    brings ii and cl to +2.5% but others up (vpr +5%, gesummv +5%; 11
+ *    and 12 of 25 over two seeds): not done either.
  * Windows are batches (stats.h): every reported value is estimated from
  * them with its 95% interval; spatial sampling without temporal runs
  * back-to-back windows after one warm-up.
