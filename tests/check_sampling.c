@@ -126,6 +126,31 @@ START_TEST(test_sms_keep_their_rates)
 }
 END_TEST
 
+/* Many windows: the per-SM rates' F test (fast_forward) asked GSL for its
+ * critical value, whose inversion does not converge at some degrees of
+ * freedom (8 SMs: 552, from 880 on), and GSL's default handler aborted
+ * the process after ~70 windows.  Now the upper tail's p-value. */
+START_TEST(test_many_windows)
+{
+    cm_params p;
+    small_machine(&p, 1);
+    p.sim_sample_period = 12000;
+    p.sim_max_cycles = 1.2e6;
+    cm_stats *stats = cm_stats_new();
+    ck_assert_ptr_nonnull(stats);
+    cm_gpu_run_config cfg = {.params = &p,
+                             .workload = cm_workload_builtin("ii"),
+                             .protocol = cm_protocol_find("no-coh")};
+    cm_gpu_result res;
+    cm_err err = {0};
+    ck_assert_msg(cm_gpu_run(&cfg, stats, &res, &err) == CM_OK, "%s",
+                  err.msg);
+    ck_assert_msg(cm_stats_windows(stats) >= 90, "%zu windows",
+                  cm_stats_windows(stats));
+    cm_stats_free(stats);
+}
+END_TEST
+
 Suite *suite_sampling(void)
 {
     Suite *s = suite_create("sampling");
@@ -134,6 +159,7 @@ Suite *suite_sampling(void)
     tcase_add_test(tc, test_fast_forward_crosses_kernels);
     tcase_add_test(tc, test_sampled_cycles_near_full);
     tcase_add_test(tc, test_sms_keep_their_rates);
+    tcase_add_test(tc, test_many_windows);
     suite_add_tcase(s, tc);
     return s;
 }
