@@ -6,11 +6,15 @@
  *
  * SHARDS (issue target: MAE <= 0.01 at R = 0.01) is measured the way the
  * SHARDS paper does, over cache sizes evenly spaced up to the footprint.
- * gzip's footprint is only ~2,700 lines of 64 B, so R = 0.01 tracks ~27 of
- * them and the error is mostly which ones: over 60 hash seeds its MAE
- * averages 0.0095 (stratified priorities, models/shards.c; 0.018 with
- * independent hashing), but one seed in three exceeds 0.01, so its bound
- * here is 0.02.
+ * A sampled curve is a random variable, so the target is checked as the
+ * paper reports it, on average over hash seeds (20 here), besides the
+ * default seed's own curve.  gzip is the hard case: its footprint is
+ * ~5,000 lines of 64 B (~2,700 of 128 B), so R = 0.01 tracks ~50 of them
+ * and the error is mostly which ones (models/shards.c).  Over 40 seeds at
+ * 64 B the mean MAE is 0.0059 on gzip, 0.0017 on ls, 0.0008 on
+ * sha256sum, 0.0002 on sort, and 4 of the 160 runs exceed 0.01 (gzip 3,
+ * ls 1); at 128 B gzip averages 0.0091 and 14 of its 40 runs exceed 0.01.
+ * A single seed's bound is therefore 0.02 on gzip.
  *
  * The set-associative prediction is compared with exact simulation per
  * line reference (the unit of stack distances) on every trace. */
@@ -35,25 +39,49 @@ static char *trace_path(const char *name)
     return tu_path_in(dir, name);
 }
 
-static cm_reuse_result measure(const char *path, const char *spec,
-                               cm_setlocal *sl, cm_spatial *sp)
+static cm_reuse_result measure_at(const char *path, const char *spec,
+                                  uint32_t line_bytes, uint64_t seed,
+                                  cm_setlocal *sl, cm_spatial *sp)
 {
     cm_reuse_request req = {0};
     cm_err err = {0};
     req.trace = path;
-    req.line_bytes = 64;
-    req.trace_opts.line_bytes = 64;
+    req.line_bytes = line_bytes;
+    req.trace_opts.line_bytes = line_bytes;
     req.op_mask = (1u << CM_OP_COUNT) - 1;
     req.exact_bins = 4096;
     req.setlocal = sl;
     req.spatial = sp;
     ck_assert_int_eq(cm_sample_spec_parse(spec, &req.sample, &err), CM_OK);
-    req.sample.seed = 1;
+    req.sample.seed = seed;
     cm_reuse_result res;
     ck_assert_msg(cm_reuse_from_trace(&req, &res, &err) == CM_OK, "%s",
                   err.msg);
     ck_assert_uint_eq(res.nstreams, 1);
     return res;
+}
+
+static cm_reuse_result measure(const char *path, const char *spec,
+                               cm_setlocal *sl, cm_spatial *sp)
+{
+    return measure_at(path, spec, 64, 1, sl, sp);
+}
+
+/* The MAE of one SHARDS 1% curve against the exact one (over 100 sizes
+ * evenly spaced up to the footprint, as in the SHARDS paper). */
+static double shards_mae(const char *path, const cm_reuse_hist *exact,
+                         uint32_t line_bytes, uint64_t seed)
+{
+    cm_reuse_result sampled =
+        measure_at(path, "shards:0.01", line_bytes, seed, NULL, NULL);
+    const cm_reuse_hist *s = &sampled.streams[0].hist;
+    ck_assert_close(s->rate, 0.01, 1e-6);
+    ck_assert_double_eq(s->total, exact->total);
+    double caps[100];
+    cm_mrc_linear_grid(exact, 100, caps);
+    double mae = cm_mrc_mae(exact, s, caps, 100);
+    cm_reuse_result_free(&sampled);
+    return mae;
 }
 
 static const struct {
@@ -68,20 +96,51 @@ START_TEST(test_shards_one_percent_on_real_traces)
 {
     char *path = trace_path(shards_cases[_i].name);
     cm_reuse_result exact = measure(path, "none", NULL, NULL);
-    cm_reuse_result sampled = measure(path, "shards:0.01", NULL, NULL);
-    const cm_reuse_hist *x = &exact.streams[0].hist;
-    const cm_reuse_hist *s = &sampled.streams[0].hist;
-    ck_assert_close(s->rate, 0.01, 1e-6);
-    ck_assert_double_eq(s->total, x->total);
-    double caps[100];
-    cm_mrc_linear_grid(x, 100, caps);
-    double mae = cm_mrc_mae(x, s, caps, 100);
+    double mae = shards_mae(path, &exact.streams[0].hist, 64, 1);
     fprintf(stderr, "accuracy: SHARDS 1%% on %s: MAE %.4f (bound %.2f)\n",
             shards_cases[_i].name, mae, shards_cases[_i].bound);
     ck_assert_msg(mae <= shards_cases[_i].bound, "%s: MAE %.4f",
                   shards_cases[_i].name, mae);
     cm_reuse_result_free(&exact);
-    cm_reuse_result_free(&sampled);
+    free(path);
+}
+END_TEST
+
+/* The target on average over seeds, on the two traces where single seeds
+ * exceed it, at the CPU line size (64 B) and the GPU one (128 B: gzip's
+ * ~2,700 lines are the smallest footprint here, the bound is that of the
+ * mean of 20 runs whose 40-seed mean is 0.0091 and spread 0.006). */
+static const struct {
+    const char *name;
+    uint32_t line_bytes;
+    double bound;
+} shards_seed_cases[] = {{"gzip.lackey", 64, 0.01},
+                         {"ls.lackey", 64, 0.01},
+                         {"gzip.lackey", 128, 0.0125}};
+
+START_TEST(test_shards_one_percent_over_seeds)
+{
+    enum { SEEDS = 20 };
+    char *path = trace_path(shards_seed_cases[_i].name);
+    uint32_t lb = shards_seed_cases[_i].line_bytes;
+    cm_reuse_result exact = measure_at(path, "none", lb, 1, NULL, NULL);
+    double sum = 0, worst = 0;
+    unsigned over = 0;
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+        double mae = shards_mae(path, &exact.streams[0].hist, lb, seed);
+        sum += mae;
+        over += mae > 0.01;
+        if (mae > worst) worst = mae;
+    }
+    fprintf(stderr,
+            "accuracy: SHARDS 1%% on %s, %u B lines, %d seeds: mean MAE "
+            "%.4f (bound %.4f), worst %.4f, %u above 0.01\n",
+            shards_seed_cases[_i].name, (unsigned)lb, SEEDS, sum / SEEDS,
+            shards_seed_cases[_i].bound, worst, over);
+    ck_assert_msg(sum / SEEDS <= shards_seed_cases[_i].bound,
+                  "%s: mean MAE %.4f", shards_seed_cases[_i].name,
+                  sum / SEEDS);
+    cm_reuse_result_free(&exact);
     free(path);
 }
 END_TEST
@@ -202,6 +261,8 @@ Suite *suite_accuracy(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_shards_one_percent_on_real_traces, 0,
                         sizeof shards_cases / sizeof shards_cases[0]);
+    tcase_add_loop_test(tc, test_shards_one_percent_over_seeds, 0,
+                        sizeof shards_seed_cases / sizeof shards_seed_cases[0]);
     tcase_add_loop_test(tc, test_setassoc_against_simulation_on_real_traces,
                         0, sizeof shards_cases / sizeof shards_cases[0]);
     suite_add_tcase(s, tc);
