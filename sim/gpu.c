@@ -75,6 +75,41 @@
  *    Holding each released warp until its old loads' replies are in
  *    brings ii and cl to +2.5% but others up (vpr +5%, gesummv +5%; 11
  *    and 12 of 25 over two seeds): not done either.
+ *    Measured since (bench_sim's 25 workloads, seeds 1 and 2; counted:
+ *    workloads with all three errors within 3%, speed aside; as is 12
+ *    and 15), none kept:
+ *     - where the window sits in its period.  Mid-period (a centred
+ *       systematic sample, after a lead-in of one detailed warm-up and a
+ *       fast-forward at its rate; at the period's start the first window
+ *       falls on the cold start: ii's MSHR occupancy is 114 in cycles
+ *       10k-20k, 93.5 over the first 200k, 86.5 over 12M): 15 and 13.  A
+ *       uniformly random place in each period (stratified): 11 and 17;
+ *     - windows of 20000 cycles: 11 and 13; warm-ups of 30000: 12 and 13
+ *       at 15-25% less speed (occupancy error cl +2.9 -> +0.5%, bh +4.1
+ *       -> -0.4%, wc +4.3 -> +2.7%, but ii +3.3%, ss +4.4%).  So the
+ *       misses are mostly not window noise, and the count moves by ~3 a
+ *       seed by luck alone: compare changes over both seeds;
+ *     - the occupancy bias, bisected on comd seed 2 capped at 2.8M cycles
+ *       (no run-end tail; +9.3% at the defaults): no fast-forward at all
+ *       (period = warm-up + window) 0.0 +-1.0%; a 10-cycle fast-forward
+ *       +1.4% (+0.1% after a 30000-cycle warm-up); 5000 cycles +3.7%
+ *       (+1.7%); 20000 +5.4%, +4.8% with no tag warmed in it at all;
+ *       leaving the warps that wait for memory where they are (no
+ *       functional_join) +0.3%, but on all 25 those warps fall behind
+ *       and the runs end in their tail (4 and 3 of 25).  So it is the
+ *       release of the waiting warps, not the tags: they restart at
+ *       once beside their orphaned loads, the MSHRs fill (ii: full 12.3
+ *       -> 15.5% of the time, round trip +5.7%) and the closed loop takes
+ *       10000-30000 cycles to forget it;
+ *     - widening the warps' spread in the fast-forward (each warp's share
+ *       times 1 + sigma z / sqrt(share); the sampled spread of fetched
+ *       instructions is ~0.75 of full detail's, comd 50 vs 67 at 2.8M
+ *       cycles): the windows' occupancy stayed ~82 on comd (full 76.5),
+ *       and ndl stayed +36..50% at sigma 1, 3, 10;
+ *     - comd seed 2's +19% is half run-end tail: in full detail the last
+ *       ~250k cycles (8% of the run) drain the MSHRs from 76 to 5 as
+ *       warps retire, all inside the last fast-forward, which no window
+ *       sees.
  * Windows are batches (stats.h): every reported value is estimated from
  * them with its 95% interval; spatial sampling without temporal runs
  * back-to-back windows after one warm-up.
