@@ -160,12 +160,21 @@
  * by rank (comonotone, exact at k = 1), tcsuo 23.2%, tcs p_expired
  * 15.04%.  Oracle checks with the simulated speeds (not the model's)
  * give the same picture: 75% unsplit, 21-24% split any of these ways.
- * What is left of stn's miss is other warps' stores served just after a
- * load that waited behind them in the bank's queue (S of a few cycles at
- * any L: at 16000, 18 of 2376 stores have S/k < 400 with k = 5.5, against
- * 51 of 12950 with S < 400 at L = 400; they give 2.2 of the 2.4 cycles
- * per store predicted at 400 from 16000, 1.1 of the 1.34 simulated).
- * That is queue order, not time; no clock tried carries it.
+ * What is left of stn's miss is other warps' stores that were already
+ * in the bank's queue behind the load (S of a few cycles at any L: at
+ * 16000, 18 of 2376 stores have S/k < 400 with k = 5.5, against 51 of
+ * 12950 with S < 400 at L = 400; they give 2.2 of the 2.4 cycles per
+ * store predicted at 400 from 16000).  Such "behind" stores (queued
+ * before the load was served) carry most of every short-L stall: at L =
+ * 400 stn 1.19 of 1.34 cycles per store, bh 4.58 of 4.79, cl 1.69 of
+ * 1.79; they are 0.5/5.4/1.4% of the stores at 400 and 0.8/3.9/1.2% at
+ * 16000, and their S (median 230/1014/628 cycles at 400, 408/15805/13653
+ * at 16000) is the service of the requests between the two, which at a
+ * long L includes the stalls of the stores among them.  That is queue
+ * order, not time; no clock tried carries it.  Not done (measured only):
+ * counting the requests between for these stores and carrying their S as
+ * that count times the bank's mean time per request at L (s0 plus the
+ * stores' share of the stall, a fixed point with the stall itself).
  *
  * Parked timestamps (TC-Strong eviction optimisation 2).  An L2 line
  * evicted A cycles after its latest load has an unexpired GT iff A < L:
