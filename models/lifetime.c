@@ -126,6 +126,56 @@
  * requests undoes the bunching but also the short gaps' own jitter, so
  * the truth lies between the two; neither is adopted.
  *
+ * Carrying S: the own warp's round trip.  Most of stn's stores (90%; bh
+ * 23%, cl 37%) follow a load of the line by the storing warp itself, and
+ * such a store cannot reach the bank sooner than that load's reply (d
+ * above) and its own flight to the bank.  Per-store dumps (tcsuo, 400k
+ * cycles) put the 1st-5th percentiles of the time from that load's
+ * service to the store joining the bank's queue at 350-420 cycles at
+ * every L (stn 377-384 at L = 400, 350-380 at 16000; bh 392-572 and
+ * 418-1024; cl 662-1131 and 720-1894) while the speed (L1 loads per
+ * cycle) moves 2.1-7.5x; dividing the whole S by the speed put those
+ * stores at S/k ~ 70-200 at L = 400, where none is.  So the profile
+ * splits S by the store's warp (l2.read_to_write_own and _other,
+ * models/profile.h) and an own store's S carries as
+ *     S_k = min(S, c) + (S - c)+ / k,   c = E[d] + rate.request_flight,
+ * its round trip's latency (166 + 200-215 cycles on tc2013); the other
+ * stores' S still scales whole.  The stall per store is then, over the
+ * own stores (m, F of their S; y = kL - (k - 1) c >= c when L > c),
+ *     m(c) + (L - c) F(c) + (m(y) - m(c) - (y - c) F(c)) / k,
+ * m(L) when L <= c, and E[(kL - S)+] / k over the others, weighted by
+ * their shares: exact at the profile's own L, and used in the speed
+ * solve too (the bank's stalls are the same stalls).  Held-out MARE (400k
+ * cycles, from L = 16000), before -> after: stall tcsuo 78.9 -> 22.0%
+ * (stn at 400/1000/2500/6400 +654/+195/+29/+1% -> +85/+93/+15/-2%; bh
+ * +28/+9/-9/-4% -> +24/+7/-10/-4%; cl within 9% both), tcs 12.1 ->
+ * 11.2%, tcsoo 24.6 -> 23.5%; p_expired tcsuo 9.3 -> 9.0%, tcs 14.6 ->
+ * 14.3%, tcsoo 26.0 -> 26.3%; TC-Weak unchanged (it has no stalls).
+ * Tried first and dropped, both with the round trip D measured per own
+ * store (load service to queue entry) left unscaled and the rest X (the
+ * store's own queue wait) scaled: D and X independent, tcsuo 17.7% but
+ * 8-17% high at the profile's own L (they are dependent: stores that
+ * find the queue empty come after long trips) and tcs p_expired 15.0%
+ * (stn's stall at 6400 16% low, so its speed too high); D paired with S
+ * by rank (comonotone, exact at k = 1), tcsuo 23.2%, tcs p_expired
+ * 15.04%.  Oracle checks with the simulated speeds (not the model's)
+ * give the same picture: 75% unsplit, 21-24% split any of these ways.
+ * What is left of stn's miss is other warps' stores that were already
+ * in the bank's queue behind the load (S of a few cycles at any L: at
+ * 16000, 18 of 2376 stores have S/k < 400 with k = 5.5, against 51 of
+ * 12950 with S < 400 at L = 400; they give 2.2 of the 2.4 cycles per
+ * store predicted at 400 from 16000).  Such "behind" stores (queued
+ * before the load was served) carry most of every short-L stall: at L =
+ * 400 stn 1.19 of 1.34 cycles per store, bh 4.58 of 4.79, cl 1.69 of
+ * 1.79; they are 0.5/5.4/1.4% of the stores at 400 and 0.8/3.9/1.2% at
+ * 16000, and their S (median 230/1014/628 cycles at 400, 408/15805/13653
+ * at 16000) is the service of the requests between the two, which at a
+ * long L includes the stalls of the stores among them.  That is queue
+ * order, not time; no clock tried carries it.  Not done (measured only):
+ * counting the requests between for these stores and carrying their S as
+ * that count times the bank's mean time per request at L (s0 plus the
+ * stores' share of the stall, a fixed point with the stall itself).
+ *
  * Parked timestamps (TC-Strong eviction optimisation 2).  An L2 line
  * evicted A cycles after its latest load has an unexpired GT iff A < L:
  * rate.l2_evictions x F_A(L) parkings per cycle, each holding an MSHR for
@@ -157,6 +207,18 @@
  * fast as at L = 400-6400, where the reply ports bind, busy 90-98%).
  * What remains: cl's ack wait does not shrink with the speed (mean 90
  * cycles at L = 2500, 6400 and 16000), so its fence wait is 17-34% low.
+ * Measured per fence (tcw-fixed, 400k cycles; 4-7% of fences have A >
+ * 0), from L = 16000 to 400: their mean A shrinks bh 2969 -> 1781
+ * (1.67x), cl 2570 -> 1705 (1.51x), stn 1993 -> 1365 (1.46x), as does
+ * the ack latency T of the store they wait for (issue to ack: 1.58x,
+ * 1.50x, 1.49x), while the machine's speed (L1 loads per cycle) moves
+ * 1.44x, 1.67x, 1.31x: A follows the ack latency (the bank's queue and
+ * reply port, which stay near saturation at every short L), not the
+ * throughput, and the time from that store to the fence (T - A: bh 1355
+ * -> 949, cl 1816 -> 1227, stn 598 -> 379 cycles) shrinks too, so
+ * neither part is a fixed latency to hold unscaled.  Not fixed: it needs
+ * the ack latency's own ratio across L, which one profile does not give
+ * (held-out fence wait MARE stays 16.9%).
  * Z is taken from exactly the replies that carry a GWCT (stores' and
  * atomics' replies; a private write, TCS optimisation 1 also in TC-Weak,
  * returns none), so at its own profile's L the fence wait follows the
@@ -277,6 +339,17 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
     in->fence_ack = optional_dist(prof, "warp.fence_ack_wait");
     in->last_use = optional_dist(prof, "l1.last_use");
     in->lease_delay = optional_dist(prof, "l1.lease_delay");
+    in->own_read_to_write = optional_dist(prof, "l2.read_to_write_own");
+    in->own_read_to_write_shared =
+        optional_dist(prof, "l2.read_to_write_own_shared");
+    double flight = 0;
+    cm_err no_flight = {0};
+    if (in->lease_delay && cm_dist_total(in->lease_delay) > 0 &&
+        !cm_profile_rate(prof, "rate.request_flight", &flight, &no_flight))
+        in->own_trip_floor = cm_dist_mean_finite(in->lease_delay) + flight;
+    in->other_read_to_write = optional_dist(prof, "l2.read_to_write_other");
+    in->other_read_to_write_shared =
+        optional_dist(prof, "l2.read_to_write_other_shared");
     if (!(in->banks >= 1))
         return cm_err_set(err, CM_EINPUT,
                           "rate.l2_banks must be >= 1, got %g", in->banks);
@@ -483,11 +556,54 @@ static cm_status brent_root(gsl_function *f, double lo, double hi,
     return CM_OK;
 }
 
+/* ---- the store stall at speed k ----------------------------------------- */
+
+/* Where a family's S comes from: the whole S (S or S'), and its split
+ * when the profile has one (NULL: none). */
+typedef struct stall_src {
+    const cm_dist *whole, *other, *own;
+    double floor; /* the own class's round-trip latency */
+} stall_src;
+
+/* E[(L - min(S, c) - (S - c)+ / k)+] per store of the own class: its
+ * round trip's latency c does not scale, the rest of S does.  With m the
+ * mean excess of S and F its cdf, for L > c
+ *     E[(L - S) 1{S < c}] = m(c) + (L - c) F(c),
+ *     E[(y - S)+ 1{S >= c}] / k = (m(y) - m(c) - (y - c) F(c)) / k,
+ * y = kL - (k - 1) c >= c; for L <= c only S < L stalls: m(L). */
+static double own_excess(const cm_dist *own, double c, double L, double k)
+{
+    if (L <= c) return cm_dist_mean_excess_below(own, L);
+    double mc = cm_dist_mean_excess_below(own, c), fc = cm_dist_cdf(own, c);
+    double y = k * L - (k - 1) * c;
+    return mc + (L - c) * fc +
+           fmax(0, cm_dist_mean_excess_below(own, y) - mc - (y - c) * fc) / k;
+}
+
+/* The mean stall per store at L on a machine k times as fast (header:
+ * "Carrying S"): E[(L - S/k)+] = m_S(kL) / k without the split. */
+static double stall_per_store(const stall_src *s, double L, double k)
+{
+    if (!s->whole) return 0;
+    if (!s->other && !s->own)
+        return cm_dist_mean_excess_below(s->whole, k * L) / k;
+    /* shares of every store: the whole S counts them all */
+    double n = cm_dist_total(s->whole);
+    double n_other = s->other ? cm_dist_total(s->other) : 0;
+    double n_own = s->own ? cm_dist_total(s->own) : 0;
+    if (!(n > 0)) return 0;
+    double other = n_other > 0
+                       ? cm_dist_mean_excess_below(s->other, k * L) / k
+                       : 0;
+    double own = n_own > 0 ? own_excess(s->own, s->floor, L, k) : 0;
+    return (n_other * other + n_own * own) / n;
+}
+
 /* ---- the machine's speed at another lifetime ---------------------------- */
 
 typedef struct speed_ctx {
     const cm_lifetime_input *in;
-    const cm_dist *stall; /* S or S' for TC-Strong, NULL for TC-Weak */
+    const stall_src *stall; /* S or S' for TC-Strong, NULL for TC-Weak */
     double L;
     int mshr; /* which load: 1 the MSHRs, 0 the bank */
 } speed_ctx;
@@ -503,8 +619,8 @@ static double speed_excess(double k, void *arg)
         return in->l2_evictions / in->banks *
                    cm_dist_mean_excess_below(in->evict_age, k * c->L) +
                k * in->mshr_inflight - in->l2_mshrs;
-    double stalls = c->stall ? in->l2_stores / in->banks *
-                                   cm_dist_mean_excess_below(c->stall, k * c->L)
+    double stalls = c->stall ? in->l2_stores / in->banks * k *
+                                   stall_per_store(c->stall, c->L, k)
                              : 0;
     return k * (in->l2_loads + in->l2_stores) / in->banks * in->l2_service +
            stalls - 1;
@@ -512,7 +628,7 @@ static double speed_excess(double k, void *arg)
 
 /* The fastest speed (relative to the profile's) no resource exceeds. */
 static cm_status speed_bound(const cm_lifetime_input *in,
-                             const cm_dist *stall, double L, double *k,
+                             const stall_src *stall, double L, double *k,
                              cm_err *err)
 {
     *k = 1 / in->reply_busy; /* the reply ports, at most always busy */
@@ -529,7 +645,7 @@ static cm_status speed_bound(const cm_lifetime_input *in,
 
 /* Speed at L over speed at the profile's own lifetime; 1 without the
  * profile's speed rates. */
-static cm_status speed_at(const cm_lifetime_input *in, const cm_dist *stall,
+static cm_status speed_at(const cm_lifetime_input *in, const stall_src *stall,
                           double L, double *k, cm_err *err)
 {
     double k0 = 1;
@@ -551,12 +667,19 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
     r->lifetime = L;
 
     const cm_dist *s2w = in->read_to_write;
-    const cm_dist *shared = in->read_to_write_shared ? in->read_to_write_shared
-                                                     : s2w;
+    int has_shared = in->read_to_write_shared != NULL;
+    stall_src all = {s2w, in->other_read_to_write, in->own_read_to_write,
+                     in->own_trip_floor};
+    stall_src shared = all;
+    if (has_shared)
+        shared = (stall_src){in->read_to_write_shared,
+                             in->other_read_to_write_shared,
+                             in->own_read_to_write_shared,
+                             in->own_trip_floor};
     double k_all, k_shared;
-    cm_status st = speed_at(in, s2w, L, &k_all, err);
+    cm_status st = speed_at(in, s2w ? &all : NULL, L, &k_all, err);
     k_shared = k_all; /* the same solve when the profile has no S' */
-    if (!st && shared != s2w) st = speed_at(in, shared, L, &k_shared, err);
+    if (!st && has_shared) st = speed_at(in, &shared, L, &k_shared, err);
     if (!st) st = speed_at(in, NULL, L, &r->speed_weak, err);
     if (st) return st;
     r->speed_strong = k_shared;
@@ -568,13 +691,9 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
     cm_lifetime_outcomes(in->reuse, in->residency, in->lease_delay, L,
                          r->speed_strong, &r->p_hit_strong, &r->p_expired_strong,
                          &r->p_evicted_strong, &r->p_unused_strong);
-    /* at speed k every time of the profile is divided by k:
-     * E[(L - S/k)+] = E[(kL - S)+] / k */
-    r->store_stall = s2w ? cm_dist_mean_excess_below(s2w, k_all * L) / k_all
-                         : 0;
+    r->store_stall = s2w ? stall_per_store(&all, L, k_all) : 0;
     r->store_stall_shared =
-        shared ? cm_dist_mean_excess_below(shared, k_shared * L) / k_shared
-               : 0;
+        shared.whole ? stall_per_store(&shared, L, k_shared) : 0;
     r->store_stall_rate = in->l2_stores * k_all * r->store_stall;
     /* the bank queue below stays at the profile's own rates */
     double stall = s2w ? cm_dist_mean_excess_below(s2w, L) : 0;

@@ -34,6 +34,13 @@ typedef struct cm_lifetime_input {
     const cm_dist *fence_ack;      /* A  warp.fence_ack_wait */
     const cm_dist *last_use;       /* V  l1.last_use */
     const cm_dist *lease_delay;    /* d  l1.lease_delay */
+    /* S split by the store's warp (lifetime.c, "Carrying S"): S of the
+     * stores after a load by their own warp (the _shared one without
+     * private writes) and of the others (the _shared one with private
+     * writes at inf) */
+    const cm_dist *own_read_to_write, *own_read_to_write_shared;
+    const cm_dist *other_read_to_write, *other_read_to_write_shared;
+    double own_trip_floor; /* the round trip's latency c (0: unknown) */
     /* machine-wide rates per core cycle */
     double l1_fills, l2_loads, l2_stores, l2_evictions, fences;
     double banks;      /* L2 banks sharing those rates evenly */

@@ -38,6 +38,13 @@
  *                      the line's only lease holder (TC-Strong's private
  *                      write, which never stalls); S is taken when the
  *                      store reaches the head of the bank's queue
+ *   l2.read_to_write_own, l2.read_to_write_other S split by the store's
+ *                      warp: the stores whose line's latest L2 load was
+ *                      their own warp's (finite S only), and the others;
+ *                      the two sum to l2.read_to_write; optional
+ *   l2.read_to_write_own_shared, l2.read_to_write_other_shared the same
+ *                      split of l2.read_to_write_shared (the own one
+ *                      without the private writes); optional
  *   warp.fence_lease_slack per fence: its issue time minus the latest L2
  *                      load of any line its warp's stores and atomics
  *                      since the previous fence wrote with a GWCT in the
@@ -87,6 +94,8 @@
  * cycle; both GPU-VIni only), rate.l1_lines (lines per L1 of the profiled
  * machine),
  * rate.fill_latency (mean cycles from a load's GETS to its reply),
+ * rate.request_flight (mean cycles from an L1 sending a request to its
+ * joining the bank's queue),
  * rate.l2_reply_busy (fraction of cycles a bank's reply port is sending,
  * mean over banks), rate.l2_mshr_occupancy (time-average L2 MSHRs in use
  * per bank) and rate.lifetime (the lifetime a Temporal Coherence run held

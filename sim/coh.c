@@ -53,7 +53,7 @@ enum {
 enum {
     H_REUSE, H_RESID, H_R2W, H_R2WS, H_GAP, H_EVAGE, H_S2F, H_FSLACK, H_FACK,
     H_SD, H_LGAP, H_LSD, H_SGAP, H_LAST, H_ASD, H_ESD, H_EGAP, H_LDELAY,
-    H_COUNT
+    H_OWN, H_OWNS, H_R2WO, H_R2WOS, H_COUNT
 };
 #define HBINS 181
 typedef struct hist {
@@ -73,7 +73,10 @@ static const char *const hist_names[H_COUNT] = {
     "warp.store_to_fence", "warp.fence_lease_slack", "warp.fence_ack_wait",
     "dir.stack_distance",  "l1.load_gap",           "l1.load_distance",
     "l1.store_gap",        "l1.last_use",           "dir.alloc_distance",
-    "dir.empty_distance",  "dir.empty_gap",         "l1.lease_delay"};
+    "dir.empty_distance",  "dir.empty_gap",         "l1.lease_delay",
+    "l2.read_to_write_own", "l2.read_to_write_own_shared",
+    "l2.read_to_write_other",
+    "l2.read_to_write_other_shared"};
 
 static void hist_add(hist *h, double x)
 {
@@ -153,6 +156,7 @@ typedef struct core {
 
 typedef struct l2way {
     uint64_t line, gt, value, stamp, sharers, read_t;
+    uint32_t read_core, read_warp; /* whose load read_t is (profile) */
     int32_t reader, owner; /* owner: the L1 holding it E or M (MESI), -1 */
     uint8_t valid, dirty, multi;
 } l2way;
@@ -219,6 +223,7 @@ struct cm_coh {
     /* the timing profile */
     hist h[H_COUNT];
     double sharers_hist[65], ack_sum, ack_n, fill_sum, fill_n;
+    double flight_sum, flight_n; /* requests' L1-to-bank flight */
     double n_fills, n_loads, n_l2_loads, n_l2_stores, n_l2_evict, n_fences,
         n_dir;
     cm_stackdist *sd;
@@ -1533,6 +1538,17 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
         c->n_l2_stores++;
         hist_add(&c->h[H_R2W], s2w);
         hist_add(&c->h[H_R2WS], priv ? INFINITY : s2w);
+        /* S split for carrying it across L (models/lifetime.c): stores
+         * after their own warp's load of the line, whose S holds that
+         * warp's round trip, and the others */
+        if (isfinite(s2w) && way->read_core == m->core &&
+            way->read_warp == m->warp) {
+            hist_add(&c->h[H_OWN], s2w);
+            if (!priv) hist_add(&c->h[H_OWNS], s2w);
+        } else {
+            hist_add(&c->h[H_R2WO], s2w);
+            hist_add(&c->h[H_R2WOS], priv ? INFINITY : s2w);
+        }
         way->value = m->value;
         way->dirty = 1;
         if (m->stalled) cm_stat_add(c->st_sstall, (double)(now - m->stall_t));
@@ -1776,8 +1792,11 @@ static int l2_request(bank *b, cmsg *m)
     int consumed = 0;
     l2_exec(b, r, st, ev, m->line, way, e, m, NULL, &consumed);
     if (m->cls == COHM_GETS && way && way->valid && way->line == m->line &&
-        !(r->actions & (A2_FETCH | A2_MERGE | A2_STALL)))
+        !(r->actions & (A2_FETCH | A2_MERGE | A2_STALL))) {
         way->read_t = now;
+        way->read_core = m->core;
+        way->read_warp = m->warp;
+    }
     if (!consumed) msg_free(c, m);
     return 1;
 }
@@ -1840,6 +1859,8 @@ static void bank_serve(cm_engine *eng, void *obj, uint64_t arg)
 static void bank_enqueue(bank *b, cmsg *m)
 {
     m->next = NULL;
+    b->c->flight_sum += (double)(cm_engine_now(&b->c->eng) - m->born);
+    b->c->flight_n++;
     if (b->qt) b->qt->next = m;
     else b->qh = m;
     b->qt = m;
@@ -2351,6 +2372,8 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
         {"rate.l2_banks", c->nbanks},
         {"rate.store_ack_latency", c->ack_n ? c->ack_sum / c->ack_n : 0},
         {"rate.fill_latency", c->fill_n ? c->fill_sum / c->fill_n : 0},
+        {"rate.request_flight",
+         c->flight_n ? c->flight_sum / c->flight_n : 0},
         {"rate.dir_footprint", c->sd ? (double)cm_stackdist_lines(c->sd) : 0},
         {"rate.l1_lines", (double)c->l1_sets * c->l1_ways},
         {"rate.l2_reply_busy", c->reply_busy / (c->nbanks * t)},

@@ -512,6 +512,56 @@ START_TEST(test_outcomes_from_own_profile)
 }
 END_TEST
 
+/* The profile's split of S by the storing warp (models/lifetime.c,
+ * "Carrying S"): every store with a finite S is in exactly one class,
+ * the _shared pair drops only private writes, and a store after its own
+ * warp's load reaches the bank no sooner than that load's reply and its
+ * own flight (the round trip the model keeps unscaled). */
+START_TEST(test_store_split_by_warp)
+{
+    static const char *const proto[] = {"tcsuo", "tcs"};
+    for (int i = 0; i < 2; i++) {
+        cm_params p;
+        small_machine(&p);
+        p.tc_lifetime_strong = 2000;
+        run r;
+        run_on(cm_coh_protocol_find(proto[i]), &p, 5, &r);
+        const cm_dist *s, *own, *other, *own_sh, *other_sh, *delay;
+        double flight;
+        cm_err err = {0};
+        ck_assert(!cm_profile_dist(r.prof, "l2.read_to_write", &s, &err));
+        ck_assert(!cm_profile_dist(r.prof, "l2.read_to_write_own", &own,
+                                   &err));
+        ck_assert(!cm_profile_dist(r.prof, "l2.read_to_write_other", &other,
+                                   &err));
+        ck_assert(!cm_profile_dist(r.prof, "l2.read_to_write_other_shared",
+                                   &other_sh, &err));
+        ck_assert(!cm_profile_dist(r.prof, "l1.lease_delay", &delay, &err));
+        ck_assert(!cm_profile_rate(r.prof, "rate.request_flight", &flight,
+                                   &err));
+        double n_own = cm_dist_total(own), n_own_sh = 0;
+        if (!cm_profile_dist(r.prof, "l2.read_to_write_own_shared", &own_sh,
+                             &err))
+            n_own_sh = cm_dist_total(own_sh);
+        ck_assert_msg(n_own > 0, "%s: no store after its warp's own load",
+                      proto[i]);
+        ck_assert_double_eq_tol(n_own + cm_dist_total(other), cm_dist_total(s),
+                                1e-9);
+        ck_assert(cm_dist_mass_inf(own) == 0);
+        ck_assert_double_eq_tol(cm_dist_total(other_sh), cm_dist_total(other),
+                                1e-9);
+        ck_assert_msg(n_own_sh < n_own, "%s: no private own store",
+                      proto[i]);
+        double floor = cm_dist_mean_finite(delay) + flight;
+        ck_assert_msg(flight > 0 && cm_dist_cdf(own, 0.5 * floor) < 0.05,
+                      "%s: %g of the own stores within half a round trip "
+                      "(%g cycles)", proto[i],
+                      cm_dist_cdf(own, 0.5 * floor), floor);
+        run_free(&r);
+    }
+}
+END_TEST
+
 Suite *suite_coh_sim(void)
 {
     Suite *s = suite_create("coh_sim");
@@ -525,6 +575,7 @@ Suite *suite_coh_sim(void)
     tcase_add_test(tc, test_predictor_events_only_real_expiries);
     tcase_add_test(tc, test_fence_lease_slack_follows_gwct);
     tcase_add_test(tc, test_outcomes_from_own_profile);
+    tcase_add_test(tc, test_store_split_by_warp);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -411,6 +411,118 @@ START_TEST(speed_carries_profile_across_lifetimes)
 }
 END_TEST
 
+/* An exponential histogram whose weights sum to `share`. */
+static void exponential_share(cm_dist *d, double mean, double u, double share)
+{
+    cm_dist tmp;
+    cm_err err = {0};
+    dg_exponential(&tmp, mean, u, 20);
+    cm_dist_init(d);
+    for (size_t j = 0; j < tmp.n; j++)
+        ck_assert_int_eq(cm_dist_add_bin(d, tmp.lo[j], tmp.hi[j],
+                                         share * tmp.w[j], &err), CM_OK);
+    ck_assert_int_eq(cm_dist_add_bin(d, INFINITY, INFINITY,
+                                     share * tmp.w_inf, &err), CM_OK);
+    cm_dist_free(&tmp);
+}
+
+/* E[(L - min(S, c) - (S - c)+ / k)+] by midpoint quadrature within each
+ * bin (not the model's closed form), per store of d. */
+static double own_stall_ref(const cm_dist *d, double c, double L, double k)
+{
+    double sum = 0;
+    for (size_t j = 0; j < d->n; j++) {
+        enum { N = 64 };
+        double in = 0;
+        for (int i = 0; i < N; i++) {
+            double s = d->lo[j] + (i + 0.5) / N * (d->hi[j] - d->lo[j]);
+            in += fmax(0, L - fmin(s, c) - fmax(0, s - c) / k);
+        }
+        sum += d->w[j] * in / N;
+    }
+    return sum / cm_dist_total(d);
+}
+
+typedef struct split_ref {
+    const cm_lifetime_input *in;
+    const cm_dist *own, *other;
+    double c;
+} split_ref;
+
+static double split_stall(const split_ref *x, double L, double k)
+{
+    double n = cm_dist_total(x->in->read_to_write);
+    return (cm_dist_total(x->own) * own_stall_ref(x->own, x->c, L, k) +
+            cm_dist_total(x->other) *
+                cm_dist_mean_excess_below(x->other, k * L) / k) /
+           n;
+}
+
+static double split_speed(const split_ref *x, double L)
+{
+    const cm_lifetime_input *in = x->in;
+    double lo = 0, hi = 1 / in->reply_busy;
+    for (int i = 0; i < 100; i++) {
+        double k = 0.5 * (lo + hi);
+        double busy = k * (in->l2_loads + in->l2_stores) / in->banks *
+                          in->l2_service +
+                      in->l2_stores / in->banks * k * split_stall(x, L, k);
+        if (busy > 1) hi = k;
+        else lo = k;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Carrying S with the own warp's round trip as a latency: a store after
+ * its own warp's load of the line cannot reach the bank sooner than that
+ * load's reply and its own flight (c cycles) at any speed, so only S - c
+ * shrinks with the machine's speed; the other stores' S shrinks whole.
+ * Bug: every S was divided by the speed, so on a machine k times as fast
+ * own stores stalled from S < kL (stn, TCSUO, from L = 16000 to 400: 10.1
+ * cycles per store against 1.34 simulated).  The speed and the stall must
+ * follow a reference built by bisection and quadrature. */
+START_TEST(own_round_trip_does_not_scale)
+{
+    dists x;
+    cm_lifetime_input in = exponential_input(&x, 20);
+    in.profile_lifetime = 8000;
+    in.reply_busy = 0.5;
+    in.mshr_inflight = 0;
+    in.l2_mshrs = 1e9;
+    in.read_to_write_shared = NULL;
+    cm_dist own, other;
+    exponential_share(&own, 1500, 0, 0.6);
+    exponential_share(&other, 2000, 0.4, 0.4);
+    in.own_read_to_write = &own;
+    in.other_read_to_write = &other;
+    in.own_trip_floor = 600;
+    split_ref ref = {&in, &own, &other, in.own_trip_floor};
+    double k0 = split_speed(&ref, in.profile_lifetime);
+    ck_assert_msg(k0 < 1.999, "the bank must bind at L0");
+    for (double L = 400; L <= 8000; L *= 2) {
+        cm_lifetime_result r = eval(&in, L);
+        double k = split_speed(&ref, L) / k0;
+        ck_assert_msg(fabs(r.speed_strong - k) <= 1e-4 * k,
+                      "L=%g: speed %.8g, reference %.8g", L, r.speed_strong, k);
+        double want = split_stall(&ref, L, k);
+        ck_assert_msg(fabs(r.store_stall - want) <= 1e-3 * want,
+                      "L=%g: stall %.8g, reference %.8g", L, r.store_stall,
+                      want);
+        if (L == 400) { /* below the round trip only the other stores */
+            double other_only = 0.4 *
+                cm_dist_mean_excess_below(&other, r.speed_strong * L) /
+                r.speed_strong;
+            ck_assert(r.speed_strong > 1.2);
+            ck_assert(r.store_stall < other_only + 0.6 * L *
+                                                       cm_dist_cdf(&own, L));
+        }
+    }
+    cm_dist_free(&own);
+    cm_dist_free(&other);
+    dists_free(&x);
+}
+END_TEST
+
 static cm_lifetime_chain chain_of(const cm_lifetime_input *in)
 {
     cm_lifetime_chain ch;
@@ -612,6 +724,7 @@ Suite *suite_lifetime(void)
     tcase_add_test(tc, stationary_mean_near_root);
     tcase_add_test(tc, fence_wait_acks_and_gwct);
     tcase_add_test(tc, speed_carries_profile_across_lifetimes);
+    tcase_add_test(tc, own_round_trip_does_not_scale);
     tcase_add_test(tc, l1_expired_from_last_use);
     tcase_add_test(tc, run_mean_approach);
     suite_add_tcase(s, tc);
