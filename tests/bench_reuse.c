@@ -21,8 +21,8 @@
 #define BENCH_LINES 100000
 
 /* Refs/s of one pass of the engine over the stream, or 0 on failure. */
-static double bench_engine(const cm_sample_spec *spec, const uint64_t *a,
-                           size_t n)
+static double bench_engine_pass(const cm_sample_spec *spec, const uint64_t *a,
+                                size_t n)
 {
     cm_reuse_engine *e;
     cm_reuse_hist h;
@@ -44,6 +44,25 @@ static double bench_engine(const cm_sample_spec *spec, const uint64_t *a,
     }
     cm_reuse_hist_free(&h);
     return (double)n / t;
+}
+
+/* The best of BENCH_PASSES passes.  A sampled pass lasts a fraction of a
+ * second, and the one right after the exact engine has freed its ~GB of
+ * tables ran at 53-70 Mrefs/s where the next ones ran at 134-170 (the VM's
+ * kernel returning the pages), so a single pass measured the machine.
+ * Whole processes also differ: on this VM the exact engine ran at 5.2-5.5
+ * in some and 7.5-8.2 Mrefs/s in others, the same code and stream. */
+#define BENCH_PASSES 3
+static double bench_engine(const cm_sample_spec *spec, const uint64_t *a,
+                           size_t n)
+{
+    double best = 0;
+    for (int i = 0; i < BENCH_PASSES; i++) {
+        double r = bench_engine_pass(spec, a, n);
+        if (r == 0) return 0;
+        if (r > best) best = r;
+    }
+    return best;
 }
 
 /* Refs/s of one collector fed the stream. */
