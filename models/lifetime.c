@@ -216,9 +216,35 @@
  * reply port, which stay near saturation at every short L), not the
  * throughput, and the time from that store to the fence (T - A: bh 1355
  * -> 949, cl 1816 -> 1227, stn 598 -> 379 cycles) shrinks too, so
- * neither part is a fixed latency to hold unscaled.  Not fixed: it needs
- * the ack latency's own ratio across L, which one profile does not give
- * (held-out fence wait MARE stays 16.9%).
+ * neither part is a fixed latency to hold unscaled.
+ * The ack latency's ratio from a queueing argument does not fix it
+ * (tried, dropped; tcw-fixed profiles at every L, 400k cycles).  The
+ * bank's in-order server is not where the ack waits (busy 0.23 on bh at
+ * 16000, 0.37 at its k = 1.59: an M/D/1 wait under a cycle of a
+ * 2100-3800-cycle ack latency); the reply port is, and the speed model
+ * puts it at k rho0 = 0.993, 0.996, 0.981 (bh, cl, stn) at every short
+ * L, so an open M/G/1 wait calibrated at L0 grows 86x, 244x, 39x
+ * (held-out MARE 9800%).  The machine is closed: the latency is its
+ * population over its throughput (Little: L2 requests per cycle x fill
+ * latency, bh 3147 -> 3100, cl 3351 -> 3309 from 16000 to 400; stn 1677
+ * -> 1891), which is the 1/k already applied.  Holding a fixed part c
+ * of the profile's rate.store_ack_latency T0 unscaled and carrying the
+ * queueing rest by 1/k (T = c + (T0 - c) / k, exact at L0; A carried by
+ * T0 / T, Z still by k) makes every ratio smaller than k, the wrong way
+ * for bh: c = l2.latency (340, the unloaded round trip) held-out fence
+ * wait MARE 16.9 -> 20.1% (bh +32/+41/+51/+12%, cl -7/-13/-12/+1%, stn
+ * +6/+11/+17/+39% at 400/1000/2500/6400); c = 168 (rate.request_flight)
+ * 18.0%, 376 (the own round trip) 20.8%, 676 24.8%.  Oracles (a replica
+ * of this model, within 0.2 points of it, fed the simulator's own figures
+ * at each held-out L) say why: A carried by the simulated
+ * rate.store_ack_latency ratio (bh 1.56x, cl 1.75x, stn 1.31x) 21.0%; A
+ * and Z by the simulated speed (L2 requests per cycle, 1.53-1.75x) 18.2%;
+ * A by its own mean's ratio (E[A] bh 1.92x, cl 1.59x, stn 1.58x, of which
+ * P(A > 0) falls 1.17x, 1.04x, 1.09x) 8.3%.  So A's ratio is neither the
+ * ack latency's nor the speed's: the fences that wait are the tail where a
+ * store's ack outlasts the warp's own progress to the fence, and one
+ * profile does not say how that tail moves (held-out fence wait MARE
+ * stays 16.9%).
  * Z is taken from exactly the replies that carry a GWCT (stores' and
  * atomics' replies; a private write, TCS optimisation 1 also in TC-Weak,
  * returns none), so at its own profile's L the fence wait follows the
