@@ -101,6 +101,9 @@ typedef struct cmsg {
                         every message starts */
     uint64_t lease_len; /* a reply that granted a lease (TC): the lifetime
                            the bank granted, ts - lease_len when; 0: none */
+    uint64_t stall_read_t; /* a store held by a GT: the line's latest load
+                              when it first stalled (profile) */
+    uint32_t stall_read_core, stall_read_warp;
     uint32_t src, dst, core, warp, seq;
     uint16_t bytes;
     uint8_t cls, op, flags, stalled;
@@ -1529,20 +1532,27 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
          * optimisation's view, a write by the line's only lease holder is
          * never held (S = inf) */
         uint64_t arrival = m->stalled ? m->stall_t : now;
-        double s2w = way->read_t == NONE64 ? INFINITY
-                     : way->read_t > arrival /* TCSOO served a later load */
+        /* a store held by a GT is timed from the load that held it: the
+         * line may have left the L2 and come back while it waited (TCSOO
+         * serves around it; 25% of stn's stalled stores at L = 16000 found
+         * a fresh line, S = inf, whose stall then went uncounted) */
+        int held = m->stalled && m->stall_read_t != NONE64;
+        uint64_t read_t = held ? m->stall_read_t : way->read_t;
+        uint32_t read_core = held ? m->stall_read_core : way->read_core;
+        uint32_t read_warp = held ? m->stall_read_warp : way->read_warp;
+        double s2w = read_t == NONE64 ? INFINITY
+                     : read_t > arrival /* TCSOO served a later load */
                          ? 0
-                         : (double)(arrival - way->read_t);
-        int priv = !way->multi && way->reader == (int32_t)m->core &&
-                   m->ts == way->gt;
+                         : (double)(arrival - read_t);
+        int priv = !held && !way->multi &&
+                   way->reader == (int32_t)m->core && m->ts == way->gt;
         c->n_l2_stores++;
         hist_add(&c->h[H_R2W], s2w);
         hist_add(&c->h[H_R2WS], priv ? INFINITY : s2w);
         /* S split for carrying it across L (models/lifetime.c): stores
          * after their own warp's load of the line, whose S holds that
          * warp's round trip, and the others */
-        if (isfinite(s2w) && way->read_core == m->core &&
-            way->read_warp == m->warp) {
+        if (isfinite(s2w) && read_core == m->core && read_warp == m->warp) {
             hist_add(&c->h[H_OWN], s2w);
             if (!priv) hist_add(&c->h[H_OWNS], s2w);
         } else {
@@ -1770,6 +1780,9 @@ static int l2_request(bank *b, cmsg *m)
         if (!m->stalled && st == L2_V && (r->actions & A2_STALL)) {
             m->stalled = 1;
             m->stall_t = now;
+            m->stall_read_t = way ? way->read_t : NONE64;
+            m->stall_read_core = way ? way->read_core : 0;
+            m->stall_read_warp = way ? way->read_warp : 0;
         }
         /* a store waits for the GT to pass: one wake-up per bank at the
          * earliest such time (a stall repeats every serve attempt) */
