@@ -213,6 +213,7 @@ struct cm_coh {
     uint32_t flit, header;
     uint64_t *out_free, *in_free, *last_arr;
     double reply_busy; /* cycles the banks' reply ports spent sending */
+    double hol_sum, sstall_sum; /* bank-cycles blocked, store stall cycles */
     /* messages */
     cmsg *free_msgs;
     void **blocks;
@@ -1561,7 +1562,10 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
         }
         way->value = m->value;
         way->dirty = 1;
-        if (m->stalled) cm_stat_add(c->st_sstall, (double)(now - m->stall_t));
+        if (m->stalled) {
+            cm_stat_add(c->st_sstall, (double)(now - m->stall_t));
+            c->sstall_sum += (double)(now - m->stall_t);
+        }
     }
     if ((a & A2_TAKE) && resp) {
         if (way) {
@@ -1849,6 +1853,7 @@ static void bank_serve(cm_engine *eng, void *obj, uint64_t arg)
         if (l2_request(b, m)) {
             if (b->hol) {
                 cm_stat_add(c->st_hol, (double)(now - b->hol_since));
+                c->hol_sum += (double)(now - b->hol_since);
                 b->hol = 0;
             }
             b->next_slot = now + c->l2_cycle;
@@ -2392,6 +2397,11 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
         {"rate.l2_reply_busy", c->reply_busy / (c->nbanks * t)},
         {"rate.l2_mshr_occupancy", mshr_occupancy / c->nbanks},
         {"rate.lifetime", fixed_lifetime},
+        /* bank-cycles with nothing the bank may serve per store stall
+         * cycle: 1 at an in-order bank, whose stalled store blocks it;
+         * less when it serves around the stalled stores (TCSOO) */
+        {"rate.l2_hol_per_stall",
+         c->sstall_sum > 0 ? c->hol_sum / c->sstall_sum : 0},
     };
     for (size_t i = 0; !st && i < sizeof rates / sizeof *rates; i++)
         st = cm_profile_set_rate(p, rates[i].name, rates[i].v, err);

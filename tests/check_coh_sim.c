@@ -600,6 +600,29 @@ START_TEST(test_stalled_store_keeps_its_load)
 }
 END_TEST
 
+/* rate.l2_hol_per_stall (models/lifetime.c, "Out-of-order service"): an
+ * in-order bank is blocked for every cycle a store stalls at its head,
+ * an out-of-order one (TCSOO) serves the requests around it. */
+START_TEST(test_hol_per_stall)
+{
+    static const char *const proto[] = {"tcsuo", "tcsoo"};
+    double got[2];
+    for (int i = 0; i < 2; i++) {
+        cm_params p;
+        small_machine(&p);
+        p.tc_lifetime_strong = 4000;
+        run r;
+        run_on(cm_coh_protocol_find(proto[i]), &p, 3, &r);
+        cm_err err = {0};
+        ck_assert(!cm_profile_rate(r.prof, "rate.l2_hol_per_stall", &got[i],
+                                   &err));
+        run_free(&r);
+    }
+    ck_assert_msg(got[0] >= 0.999, "in-order: %g", got[0]);
+    ck_assert_msg(got[1] > 0 && got[1] < 0.9, "out-of-order: %g", got[1]);
+}
+END_TEST
+
 Suite *suite_coh_sim(void)
 {
     Suite *s = suite_create("coh_sim");
@@ -615,6 +638,7 @@ Suite *suite_coh_sim(void)
     tcase_add_test(tc, test_outcomes_from_own_profile);
     tcase_add_test(tc, test_store_split_by_warp);
     tcase_add_test(tc, test_stalled_store_keeps_its_load);
+    tcase_add_test(tc, test_hol_per_stall);
     suite_add_tcase(s, tc);
     return s;
 }
