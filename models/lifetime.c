@@ -202,10 +202,22 @@
  * 16000, and their S (median 230/1014/628 cycles at 400, 408/15805/13653
  * at 16000) is the service of the requests between the two, which at a
  * long L includes the stalls of the stores among them.  That is queue
- * order, not time; no clock tried carries it.  Not done (measured only):
- * counting the requests between for these stores and carrying their S as
- * that count times the bank's mean time per request at L (s0 plus the
- * stores' share of the stall, a fixed point with the stall itself).
+ * order, not time; no clock tried carries it.  Tried and dropped:
+ * counting it.  The profile recorded per behind store N, the requests the
+ * bank served between the load and the store (and the later other
+ * stores' S apart), and the model carried its S as (N + 1) tau, tau the
+ * bank's time per request at L: its reply port's (rate.l2_reply_busy x
+ * banks / requests, 5.3-6.1 cycles at every L) plus the stores' share of
+ * the mean stall, a fixed point with the stall (Brent).  N's median holds
+ * across L on bh and stn (152 and 45 requests at 400 and at 16000) and
+ * tau fits at 400 (S / N 5.3-6.6 cycles), but the rest moves: cl's N is
+ * 1.6x longer at 16000 (mean 315 against 195: a long stall fills the
+ * queue), the behind share moves (bh 3.9% of the stores at 16000, 5.4% at
+ * 400), stn has 18 such stores at 16000, and even from the own profile at
+ * 400 the fixed (N + 1) tau puts the behind stall 10% low (the jitter of
+ * the requests' times).  Held-out stall MARE, tcsuo 22.0 -> 24.4% (stn at
+ * 400 +85 -> +24%, but bh +24 -> -27%, cl -8 -> -53%), tcs 11.2 -> 25.4%
+ * (p_expired 14.3 -> 14.8%).
  *
  * Parked timestamps (TC-Strong eviction optimisation 2).  An L2 line
  * evicted A cycles after its latest load has an unexpired GT iff A < L:
