@@ -66,6 +66,37 @@
  * of every request, solvers/queue.h; INFINITY once lambda E[T] >= 1.
  * Optimisation 1 (private writes complete at once) is not modelled: the
  * stall is an upper bound for TCS, exact for TCSUO.
+ * Out-of-order service (TCSOO).  The bank serves around a stalled store
+ * (it scans l2.queue requests for one it may serve; later requests to the
+ * stalled line wait behind it), so a stall cycle need not block it.  The
+ * profile's rate.l2_hol_per_stall is the bank-cycles with nothing
+ * servable per store-stall cycle: 1.02-1.08 at an in-order bank (tcsuo,
+ * tcs; stn tcs 1.51: the excess is MSHR-full blocking, which M(k) below
+ * carries, so it is taken as 1) and 0.13/0.13/0.32 on TCSOO (bh/cl/stn, L
+ * = 16000); the bank bound B(k) below weights the stalls by it.  With
+ * every stall cycle holding the bank, TCSOO's own profile at L = 16000 was
+ * 4x over-full (bh: stores per bank x stall = 4.0), its bound k0 fell to
+ * a quarter, and the speeds from 16000 to 400 came out 10.6/6.0/2.4
+ * against 3.3/2.2/1.5 simulated (L1 loads per cycle), hence too few
+ * expiries; now 3.3/2.1/1.7.  Fixed with it in the profile (sim/coh.c):
+ * a stalled store's S is timed from the load that held it, not from the
+ * line found at its service.  While it waits TCSOO serves the others, its
+ * line can be evicted (a parked timestamp) and refilled, and 25% of stn's
+ * stalled stores at L = 16000 met a fresh line with no load (S = inf), so
+ * the profile's E[(L - S')+] was 20-31% below the simulated stall at its
+ * own L (cl, stn); now within 3%.  Held-out MARE (400k cycles, from L =
+ * 16000), before -> profile fix alone -> both: tcsoo p_expired 26.3 ->
+ * 28.6 -> 12.0%, stall 23.5 -> 36.3 -> 19.4%; tcsuo stall 22.0 -> 21.8%,
+ * p_expired 9.0 -> 9.6%; tcs stall 11.2 -> 11.4%, p_expired 14.29 ->
+ * 14.30%; tcw-fixed unchanged.  What is left of TCSOO's stall (low at
+ * short L: bh -43% at 400, stn -45/-22% at 400/1000, cl -19 to -24%) is
+ * the wait after the lease has passed: the store is served only when the
+ * scan finds nothing servable before it, and replays and older requests
+ * go first.  Measured per stalled store (GT + 1 to its service): 313/101/
+ * 241 cycles at L = 400 against 62/35/60 at 16000 (bh/cl/stn), so even
+ * from its own profile at 400 E[(L - S')+] is 4.5/1.9/0.6 cycles per
+ * store against 10.5/2.6/1.4 simulated.  Not modelled: it needs that wait
+ * carried across L (it grows as the bank gets busier).
  *
  * Carrying a profile across L (the machine's speed).  The stalls and the
  * parked timestamps slow the whole machine, which stretches every time of
@@ -171,10 +202,22 @@
  * 16000, and their S (median 230/1014/628 cycles at 400, 408/15805/13653
  * at 16000) is the service of the requests between the two, which at a
  * long L includes the stalls of the stores among them.  That is queue
- * order, not time; no clock tried carries it.  Not done (measured only):
- * counting the requests between for these stores and carrying their S as
- * that count times the bank's mean time per request at L (s0 plus the
- * stores' share of the stall, a fixed point with the stall itself).
+ * order, not time; no clock tried carries it.  Tried and dropped:
+ * counting it.  The profile recorded per behind store N, the requests the
+ * bank served between the load and the store (and the later other
+ * stores' S apart), and the model carried its S as (N + 1) tau, tau the
+ * bank's time per request at L: its reply port's (rate.l2_reply_busy x
+ * banks / requests, 5.3-6.1 cycles at every L) plus the stores' share of
+ * the mean stall, a fixed point with the stall (Brent).  N's median holds
+ * across L on bh and stn (152 and 45 requests at 400 and at 16000) and
+ * tau fits at 400 (S / N 5.3-6.6 cycles), but the rest moves: cl's N is
+ * 1.6x longer at 16000 (mean 315 against 195: a long stall fills the
+ * queue), the behind share moves (bh 3.9% of the stores at 16000, 5.4% at
+ * 400), stn has 18 such stores at 16000, and even from the own profile at
+ * 400 the fixed (N + 1) tau puts the behind stall 10% low (the jitter of
+ * the requests' times).  Held-out stall MARE, tcsuo 22.0 -> 24.4% (stn at
+ * 400 +85 -> +24%, but bh +24 -> -27%, cl -8 -> -53%), tcs 11.2 -> 25.4%
+ * (p_expired 14.3 -> 14.8%).
  *
  * Parked timestamps (TC-Strong eviction optimisation 2).  An L2 line
  * evicted A cycles after its latest load has an unexpired GT iff A < L:
@@ -381,6 +424,14 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
                           "rate.l2_banks must be >= 1, got %g", in->banks);
     in->l2_service = p->gpu_core_clock / p->l2_clock;
     in->l2_mshrs = p->l2_mshrs;
+    /* 1 at an in-order bank (its excess over 1 is MSHR-full blocking,
+     * which M(k) carries), less at an out-of-order one; 1 if unknown */
+    double block = 0;
+    cm_err no_block = {0};
+    in->stall_block = 1;
+    if (!cm_profile_rate(prof, "rate.l2_hol_per_stall", &block, &no_block) &&
+        block > 0 && block < 1)
+        in->stall_block = block;
     double occupancy = 0;
     cm_err ignored = {0};
     /* all three or none: the speed model needs each */
@@ -645,7 +696,8 @@ static double speed_excess(double k, void *arg)
         return in->l2_evictions / in->banks *
                    cm_dist_mean_excess_below(in->evict_age, k * c->L) +
                k * in->mshr_inflight - in->l2_mshrs;
-    double stalls = c->stall ? in->l2_stores / in->banks * k *
+    double block = in->stall_block > 0 ? in->stall_block : 1;
+    double stalls = c->stall ? block * in->l2_stores / in->banks * k *
                                    stall_per_store(c->stall, c->L, k)
                              : 0;
     return k * (in->l2_loads + in->l2_stores) / in->banks * in->l2_service +

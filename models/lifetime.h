@@ -51,6 +51,9 @@ typedef struct cm_lifetime_input {
     double reply_busy;       /* busy fraction of a bank's reply port */
     double mshr_inflight;    /* L2 MSHRs per bank not parked, at L0 */
     double l2_mshrs;         /* L2 MSHRs per bank (l2.mshrs) */
+    double stall_block;      /* bank-cycles a stall cycle blocks, <= 1
+                                (0: unknown, taken as 1; lifetime.c,
+                                "Out-of-order service") */
     /* predictor (tc.*) */
     double t_hit, t_evict, t_write;
     int write_update;  /* the t_write decrement applies */

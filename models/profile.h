@@ -98,8 +98,10 @@
  * joining the bank's queue),
  * rate.l2_reply_busy (fraction of cycles a bank's reply port is sending,
  * mean over banks), rate.l2_mshr_occupancy (time-average L2 MSHRs in use
- * per bank) and rate.lifetime (the lifetime a Temporal Coherence run held
- * fixed; 0 for other protocols and the adaptive predictor). */
+ * per bank), rate.lifetime (the lifetime a Temporal Coherence run held
+ * fixed; 0 for other protocols and the adaptive predictor) and
+ * rate.l2_hol_per_stall (bank-cycles with nothing the bank may serve per
+ * cycle a store stalls on a lease; 0 without stalls). */
 #ifndef CM_PROFILE_H
 #define CM_PROFILE_H
 

@@ -101,6 +101,9 @@ typedef struct cmsg {
                         every message starts */
     uint64_t lease_len; /* a reply that granted a lease (TC): the lifetime
                            the bank granted, ts - lease_len when; 0: none */
+    uint64_t stall_read_t; /* a store held by a GT: the line's latest load
+                              when it first stalled (profile) */
+    uint32_t stall_read_core, stall_read_warp;
     uint32_t src, dst, core, warp, seq;
     uint16_t bytes;
     uint8_t cls, op, flags, stalled;
@@ -210,6 +213,7 @@ struct cm_coh {
     uint32_t flit, header;
     uint64_t *out_free, *in_free, *last_arr;
     double reply_busy; /* cycles the banks' reply ports spent sending */
+    double hol_sum, sstall_sum; /* bank-cycles blocked, store stall cycles */
     /* messages */
     cmsg *free_msgs;
     void **blocks;
@@ -1529,20 +1533,27 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
          * optimisation's view, a write by the line's only lease holder is
          * never held (S = inf) */
         uint64_t arrival = m->stalled ? m->stall_t : now;
-        double s2w = way->read_t == NONE64 ? INFINITY
-                     : way->read_t > arrival /* TCSOO served a later load */
+        /* a store held by a GT is timed from the load that held it: the
+         * line may have left the L2 and come back while it waited (TCSOO
+         * serves around it; 25% of stn's stalled stores at L = 16000 found
+         * a fresh line, S = inf, whose stall then went uncounted) */
+        int held = m->stalled && m->stall_read_t != NONE64;
+        uint64_t read_t = held ? m->stall_read_t : way->read_t;
+        uint32_t read_core = held ? m->stall_read_core : way->read_core;
+        uint32_t read_warp = held ? m->stall_read_warp : way->read_warp;
+        double s2w = read_t == NONE64 ? INFINITY
+                     : read_t > arrival /* TCSOO served a later load */
                          ? 0
-                         : (double)(arrival - way->read_t);
-        int priv = !way->multi && way->reader == (int32_t)m->core &&
-                   m->ts == way->gt;
+                         : (double)(arrival - read_t);
+        int priv = !held && !way->multi &&
+                   way->reader == (int32_t)m->core && m->ts == way->gt;
         c->n_l2_stores++;
         hist_add(&c->h[H_R2W], s2w);
         hist_add(&c->h[H_R2WS], priv ? INFINITY : s2w);
         /* S split for carrying it across L (models/lifetime.c): stores
          * after their own warp's load of the line, whose S holds that
          * warp's round trip, and the others */
-        if (isfinite(s2w) && way->read_core == m->core &&
-            way->read_warp == m->warp) {
+        if (isfinite(s2w) && read_core == m->core && read_warp == m->warp) {
             hist_add(&c->h[H_OWN], s2w);
             if (!priv) hist_add(&c->h[H_OWNS], s2w);
         } else {
@@ -1551,7 +1562,10 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
         }
         way->value = m->value;
         way->dirty = 1;
-        if (m->stalled) cm_stat_add(c->st_sstall, (double)(now - m->stall_t));
+        if (m->stalled) {
+            cm_stat_add(c->st_sstall, (double)(now - m->stall_t));
+            c->sstall_sum += (double)(now - m->stall_t);
+        }
     }
     if ((a & A2_TAKE) && resp) {
         if (way) {
@@ -1770,6 +1784,9 @@ static int l2_request(bank *b, cmsg *m)
         if (!m->stalled && st == L2_V && (r->actions & A2_STALL)) {
             m->stalled = 1;
             m->stall_t = now;
+            m->stall_read_t = way ? way->read_t : NONE64;
+            m->stall_read_core = way ? way->read_core : 0;
+            m->stall_read_warp = way ? way->read_warp : 0;
         }
         /* a store waits for the GT to pass: one wake-up per bank at the
          * earliest such time (a stall repeats every serve attempt) */
@@ -1836,6 +1853,7 @@ static void bank_serve(cm_engine *eng, void *obj, uint64_t arg)
         if (l2_request(b, m)) {
             if (b->hol) {
                 cm_stat_add(c->st_hol, (double)(now - b->hol_since));
+                c->hol_sum += (double)(now - b->hol_since);
                 b->hol = 0;
             }
             b->next_slot = now + c->l2_cycle;
@@ -2379,6 +2397,11 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
         {"rate.l2_reply_busy", c->reply_busy / (c->nbanks * t)},
         {"rate.l2_mshr_occupancy", mshr_occupancy / c->nbanks},
         {"rate.lifetime", fixed_lifetime},
+        /* bank-cycles with nothing the bank may serve per store stall
+         * cycle: 1 at an in-order bank, whose stalled store blocks it;
+         * less when it serves around the stalled stores (TCSOO) */
+        {"rate.l2_hol_per_stall",
+         c->sstall_sum > 0 ? c->hol_sum / c->sstall_sum : 0},
     };
     for (size_t i = 0; !st && i < sizeof rates / sizeof *rates; i++)
         st = cm_profile_set_rate(p, rates[i].name, rates[i].v, err);
