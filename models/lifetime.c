@@ -95,8 +95,41 @@
  * go first.  Measured per stalled store (GT + 1 to its service): 313/101/
  * 241 cycles at L = 400 against 62/35/60 at 16000 (bh/cl/stn), so even
  * from its own profile at 400 E[(L - S')+] is 4.5/1.9/0.6 cycles per
- * store against 10.5/2.6/1.4 simulated.  Not modelled: it needs that wait
- * carried across L (it grows as the bank gets busier).
+ * store against 10.5/2.6/1.4 simulated.
+ * The wait after the lease.  The profile records, per store a lease held,
+ * its stall less its lease part (L - S')+ (rate.l2_post_wait, W0 per held
+ * store: 75/128/188 cycles on bh/cl/stn at L = 16000, larger than the
+ * GT + 1 figures above as it counts every cycle beyond (L - S')+, any
+ * renewal of the lease while the store waits too), and the held share of stores (rate.l2_stall_share, 0.095/
+ * 0.045/0.095).  The stall per store is then
+ *     E[(L - S_k')+] + share P(S_k' < L) / P(S' < L0) W0,
+ * P(S_k' < L) carried as the stall itself ("Carrying S": F(kL) for the
+ * other stores, F(kL - (k - 1) c) for the own ones), exact at L0.  Only
+ * where the bank serves around a stall (rate.l2_hol_per_stall < 1): at an
+ * in-order bank the held store is the head and is served as its lease
+ * passes (W0 3.9-5.8 cycles on tcs/tcsuo bh, 2.1-44 cl, 5.5-9.4 stn, from
+ * MSHR-full blocking, which M(k) carries).  W0 is held at every L: the
+ * measured wait per held store does not follow one queue (TCSOO, L =
+ * 16000 -> 400: bh 75 -> 314 cycles, 4.2x, while its reply port goes
+ * 0.28 -> 0.99 busy; cl 128 -> 102, 0.79x, for 0.41 -> 0.96; stn 188 ->
+ * 242, 1.29x, for 0.52 -> 0.97).  Held-out MARE (400k cycles, from L =
+ * 16000), stall tcsoo 19.4 -> 12.4% (bh -43/+4/-13/-10% -> -27/+15/
+ * -10/-8% at 400/1000/2500/6400; cl -24/-20/-19/-12% -> +10/-4/-12/
+ * -10%; stn -45/-22/+19/+3% -> +1/+3/+38/+10%), p_expired 12.0% (the
+ * speed is not changed); tcs, tcsuo and tcw-fixed unchanged (stall 11.4,
+ * 21.7, 16.9%; p_expired 14.3, 9.6, 7.5%).  Tried and dropped, W0 carried
+ * by a queueing form with the speed model's k x the profile's rates
+ * (s the requests' service k lambda s0, B(k) the bank's load with its
+ * stalls as in the speed bound): the low-priority M/G/1 wait W0 k
+ * (1 - s_high0)(1 - s_all0) / ((1 - s_high)(1 - s_all)) with s_all = B(k)
+ * 17.3% (B falls at short L as the lease stalls vanish, so the wait
+ * shrinks: bh -41% at 400), without the k (the residual work's rate)
+ * 18.4%; W0 k alone 21.9% (cl +53% at 400); W0 ((1 - s0) / (1 - k s0))^2,
+ * the requests only, 17.4% (cl +37%, stn +46% at 2500); W0 (1 - rho0) /
+ * (1 - k rho0), the reply port, which binds at short L, 89.4% (+100-240%
+ * at 400-1000).  Nor does the wait enter the speed bound B(k): the bank
+ * serves others while the store waits (adding it weighted by
+ * rate.l2_hol_per_stall: stall 12.4 -> 12.8%, p_expired 12.0 -> 12.2%).
  *
  * Carrying a profile across L (the machine's speed).  The stalls and the
  * parked timestamps slow the whole machine, which stretches every time of
@@ -432,6 +465,11 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
     if (!cm_profile_rate(prof, "rate.l2_hol_per_stall", &block, &no_block) &&
         block > 0 && block < 1)
         in->stall_block = block;
+    cm_err no_post = {0};
+    if (cm_profile_rate(prof, "rate.l2_stall_share", &in->stall_share,
+                        &no_post) ||
+        cm_profile_rate(prof, "rate.l2_post_wait", &in->post_wait, &no_post))
+        in->stall_share = in->post_wait = 0;
     double occupancy = 0;
     cm_err ignored = {0};
     /* all three or none: the speed model needs each */
@@ -676,6 +714,24 @@ static double stall_per_store(const stall_src *s, double L, double k)
     return (n_other * other + n_own * own) / n;
 }
 
+/* P(S_k < L): the share of stores a lease holds at L on a machine k times
+ * as fast, S carried as in stall_per_store (an own store's S_k < L iff
+ * S < kL - (k - 1) c when L > c, S < L otherwise). */
+static double stall_prob(const stall_src *s, double L, double k)
+{
+    if (!s->whole) return 0;
+    if (!s->other && !s->own) return cm_dist_cdf(s->whole, k * L);
+    double n = cm_dist_total(s->whole);
+    double n_other = s->other ? cm_dist_total(s->other) : 0;
+    double n_own = s->own ? cm_dist_total(s->own) : 0;
+    if (!(n > 0)) return 0;
+    double other = n_other > 0 ? cm_dist_cdf(s->other, k * L) : 0;
+    double own = !(n_own > 0) ? 0
+                 : L <= s->floor ? cm_dist_cdf(s->own, L)
+                                 : cm_dist_cdf(s->own, k * L - (k - 1) * s->floor);
+    return (n_other * other + n_own * own) / n;
+}
+
 /* ---- the machine's speed at another lifetime ---------------------------- */
 
 typedef struct speed_ctx {
@@ -719,6 +775,25 @@ static cm_status speed_bound(const cm_lifetime_input *in,
         if (st) return st;
     }
     return CM_OK;
+}
+
+/* The wait after the lease per store at L on a machine k times as fast
+ * (header: "The wait after the lease"): the held share carried by
+ * P(S_k < L) / P(S < L0), times the profile's own wait per held store.
+ * 0 at an in-order bank (in->stall_block 1: the store holds the head and
+ * is served as its lease passes; what is left there is MSHR-full
+ * blocking, which M(k) carries), without the profile's wait, or without
+ * its own L. */
+static double post_lease(const cm_lifetime_input *in, const stall_src *s,
+                         double L, double k)
+{
+    double L0 = in->profile_lifetime;
+    if (!s->whole || !(in->stall_block > 0 && in->stall_block < 1) ||
+        !(in->stall_share > 0 && in->post_wait > 0 && L0 > 0))
+        return 0;
+    double p0 = stall_prob(s, L0, 1);
+    if (!(p0 > 0)) return 0;
+    return in->stall_share * stall_prob(s, L, k) / p0 * in->post_wait;
 }
 
 /* Speed at L over speed at the profile's own lifetime; 1 without the
@@ -769,9 +844,13 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
     cm_lifetime_outcomes(in->reuse, in->residency, in->lease_delay, L,
                          r->speed_strong, &r->p_hit_strong, &r->p_expired_strong,
                          &r->p_evicted_strong, &r->p_unused_strong);
-    r->store_stall = s2w ? stall_per_store(&all, L, k_all) : 0;
+    r->store_stall = s2w ? stall_per_store(&all, L, k_all) +
+                               post_lease(in, &all, L, k_all)
+                         : 0;
     r->store_stall_shared =
-        shared.whole ? stall_per_store(&shared, L, k_shared) : 0;
+        shared.whole ? stall_per_store(&shared, L, k_shared) +
+                           post_lease(in, &shared, L, k_shared)
+                     : 0;
     r->store_stall_rate = in->l2_stores * k_all * r->store_stall;
     /* the bank queue below stays at the profile's own rates */
     double stall = s2w ? cm_dist_mean_excess_below(s2w, L) : 0;

@@ -54,6 +54,10 @@ typedef struct cm_lifetime_input {
     double stall_block;      /* bank-cycles a stall cycle blocks, <= 1
                                 (0: unknown, taken as 1; lifetime.c,
                                 "Out-of-order service") */
+    double stall_share;      /* stores held by a lease per store, and */
+    double post_wait;        /* their mean wait after it passed, cycles,
+                                at L0 (0: none or unknown; lifetime.c,
+                                "The wait after the lease") */
     /* predictor (tc.*) */
     double t_hit, t_evict, t_write;
     int write_update;  /* the t_write decrement applies */
@@ -87,7 +91,9 @@ typedef struct cm_lifetime_result {
     /* the same, TC-Strong (carried unscaled) */
     double p_hit_strong, p_expired_strong, p_evicted_strong, p_unused_strong;
     /* TC-Strong */
-    double store_stall;      /* E[max(0, L - S)] per store, cycles (TCSUO) */
+    double store_stall;      /* E[max(0, L - S)] per store, cycles (TCSUO),
+                                and the wait after the lease where the
+                                bank serves around stalls (lifetime.c) */
     double store_stall_shared; /* the same with the private-write
                                   optimisation, E[max(0, L - S')] (TCS,
                                   TCSOO); store_stall without S' */

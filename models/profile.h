@@ -101,7 +101,11 @@
  * per bank), rate.lifetime (the lifetime a Temporal Coherence run held
  * fixed; 0 for other protocols and the adaptive predictor) and
  * rate.l2_hol_per_stall (bank-cycles with nothing the bank may serve per
- * cycle a store stalls on a lease; 0 without stalls). */
+ * cycle a store stalls on a lease; 0 without stalls), and, optional,
+ * rate.l2_stall_share (stores a lease held per store reaching the L2) and
+ * rate.l2_post_wait (their mean cycles from the lease's end, the holding
+ * load's time plus L, to their service: the stall less (L - S')+; 0
+ * without such stores). */
 #ifndef CM_PROFILE_H
 #define CM_PROFILE_H
 

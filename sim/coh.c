@@ -214,6 +214,11 @@ struct cm_coh {
     uint64_t *out_free, *in_free, *last_arr;
     double reply_busy; /* cycles the banks' reply ports spent sending */
     double hol_sum, sstall_sum; /* bank-cycles blocked, store stall cycles */
+    /* stores held by a lease, and their cycles from the lease's end (the
+     * held load's L after it) to their service: TCSOO's out-of-order bank
+     * serves one only when its scan finds nothing servable before it
+     * (models/lifetime.c, "The wait after the lease") */
+    double n_held, post_sum;
     /* messages */
     cmsg *free_msgs;
     void **blocks;
@@ -1566,6 +1571,13 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
             cm_stat_add(c->st_sstall, (double)(now - m->stall_t));
             c->sstall_sum += (double)(now - m->stall_t);
         }
+        /* the stall less its lease part (L - S')+, not clipped at 0, so
+         * the lease parts and these waits sum to the stalls */
+        if (held) {
+            double lease = fmax(0, (double)lifetime(b) - s2w);
+            c->n_held++;
+            c->post_sum += (double)(now - m->stall_t) - lease;
+        }
     }
     if ((a & A2_TAKE) && resp) {
         if (way) {
@@ -2402,6 +2414,11 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
          * less when it serves around the stalled stores (TCSOO) */
         {"rate.l2_hol_per_stall",
          c->sstall_sum > 0 ? c->hol_sum / c->sstall_sum : 0},
+        /* stores held by a lease per store, and their mean wait after
+         * it passed (0 without such stores) */
+        {"rate.l2_stall_share",
+         c->n_l2_stores > 0 ? c->n_held / c->n_l2_stores : 0},
+        {"rate.l2_post_wait", c->n_held > 0 ? c->post_sum / c->n_held : 0},
     };
     for (size_t i = 0; !st && i < sizeof rates / sizeof *rates; i++)
         st = cm_profile_set_rate(p, rates[i].name, rates[i].v, err);
