@@ -695,6 +695,17 @@ static double own_excess(const cm_dist *own, double c, double L, double k)
            fmax(0, cm_dist_mean_excess_below(own, y) - mc - (y - c) * fc) / k;
 }
 
+/* The shares of all stores (the whole S counts them all) in the other
+ * and own classes of a split S; 0 when there is no store. */
+static int stall_shares(const stall_src *s, double *other, double *own)
+{
+    double n = cm_dist_total(s->whole);
+    if (!(n > 0)) return 0;
+    *other = s->other ? cm_dist_total(s->other) / n : 0;
+    *own = s->own ? cm_dist_total(s->own) / n : 0;
+    return 1;
+}
+
 /* The mean stall per store at L on a machine k times as fast (header:
  * "Carrying S"): E[(L - S/k)+] = m_S(kL) / k without the split. */
 static double stall_per_store(const stall_src *s, double L, double k)
@@ -702,16 +713,13 @@ static double stall_per_store(const stall_src *s, double L, double k)
     if (!s->whole) return 0;
     if (!s->other && !s->own)
         return cm_dist_mean_excess_below(s->whole, k * L) / k;
-    /* shares of every store: the whole S counts them all */
-    double n = cm_dist_total(s->whole);
-    double n_other = s->other ? cm_dist_total(s->other) : 0;
-    double n_own = s->own ? cm_dist_total(s->own) : 0;
-    if (!(n > 0)) return 0;
-    double other = n_other > 0
+    double w_other, w_own;
+    if (!stall_shares(s, &w_other, &w_own)) return 0;
+    double other = w_other > 0
                        ? cm_dist_mean_excess_below(s->other, k * L) / k
                        : 0;
-    double own = n_own > 0 ? own_excess(s->own, s->floor, L, k) : 0;
-    return (n_other * other + n_own * own) / n;
+    double own = w_own > 0 ? own_excess(s->own, s->floor, L, k) : 0;
+    return w_other * other + w_own * own;
 }
 
 /* P(S_k < L): the share of stores a lease holds at L on a machine k times
@@ -721,15 +729,13 @@ static double stall_prob(const stall_src *s, double L, double k)
 {
     if (!s->whole) return 0;
     if (!s->other && !s->own) return cm_dist_cdf(s->whole, k * L);
-    double n = cm_dist_total(s->whole);
-    double n_other = s->other ? cm_dist_total(s->other) : 0;
-    double n_own = s->own ? cm_dist_total(s->own) : 0;
-    if (!(n > 0)) return 0;
-    double other = n_other > 0 ? cm_dist_cdf(s->other, k * L) : 0;
-    double own = !(n_own > 0) ? 0
+    double w_other, w_own;
+    if (!stall_shares(s, &w_other, &w_own)) return 0;
+    double other = w_other > 0 ? cm_dist_cdf(s->other, k * L) : 0;
+    double own = !(w_own > 0) ? 0
                  : L <= s->floor ? cm_dist_cdf(s->own, L)
                                  : cm_dist_cdf(s->own, k * L - (k - 1) * s->floor);
-    return (n_other * other + n_own * own) / n;
+    return w_other * other + w_own * own;
 }
 
 /* ---- the machine's speed at another lifetime ---------------------------- */
