@@ -140,6 +140,16 @@ static void run_protocol(const cm_coh_protocol *pr, uint64_t seed, run *out)
     run_on(pr, &p, seed, out);
 }
 
+/* A TC-Strong protocol by name on the small machine at lifetime L. */
+static void run_strong(const char *proto, uint64_t lifetime, uint64_t seed,
+                       run *out)
+{
+    cm_params p;
+    small_machine(&p);
+    p.tc_lifetime_strong = lifetime;
+    run_on(cm_coh_protocol_find(proto), &p, seed, out);
+}
+
 static void run_free(run *r)
 {
     cm_profile_free(r->prof);
@@ -521,11 +531,8 @@ START_TEST(test_store_split_by_warp)
 {
     static const char *const proto[] = {"tcsuo", "tcs"};
     for (int i = 0; i < 2; i++) {
-        cm_params p;
-        small_machine(&p);
-        p.tc_lifetime_strong = 2000;
         run r;
-        run_on(cm_coh_protocol_find(proto[i]), &p, 5, &r);
+        run_strong(proto[i], 2000, 5, &r);
         const cm_dist *s, *own, *other, *own_sh, *other_sh, *delay;
         double flight;
         cm_err err = {0};
@@ -581,12 +588,10 @@ END_TEST
  * 10.5/2.6/1.4 simulated on bh/cl/stn (tc2013, L = 400). */
 START_TEST(test_stalled_store_keeps_its_load)
 {
+    const uint64_t lifetime = 4000;
     for (uint64_t seed = 3; seed <= 5; seed++) {
-        cm_params p;
-        small_machine(&p);
-        p.tc_lifetime_strong = 4000;
         run r;
-        run_on(cm_coh_protocol_find("tcsoo"), &p, seed, &r);
+        run_strong("tcsoo", lifetime, seed, &r);
         const cm_dist *s;
         double stores;
         cm_err err = {0};
@@ -599,9 +604,9 @@ START_TEST(test_stalled_store_keeps_its_load)
         ck_assert(!cm_profile_rate(r.prof, "rate.l2_post_wait", &wait, &err));
         double n = stores * (double)r.cycles;
         double sim = stat(r.rows, r.n, "l2.store_stall_cycles") / n;
-        double model = cm_dist_mean_excess_below(s, p.tc_lifetime_strong) *
+        double model = cm_dist_mean_excess_below(s, (double)lifetime) *
                        cm_dist_total(s) / n;
-        ck_assert_msg(sim > 0.1 * p.tc_lifetime_strong,
+        ck_assert_msg(sim > 0.1 * (double)lifetime,
                       "seed %llu: stalls too short to test (%g)",
                       (unsigned long long)seed, sim);
         ck_assert_msg(model <= sim * 1.001 && model > 0.9 * sim,
@@ -626,11 +631,8 @@ START_TEST(test_hol_per_stall)
     static const char *const proto[] = {"tcsuo", "tcsoo"};
     double got[2];
     for (int i = 0; i < 2; i++) {
-        cm_params p;
-        small_machine(&p);
-        p.tc_lifetime_strong = 4000;
         run r;
-        run_on(cm_coh_protocol_find(proto[i]), &p, 3, &r);
+        run_strong(proto[i], 4000, 3, &r);
         cm_err err = {0};
         ck_assert(!cm_profile_rate(r.prof, "rate.l2_hol_per_stall", &got[i],
                                    &err));
