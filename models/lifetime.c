@@ -252,6 +252,33 @@
  * 400 +85 -> +24%, but bh +24 -> -27%, cl -8 -> -53%), tcs 11.2 -> 25.4%
  * (p_expired 14.3 -> 14.8%).
  *
+ * Carrying S: the warp's next instruction.  An own store's S beyond the
+ * round trip is the warp's progress from the load's reply to the store,
+ * which stretches with the machine's speed only where the warp waited for
+ * something between the two: another round trip, a fence's acks, or a
+ * barrier's other warps.  Per-store dumps (tcsuo, stn, 400k cycles) by
+ * the warp's memory instructions, fences and barriers between the load
+ * and the store: with none (the store is the next; 1525 of 5025 own
+ * stores at L = 1000) S has median 1384/1458 cycles at L = 1000/400 and
+ * 10th percentile 752 at L = 16000 against 612/690, while one wait between
+ * puts the median at 3212, two at 5116; so the profile counts those
+ * stores apart (l2.read_to_write_own_next, a part of the own class) and
+ * they stall E[(L - S)+] unscaled at every speed, the rest of the own
+ * class as above (by linearity, the own class's excess less theirs).  At
+ * L = 16000 most next stores still come ~L after their load (stn: 218,
+ * 10th percentile 609-724 cycles, median 13777-16384), as S is taken at
+ * the head of the in-order queue, behind the stores a lease holds; they
+ * stay unscaled too, and stall at no shorter L.  Held-out stall MARE (400k cycles, from L = 16000),
+ * before -> after: tcsuo 21.7 -> 16.4% (stn at 400/1000/2500/6400 +85/
+ * +93/+15/-2% -> +78/+13/-18/-11%; bh and cl within 1-4 points either
+ * way), tcs 11.4 -> 11.0%, tcsoo 12.4 -> 11.7%; p_expired tcsuo 9.6 ->
+ * 10.3%, tcs 14.3 -> 14.3%, tcsoo 12.0 -> 11.9%; TC-Weak unchanged.
+ * Counting only memory instructions (a barrier between still "next"):
+ * tcsuo 16.1% (stn +78/+3/-22/-12%), the same within noise; the waits
+ * are the principled count.  What is left of tcsuo is stn at L = 400
+ * (1.34 cycles per store simulated), the other warps' stores queued
+ * behind the load (above), and bh at 400 (+24%).
+ *
  * Parked timestamps (TC-Strong eviction optimisation 2).  An L2 line
  * evicted A cycles after its latest load has an unexpired GT iff A < L:
  * rate.l2_evictions x F_A(L) parkings per cycle, each holding an MSHR for
@@ -444,6 +471,9 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
     in->own_read_to_write = optional_dist(prof, "l2.read_to_write_own");
     in->own_read_to_write_shared =
         optional_dist(prof, "l2.read_to_write_own_shared");
+    in->own_next_read_to_write = optional_dist(prof, "l2.read_to_write_own_next");
+    in->own_next_read_to_write_shared =
+        optional_dist(prof, "l2.read_to_write_own_next_shared");
     double flight = 0;
     cm_err no_flight = {0};
     if (in->lease_delay && cm_dist_total(in->lease_delay) > 0 &&
@@ -677,7 +707,8 @@ static cm_status brent_root(gsl_function *f, double lo, double hi,
  * when the profile has one (NULL: none). */
 typedef struct stall_src {
     const cm_dist *whole, *other, *own;
-    double floor; /* the own class's round-trip latency */
+    double floor;       /* the own class's round-trip latency */
+    const cm_dist *next; /* of the own, the warp's next instruction (NULL) */
 } stall_src;
 
 /* E[(L - min(S, c) - (S - c)+ / k)+] per store of the own class: its
@@ -696,13 +727,16 @@ static double own_excess(const cm_dist *own, double c, double L, double k)
 }
 
 /* The shares of all stores (the whole S counts them all) in the other
- * and own classes of a split S; 0 when there is no store. */
-static int stall_shares(const stall_src *s, double *other, double *own)
+ * and own classes of a split S, and of the own ones that were their
+ * warp's next memory instruction; 0 when there is no store. */
+static int stall_shares(const stall_src *s, double *other, double *own,
+                        double *next)
 {
     double n = cm_dist_total(s->whole);
     if (!(n > 0)) return 0;
     *other = s->other ? cm_dist_total(s->other) / n : 0;
     *own = s->own ? cm_dist_total(s->own) / n : 0;
+    *next = s->own && s->next ? cm_dist_total(s->next) / n : 0;
     return 1;
 }
 
@@ -713,13 +747,19 @@ static double stall_per_store(const stall_src *s, double L, double k)
     if (!s->whole) return 0;
     if (!s->other && !s->own)
         return cm_dist_mean_excess_below(s->whole, k * L) / k;
-    double w_other, w_own;
-    if (!stall_shares(s, &w_other, &w_own)) return 0;
+    double w_other, w_own, w_next;
+    if (!stall_shares(s, &w_other, &w_own, &w_next)) return 0;
     double other = w_other > 0
                        ? cm_dist_mean_excess_below(s->other, k * L) / k
                        : 0;
     double own = w_own > 0 ? own_excess(s->own, s->floor, L, k) : 0;
-    return w_other * other + w_own * own;
+    /* the next-instruction stores leave the own class (the excess is
+     * linear in the histogram, so their part subtracts exactly) and stall
+     * E[(L - S)+] unscaled */
+    double next = w_next > 0 ? cm_dist_mean_excess_below(s->next, L) -
+                                   own_excess(s->next, s->floor, L, k)
+                             : 0;
+    return w_other * other + w_own * own + w_next * next;
 }
 
 /* P(S_k < L): the share of stores a lease holds at L on a machine k times
@@ -729,13 +769,15 @@ static double stall_prob(const stall_src *s, double L, double k)
 {
     if (!s->whole) return 0;
     if (!s->other && !s->own) return cm_dist_cdf(s->whole, k * L);
-    double w_other, w_own;
-    if (!stall_shares(s, &w_other, &w_own)) return 0;
+    double w_other, w_own, w_next;
+    if (!stall_shares(s, &w_other, &w_own, &w_next)) return 0;
+    double y = L <= s->floor ? L : k * L - (k - 1) * s->floor;
     double other = w_other > 0 ? cm_dist_cdf(s->other, k * L) : 0;
-    double own = !(w_own > 0) ? 0
-                 : L <= s->floor ? cm_dist_cdf(s->own, L)
-                                 : cm_dist_cdf(s->own, k * L - (k - 1) * s->floor);
-    return w_other * other + w_own * own;
+    double own = w_own > 0 ? cm_dist_cdf(s->own, y) : 0;
+    double next = w_next > 0 ? cm_dist_cdf(s->next, L) -
+                                   cm_dist_cdf(s->next, y)
+                             : 0;
+    return w_other * other + w_own * own + w_next * next;
 }
 
 /* ---- the machine's speed at another lifetime ---------------------------- */
@@ -828,13 +870,14 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
     const cm_dist *s2w = in->read_to_write;
     int has_shared = in->read_to_write_shared != NULL;
     stall_src all = {s2w, in->other_read_to_write, in->own_read_to_write,
-                     in->own_trip_floor};
+                     in->own_trip_floor, in->own_next_read_to_write};
     stall_src shared = all;
     if (has_shared)
         shared = (stall_src){in->read_to_write_shared,
                              in->other_read_to_write_shared,
                              in->own_read_to_write_shared,
-                             in->own_trip_floor};
+                             in->own_trip_floor,
+                             in->own_next_read_to_write_shared};
     double k_all, k_shared;
     cm_status st = speed_at(in, s2w ? &all : NULL, L, &k_all, err);
     k_shared = k_all; /* the same solve when the profile has no S' */

@@ -39,6 +39,9 @@ typedef struct cm_lifetime_input {
      * private writes) and of the others (the _shared one with private
      * writes at inf) */
     const cm_dist *own_read_to_write, *own_read_to_write_shared;
+    /* of the own ones, those whose store was the warp's next memory
+     * instruction after the load (their S is not stretched by the speed) */
+    const cm_dist *own_next_read_to_write, *own_next_read_to_write_shared;
     const cm_dist *other_read_to_write, *other_read_to_write_shared;
     double own_trip_floor; /* the round trip's latency c (0: unknown) */
     /* machine-wide rates per core cycle */

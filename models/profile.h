@@ -45,6 +45,10 @@
  *   l2.read_to_write_own_shared, l2.read_to_write_other_shared the same
  *                      split of l2.read_to_write_shared (the own one
  *                      without the private writes); optional
+ *   l2.read_to_write_own_next, l2.read_to_write_own_next_shared the part
+ *                      of the own classes whose store was its warp's next
+ *                      memory instruction after the load, with no fence or
+ *                      barrier between; optional
  *   warp.fence_lease_slack per fence: its issue time minus the latest L2
  *                      load of any line its warp's stores and atomics
  *                      since the previous fence wrote with a GWCT in the

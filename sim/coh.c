@@ -53,7 +53,7 @@ enum {
 enum {
     H_REUSE, H_RESID, H_R2W, H_R2WS, H_GAP, H_EVAGE, H_S2F, H_FSLACK, H_FACK,
     H_SD, H_LGAP, H_LSD, H_SGAP, H_LAST, H_ASD, H_ESD, H_EGAP, H_LDELAY,
-    H_OWN, H_OWNS, H_R2WO, H_R2WOS, H_COUNT
+    H_OWN, H_OWNS, H_R2WO, H_R2WOS, H_OWNN, H_OWNNS, H_COUNT
 };
 #define HBINS 181
 typedef struct hist {
@@ -76,7 +76,8 @@ static const char *const hist_names[H_COUNT] = {
     "dir.empty_distance",  "dir.empty_gap",         "l1.lease_delay",
     "l2.read_to_write_own", "l2.read_to_write_own_shared",
     "l2.read_to_write_other",
-    "l2.read_to_write_other_shared"};
+    "l2.read_to_write_other_shared", "l2.read_to_write_own_next",
+    "l2.read_to_write_own_next_shared"};
 
 static void hist_add(hist *h, double x)
 {
@@ -103,7 +104,8 @@ typedef struct cmsg {
                            the bank granted, ts - lease_len when; 0: none */
     uint64_t stall_read_t; /* a store held by a GT: the line's latest load
                               when it first stalled (profile) */
-    uint32_t stall_read_core, stall_read_warp;
+    uint32_t stall_read_core, stall_read_warp, stall_read_inst;
+    uint32_t inst; /* profile: its warp's waits so far (warp.waits) */
     uint32_t src, dst, core, warp, seq;
     uint16_t bytes;
     uint8_t cls, op, flags, stalled;
@@ -139,6 +141,9 @@ typedef struct warp {
      * wrote (NONE64: none), and when its last outstanding ack came */
     uint64_t lease_t, acked_t;
     uint32_t wait_n, stores_out, k;
+    /* profile: memory instructions, fences and barriers issued: what a
+     * warp can wait for (a round trip, its acks, other warps) */
+    uint32_t waits;
     uint8_t st, has;
 } warp;
 
@@ -160,6 +165,7 @@ typedef struct core {
 typedef struct l2way {
     uint64_t line, gt, value, stamp, sharers, read_t;
     uint32_t read_core, read_warp; /* whose load read_t is (profile) */
+    uint32_t read_inst; /* and that warp's waits then (warp.waits) */
     int32_t reader, owner; /* owner: the L1 holding it E or M (MESI), -1 */
     uint8_t valid, dirty, multi;
 } l2way;
@@ -521,6 +527,7 @@ static int issue(core *k, uint32_t wi)
             if (j == n && n < 2 * 64) k->ld_lines[n++] = l;
         }
         k->ld_n = n;
+        k->w[wi].waits++;
         k->ld_i = 0;
         k->ld_warp = wi;
         k->ld_op = in->kind == CM_INST_LOAD    ? CM_OP_LOAD
@@ -548,6 +555,7 @@ static int issue(core *k, uint32_t wi)
         cm_stat_add(c->st_fences, 1);
         w->st = W_FENCE;
         w->fence_t = now;
+        w->waits++;
         k->issue_free = now + 1;
         w->has = 0;
         fence_try(k, w);
@@ -555,6 +563,7 @@ static int issue(core *k, uint32_t wi)
     case CM_INST_BARRIER:
     case CM_INST_KERNEL:
         w->st = W_BAR;
+        w->waits++;
         k->at_bar++;
         k->issue_free = now + 1;
         barrier_check(k);
@@ -869,6 +878,7 @@ static void l1_send(core *k, l1ent *e, l1way *way, const coh_row *r,
     m->op = op;
     m->core = k->id;
     m->warp = wi;
+    m->inst = k->w[wi].waits;
     m->value = value;
     /* a write-back L1 keeps the store data: its requests carry none */
     m->bytes = (c->p->flags & CF_WRITE_BACK) ? 0 : bytes;
@@ -1546,6 +1556,7 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
         uint64_t read_t = held ? m->stall_read_t : way->read_t;
         uint32_t read_core = held ? m->stall_read_core : way->read_core;
         uint32_t read_warp = held ? m->stall_read_warp : way->read_warp;
+        uint32_t read_inst = held ? m->stall_read_inst : way->read_inst;
         double s2w = read_t == NONE64 ? INFINITY
                      : read_t > arrival /* TCSOO served a later load */
                          ? 0
@@ -1561,6 +1572,14 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
         if (isfinite(s2w) && read_core == m->core && read_warp == m->warp) {
             hist_add(&c->h[H_OWN], s2w);
             if (!priv) hist_add(&c->h[H_OWNS], s2w);
+            /* the warp's next memory instruction after that load, with no
+             * fence or barrier between: nothing the warp waited for lies
+             * between the two, so S does not stretch with the machine's
+             * speed (models/lifetime.c) */
+            if (m->inst == read_inst + 1) {
+                hist_add(&c->h[H_OWNN], s2w);
+                if (!priv) hist_add(&c->h[H_OWNNS], s2w);
+            }
         } else {
             hist_add(&c->h[H_R2WO], s2w);
             hist_add(&c->h[H_R2WOS], priv ? INFINITY : s2w);
@@ -1799,6 +1818,7 @@ static int l2_request(bank *b, cmsg *m)
             m->stall_read_t = way ? way->read_t : NONE64;
             m->stall_read_core = way ? way->read_core : 0;
             m->stall_read_warp = way ? way->read_warp : 0;
+            m->stall_read_inst = way ? way->read_inst : 0;
         }
         /* a store waits for the GT to pass: one wake-up per bank at the
          * earliest such time (a stall repeats every serve attempt) */
@@ -1825,6 +1845,7 @@ static int l2_request(bank *b, cmsg *m)
         way->read_t = now;
         way->read_core = m->core;
         way->read_warp = m->warp;
+        way->read_inst = m->inst;
     }
     if (!consumed) msg_free(c, m);
     return 1;

@@ -559,6 +559,29 @@ START_TEST(test_store_split_by_warp)
                                 1e-9);
         ck_assert_msg(n_own_sh < n_own, "%s: no private own store",
                       proto[i]);
+        /* the next-instruction stores are a part of the own class, and
+         * with no wait of their warp's inside their S, the shorter part */
+        const cm_dist *next;
+        ck_assert(!cm_profile_dist(r.prof, "l2.read_to_write_own_next", &next,
+                                   &err));
+        double n_next = cm_dist_total(next);
+        ck_assert_msg(n_next > 0 && n_next < n_own, "%s: %g of %g own stores "
+                      "next", proto[i], n_next, n_own);
+        for (double t = 64; t < 1e6; t *= 2)
+            ck_assert(n_next * cm_dist_cdf(next, t) <=
+                      n_own * cm_dist_cdf(own, t) + 1e-9);
+        double later_half = 0; /* the later ones' median, by bisection */
+        for (double lo = 0, hi = 1e7, it = 0; it < 60; it++) {
+            later_half = 0.5 * (lo + hi);
+            double below = n_own * cm_dist_cdf(own, later_half) -
+                           n_next * cm_dist_cdf(next, later_half);
+            if (below < 0.5 * (n_own - n_next)) lo = later_half;
+            else hi = later_half;
+        }
+        ck_assert_msg(cm_dist_cdf(next, later_half) > 0.5,
+                      "%s: only %g of the next stores below the later ones' "
+                      "median S %g", proto[i], cm_dist_cdf(next, later_half),
+                      later_half);
         double floor = cm_dist_mean_finite(delay) + flight;
         ck_assert_msg(flight > 0 && cm_dist_cdf(own, 0.5 * floor) < 0.05,
                       "%s: %g of the own stores within half a round trip "
