@@ -268,7 +268,19 @@
  * L = 16000 most next stores still come ~L after their load (stn: 218,
  * 10th percentile 609-724 cycles, median 13777-16384), as S is taken at
  * the head of the in-order queue, behind the stores a lease holds; they
- * stay unscaled too, and stall at no shorter L.  Held-out stall MARE (400k cycles, from L = 16000),
+ * stay unscaled too, and stall at no shorter L.  Split at the store's
+ * entry to the bank's queue, S = S_arr + Q: the next stores' S_arr has
+ * median 387-400 cycles at every L (the round trip) and Q, the wait in
+ * the queue, is the bank's (mean 7176/1152/774 cycles at L = 16000/2500/
+ * 1000, the same for the other own stores), so what stretches is Q, and
+ * not by the speed: at 16000 the bank is mostly free or held by a lease
+ * (Q median 2257, mean 7176), at short L steadily busy (1000: median 690,
+ * mean 774).  Stall per next store, simulated at L = 400/1000/2500/6400
+ * against carried from 16000 with k = 5.9/5.9/5.9/2.5: 0.4/84/770/2476
+ * simulated; S unscaled (as now) 1.6/58/466/2098; S_arr + Q/k per store
+ * 1.7/160/750/2355; S_arr + E[Q]/k 0.0/0.0/596/2292; as the other own
+ * stores 1.9/185/843/2475.  None is right at both 1000 and 2500: the
+ * shape of Q at L would need the bank's queue modelled at L.  Not done.  Held-out stall MARE (400k cycles, from L = 16000),
  * before -> after: tcsuo 21.7 -> 16.4% (stn at 400/1000/2500/6400 +85/
  * +93/+15/-2% -> +78/+13/-18/-11%; bh and cl within 1-4 points either
  * way), tcs 11.4 -> 11.0%, tcsoo 12.4 -> 11.7%; p_expired tcsuo 9.6 ->
