@@ -582,6 +582,21 @@ static double split_speed(const split_ref *x, double L)
     return 0.5 * (lo + hi);
 }
 
+/* The model at L against the reference (speed by bisection, stall by
+ * quadrature), relative to the reference's own speed at L0, k0. */
+static cm_lifetime_result split_check(const split_ref *ref, double L,
+                                      double k0)
+{
+    cm_lifetime_result r = eval(ref->in, L);
+    double k = split_speed(ref, L) / k0;
+    ck_assert_msg(fabs(r.speed_strong - k) <= 1e-4 * k,
+                  "L=%g: speed %.8g, reference %.8g", L, r.speed_strong, k);
+    double want = split_stall(ref, L, k);
+    ck_assert_msg(fabs(r.store_stall - want) <= 1e-3 * want,
+                  "L=%g: stall %.8g, reference %.8g", L, r.store_stall, want);
+    return r;
+}
+
 /* Carrying S with the own warp's round trip as a latency: a store after
  * its own warp's load of the line cannot reach the bank sooner than that
  * load's reply and its own flight (c cycles) at any speed, so only S - c
@@ -604,14 +619,7 @@ START_TEST(own_round_trip_does_not_scale)
     double k0 = split_speed(&ref, in.profile_lifetime);
     ck_assert_msg(k0 < 1.999, "the bank must bind at L0");
     for (double L = 400; L <= 8000; L *= 2) {
-        cm_lifetime_result r = eval(&in, L);
-        double k = split_speed(&ref, L) / k0;
-        ck_assert_msg(fabs(r.speed_strong - k) <= 1e-4 * k,
-                      "L=%g: speed %.8g, reference %.8g", L, r.speed_strong, k);
-        double want = split_stall(&ref, L, k);
-        ck_assert_msg(fabs(r.store_stall - want) <= 1e-3 * want,
-                      "L=%g: stall %.8g, reference %.8g", L, r.store_stall,
-                      want);
+        cm_lifetime_result r = split_check(&ref, L, k0);
         if (L == 400) { /* below the round trip only the other stores */
             double other_only = 0.4 *
                 cm_dist_mean_excess_below(&other, r.speed_strong * L) /
@@ -653,14 +661,8 @@ START_TEST(next_instruction_store_does_not_scale)
     scaled.next = NULL;
     double k0 = split_speed(&ref, in.profile_lifetime);
     for (double L = 800; L <= 8000; L *= 2) {
-        cm_lifetime_result r = eval(&in, L);
-        double k = split_speed(&ref, L) / k0;
-        ck_assert_msg(fabs(r.speed_strong - k) <= 1e-4 * k,
-                      "L=%g: speed %.8g, reference %.8g", L, r.speed_strong, k);
-        double want = split_stall(&ref, L, k);
-        ck_assert_msg(fabs(r.store_stall - want) <= 1e-3 * want,
-                      "L=%g: stall %.8g, reference %.8g", L, r.store_stall,
-                      want);
+        cm_lifetime_result r = split_check(&ref, L, k0);
+        double k = r.speed_strong;
         /* on a faster machine, fewer stalls than if they scaled */
         if (k > 1.05)
             ck_assert_msg(r.store_stall < split_stall(&scaled, L, k),
