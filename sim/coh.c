@@ -633,6 +633,12 @@ static void core_tick(cm_engine *eng, void *obj, uint64_t arg)
             if (w->inst.kind <= CM_INST_ATOMIC && w->inst.kind &&
                 k->ld_busy)
                 continue;
+            /* a fence waits until the LD/ST unit has handed its warp's
+             * store to the L1: a line the L1 refused has no ack
+             * outstanding yet, and the fence would pass before it */
+            if (w->inst.kind == CM_INST_FENCE && k->ld_busy &&
+                k->ld_warp == wi)
+                continue;
             if (issue(k, wi)) {
                 k->lrr = wi;
                 break;

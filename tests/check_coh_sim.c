@@ -474,6 +474,49 @@ START_TEST(test_fence_lease_slack_follows_gwct)
 }
 END_TEST
 
+/* A fence waits for every store its warp issued before it.  Bug: a fence
+ * could issue while the LD/ST unit still held its warp's store, refused
+ * by a full L1 (l1.mshrs), with no ack outstanding yet, and pass at once:
+ * the store then went after the fence (tcw-fixed, tc2013, L = 16000: 495
+ * of 6676 fences on bh, 373 of 3042 on cl).  Here every fence comes right
+ * after its warp's store, so each must wait for that store's ack, and the
+ * L1's one MSHR makes the other warps' loads refuse stores. */
+START_TEST(test_fence_waits_for_refused_store)
+{
+    static const char *const proto[] = {"tcw-fixed", "tcs", "gpu-vi"};
+    for (size_t i = 0; i < sizeof proto / sizeof *proto; i++) {
+        cm_params p;
+        small_machine(&p);
+        p.l1_mshrs = 1;
+        fence_prog f = {.shared = 0};
+        cm_stats *s = cm_stats_new();
+        cm_profile *prof = cm_profile_new();
+        cm_coh_config cfg = {.proto = cm_coh_protocol_find(proto[i]),
+                             .params = &p, .src = {fence_next, &f},
+                             .seed = 3, .jitter = 16, .stats = s,
+                             .profile = prof};
+        cm_coh *c = NULL;
+        cm_err err = {0};
+        cm_coh_result res;
+        ck_assert_msg(cm_coh_new(&cfg, &c, &err) == CM_OK, "%s", err.msg);
+        ck_assert_msg(cm_coh_run(c, 10000000, &res, &err) == CM_OK, "%s",
+                      err.msg);
+        const cm_dist *a;
+        ck_assert(cm_profile_dist(prof, "warp.fence_ack_wait", &a, &err) ==
+                  CM_OK);
+        ck_assert_msg(cm_dist_total(a) == CORES * WARPS * ITERS,
+                      "%s: %g fences", proto[i], cm_dist_total(a));
+        ck_assert_msg(cm_dist_cdf(a, 1) == 0,
+                      "%s: %g of %g fences passed without their store's ack",
+                      proto[i], cm_dist_cdf(a, 1) * cm_dist_total(a),
+                      cm_dist_total(a));
+        cm_coh_free(c);
+        cm_profile_free(prof);
+        cm_stats_free(s);
+    }
+}
+END_TEST
+
 /* A run's own profile gives back its L1 fill outcomes (models/lifetime.c
  * cm_lifetime_outcomes at its lifetime, unscaled): the first reuse while
  * the copy is held and the lease's delay to the fill decide hit or
@@ -673,6 +716,7 @@ Suite *suite_coh_sim(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_every_protocol_conserves);
     tcase_add_test(tc, test_profile_speed_rates);
+    tcase_add_test(tc, test_fence_waits_for_refused_store);
     tcase_add_test(tc, test_same_seed_same_run);
     tcase_add_test(tc, test_recalls_and_stalls_where_expected);
     tcase_add_test(tc, test_long_gwct_wait_finishes);
