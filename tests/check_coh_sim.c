@@ -425,6 +425,28 @@ static cm_status fence_next(void *obj, uint32_t core, uint32_t warp,
     return CM_OK;
 }
 
+/* Runs the fence program f on protocol proto to its end; its profile. */
+static cm_profile *fence_run(const char *proto, const cm_params *p,
+                             fence_prog *f)
+{
+    cm_params pp = *p;
+    cm_stats *s = cm_stats_new();
+    cm_profile *prof = cm_profile_new();
+    cm_coh_config cfg = {.proto = cm_coh_protocol_find(proto), .params = &pp,
+                         .src = {fence_next, f}, .seed = 3, .jitter = 16,
+                         .stats = s, .profile = prof};
+    cm_coh *c = NULL;
+    cm_err err = {0};
+    cm_coh_result res;
+    ck_assert_msg(cm_coh_new(&cfg, &c, &err) == CM_OK, "%s", err.msg);
+    ck_assert_msg(cm_coh_run(c, 10000000, &res, &err) == CM_OK, "%s: %s",
+                  proto, err.msg);
+    ck_assert_msg(res.finished, "%s did not finish", proto);
+    cm_coh_free(c);
+    cm_stats_free(s);
+    return prof;
+}
+
 /* The fence lease slack (Z, the profile input of the TC-Weak fence-wait
  * model) follows the GWCTs the sim's fences wait out.  Bug: it counted
  * private writes, whose acks carry no GWCT (seed 000 section 4.3), and
@@ -438,18 +460,8 @@ START_TEST(test_fence_lease_slack_follows_gwct)
     p.l2_bank_size = 65536; /* no L2 eviction: every lease stays */
     for (int mode = 0; mode < 3; mode++) {
         fence_prog f = {.shared = mode > 0, .atomic = mode == 2};
-        cm_stats *s = cm_stats_new();
-        cm_profile *prof = cm_profile_new();
-        cm_coh_config cfg = {.proto = cm_coh_protocol_find("tcw-fixed"),
-                             .params = &p, .src = {fence_next, &f},
-                             .seed = 3, .jitter = 16, .stats = s,
-                             .profile = prof};
-        cm_coh *c = NULL;
+        cm_profile *prof = fence_run("tcw-fixed", &p, &f);
         cm_err err = {0};
-        cm_coh_result res;
-        ck_assert_msg(cm_coh_new(&cfg, &c, &err) == CM_OK, "%s", err.msg);
-        ck_assert_msg(cm_coh_run(c, 10000000, &res, &err) == CM_OK, "%s",
-                      err.msg);
         const cm_dist *z;
         ck_assert(cm_profile_dist(prof, "warp.fence_lease_slack", &z,
                                   &err) == CM_OK);
@@ -467,9 +479,7 @@ START_TEST(test_fence_lease_slack_follows_gwct)
                       : mode == 1 ? "shared stores"
                                   : "atomics",
                       never, cm_dist_total(z));
-        cm_coh_free(c);
         cm_profile_free(prof);
-        cm_stats_free(s);
     }
 }
 END_TEST
@@ -489,18 +499,8 @@ START_TEST(test_fence_waits_for_refused_store)
         small_machine(&p);
         p.l1_mshrs = 1;
         fence_prog f = {.shared = 0};
-        cm_stats *s = cm_stats_new();
-        cm_profile *prof = cm_profile_new();
-        cm_coh_config cfg = {.proto = cm_coh_protocol_find(proto[i]),
-                             .params = &p, .src = {fence_next, &f},
-                             .seed = 3, .jitter = 16, .stats = s,
-                             .profile = prof};
-        cm_coh *c = NULL;
+        cm_profile *prof = fence_run(proto[i], &p, &f);
         cm_err err = {0};
-        cm_coh_result res;
-        ck_assert_msg(cm_coh_new(&cfg, &c, &err) == CM_OK, "%s", err.msg);
-        ck_assert_msg(cm_coh_run(c, 10000000, &res, &err) == CM_OK, "%s",
-                      err.msg);
         const cm_dist *a;
         ck_assert(cm_profile_dist(prof, "warp.fence_ack_wait", &a, &err) ==
                   CM_OK);
@@ -510,9 +510,7 @@ START_TEST(test_fence_waits_for_refused_store)
                       "%s: %g of %g fences passed without their store's ack",
                       proto[i], cm_dist_cdf(a, 1) * cm_dist_total(a),
                       cm_dist_total(a));
-        cm_coh_free(c);
         cm_profile_free(prof);
-        cm_stats_free(s);
     }
 }
 END_TEST
