@@ -359,7 +359,50 @@
  * ack latency's nor the speed's: the fences that wait are the tail where a
  * store's ack outlasts the warp's own progress to the fence, and one
  * profile does not say how that tail moves (held-out fence wait MARE
- * stays 16.9%).
+ * stays 16.9%).  (All of the above was measured before the fence fix
+ * below.)
+ * The ack latency split.  Per waiting fence, A = (T - X)+, T the ack
+ * latency of the last store it waits for, X the time from that store's
+ * issue to the fence.  Timed per such store (L = 16000 -> 400; bh / cl /
+ * stn): T 4292 -> 2730, 4393 -> 2932, 2588 -> 1744 cycles, of which the
+ * request's flight (168-174) and the reply's port and flight back
+ * (180-215) hold at every L; the bank's queue 3604 -> 1866, 3607 ->
+ * 1726, 1905 -> 844, within it the queue's head blocked for an L2 MSHR
+ * (parked timestamps hold all 128) 2468 -> 1, 2709 -> 109, 1444 -> 1, and
+ * held back by the reply port 286 -> 1163, 86 -> 886, 94 -> 565.  So
+ * carrying the MSHR-blocked part by M(k) (gone once M(k) < l2.mshrs) and
+ * the rest by 1/k puts E[A] at L = 400 at 44 / 19 / 30 cycles against
+ * 101 / 73 / 80: the machine is closed, its queue moves to the reply port
+ * rather than vanishing, and the mean still goes by 1/k.  What the
+ * blocking carries is spread (T's standard deviation over the fences 1884
+ * / 2118 / 1253 cycles at 16000, 924 / 822 / 441 at 400), and A is T's
+ * tail beyond X.  A profile of each fence's A with its store's blocked
+ * cycles replaced by their mean over the fences, used where the MSHRs set
+ * the profile's speed and not the speed at L, took the held-out fence
+ * wait from 16.9 to 13.1% before the fix and from 7.1 to 6.6% after it:
+ * not kept, half a point for a second ack-wait distribution and a rule.
+ * The fence fix.  A fence could issue while the LD/ST unit still held its
+ * warp's store, refused by a full L1, and with no ack outstanding yet
+ * pass at once (sim/coh.c core_tick: 495 of 6676 fences on bh at L =
+ * 16000, 373 of 3042 on cl, none on stn), so part of the ack waits above
+ * were never simulated.  Now a fence waits for the LD/ST unit to hand its
+ * warp's store over.  Simulated fence wait per fence, L = 400 / 16000: bh
+ * 259 / 1617 cycles (101 / 1213 before), cl 373 / 1143 (73 / 527), stn 80
+ * / 313 (unchanged); E[A] from 16000 to 400 shrinks 1.57x / 1.65x / 1.58x
+ * for k = 1.59 / 1.88 / 1.71: bh's 1.92x above came from the fences that
+ * skipped their store.  Held-out fence wait MARE (400k cycles, from L =
+ * 16000) 16.9 -> 7.1% (bh +1/+4/+11/+10% at 400/1000/2500/6400, cl
+ * -11/-4/-2/+0%, stn -6/-2/+4/+31%: stn at 6400 is 114 cycles against
+ * 87).  The fix moved the other held-out figures (with the next-
+ * instruction split above, before -> after): tcw-fixed p_expired 7.5 ->
+ * 6.6%; tcs stall 11.0 -> 9.7%, p_expired 14.3 -> 10.5%; tcsoo stall
+ * 11.7 -> 13.4%, p_expired 11.9 -> 8.2%; tcsuo stall 16.4 -> 22.2%
+ * (missed: cl now -17 to -26% at every L; its fences now wait for
+ * their stores, which TC-Strong's leases hold: 2876 cycles per fence at
+ * L = 16000; not analysed further), p_expired 10.3 -> 14.3%; tcw
+ * equilibrium 8.2 ->
+ * 8.0%, lifetime_mean 3.4 -> 3.6%; directory messages 5.3% and flits 4.8%,
+ * recall 8.0 -> 6.1%.
  * Z is taken from exactly the replies that carry a GWCT (stores' and
  * atomics' replies; a private write, TCS optimisation 1 also in TC-Weak,
  * returns none), so at its own profile's L the fence wait follows the
