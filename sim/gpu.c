@@ -55,6 +55,64 @@
  *    instead, but the spread in instructions then random-walks (ndl -8%,
  *    stn, barriers every 25 memory instructions, +15%; 11 and 13 of 25
  *    over two seeds against 12 and 15): not done.
+ *    Kernel holds instead (kernel_hold, sm.h cm_sm_kernel_hold): an SM
+ *    whose kernels are short moves by whole kernels, each warp across m
+ *    boundaries to the place in its kernel (memory instructions since
+ *    its kernel began, or waiting at the boundary) it had in a snapshot
+ *    of the SM (cm_sm_kernel_snap: one per rate slice of detailed time,
+ *    the last CM_SM_SNAPS kept), picked at random (sim.seed); m = the
+ *    fast-forward's instructions plus those since the snapshot over the
+ *    SM's instructions per kernel so far, rounded.  The cycles covered
+ *    scale from the instructions done (the held SMs' mean).  Held only
+ *    where a kernel (simulated cycles so far per kernel) takes no longer
+ *    than the snapshots span, CM_SM_SNAPS x RATE_SLICE cycles, and the
+ *    fast-forward covers sim.sample_ff_kernels (1) kernels: a random
+ *    snapshot is then a random place in a kernel.  Longer kernels (rg:
+ *    ~300k cycles) would keep the windows at the few places a detailed
+ *    stretch saw (tried: rg MSHR occupancy +7.5% at a 1% interval,
+ *    speedup 3.3x).  Of the 25 built-in workloads only ndl is held; the
+ *    others' output is byte-identical.  Detailed SMs only: an injector's
+ *    warps never wait in time, so they have no places to keep (--sample
+ *    both on ndl, seeds 1-3: occupancy +33, +21, +17% against +22, +36,
+ *    +23%, IPC +24, +22, +21% against +13, +32, +17%: no better, no
+ *    worse).
+ *    Why a snapshot and not the warps' present places: the SMs.  In full
+ *    detail ndl's SMs drift apart (kernel counts 59..63 at 3.2M cycles:
+ *    persistent rates ~5% apart, too little for the F test below to see
+ *    through the windows' noise), so bodies and tails of kernels overlap
+ *    across SMs and the memory side sees a smooth load (occupancy 52-57
+ *    per L1 over the first 300k cycles, while the SMs are still together,
+ *    30-40 after).  Kept in lockstep, as any fast-forward by equal quotas or
+ *    whole kernels keeps them, all SMs are in a body together (~66, round
+ *    trip +30%) or in a tail together, whose stragglers then finish fast:
+ *    windows saw 13% of SM time with >= 40 of 48 warps waiting at the
+ *    boundary, full detail 33%.  Per SM and per place in the kernel the
+ *    windows' occupancy matched full detail's within ~4 (body 67-68 vs
+ *    63-64, deep tail 6 vs 6), but for a kernel's first 10 memory
+ *    instructions (61 vs 47): the error is mostly the mix of places.  A random
+ *    snapshot per SM sets the SMs apart as the drift does.
+ *    Measured (ndl, tc2013 machine, --sample-check, seeds 1-4; MSHR
+ *    occupancy and IPC errors): as was +37, +83, +33, +9% and +4.0,
+ *    +22.8, +9.2, +1.2%; held +20, +77, +27, +14% and +1.9, +20.4, +2.2,
+ *    +2.9%; speedup 6.3-8.4x (tests/bench_sim.c: occupancy +37 -> +20%,
+ *    IPC +4.0 -> +1.9%, 7.2x; the other 24 unchanged, 12 of 25 hold).
+ *    With sim.sample_period 100000 (~33 windows) as was +61, +74% and
+ *    +3.9, +7.6%; held +16, +20% (intervals 12, 14%) and +5.8, +7.0%.
+ *    At the default period ndl has 8 windows, the first two before any
+ *    boundary has been seen (nothing to hold) with the SMs together, and
+ *    the SMs part only slowly over the few holds after: still far from
+ *    3%.  Small machine
+ *    (tests/check_sampling.c, 8 SMs x 16 warps, seeds 1-7): as was IPC
+ *    -1.3..-7.5%, occupancy -1.4..-7.6%; held IPC within 1.4%, occupancy
+ *    -1.7..+1.9%.  Tried and dropped (ndl occupancy error, seeds 1-4):
+ *    holding to the present places (the SMs in lockstep: +44, +57, +37,
+ *    +21%); that plus a random fraction of a kernel per SM in equal
+ *    quotas (sets the SMs apart, but the quota lines a tail up where it
+ *    crosses the boundary: +51, +55%); a snapshot from the last detailed
+ *    stretch only (+44, +56%); snapshots stratified across the SMs (+36,
+ *    +70, +42%); 128 snapshots (ndl +28, +82, +29, +21%; the small
+ *    machine's seed 3 -4.3% on both IPC and occupancy: older snapshots
+ *    reach back to the SMs' lockstep).
  *    Speed (tc2013 machine, CPU time, tests/bench_sim.c): 5.9-9.3x faster
  *    than full detail over the 25 built-in workloads, least on the short
  *    runs (2-3M cycles: stn, hsp, comd), where the first detailed warm-up
@@ -126,6 +184,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_rng.h>
 
 #include "sim/engine.h"
 #include "sim/memsys.h"
@@ -176,6 +235,10 @@ struct gpu {
     uint64_t ff_cycles;
     /* per SM, fast-forward scratch */
     double *ff_want, *ff_got, *ff_from, *ff_cold;
+    /* the instructions a held SM's (kernel_hold) share of the
+     * fast-forward asked for; 0: not held */
+    double *ff_quota;
+    gsl_rng *rng; /* the held SMs' choice of snapshot (kernel_hold) */
     /* Per detailed SM, over the windows it was live in: the sum and sum of
      * squares of its window IPC relative to the live SMs' mean, minus 1,
      * and their count (fast_forward's per-SM rates). */
@@ -316,6 +379,8 @@ static void gpu_free(gpu *g)
     free(g->ff_got);
     free(g->ff_from);
     free(g->ff_cold);
+    free(g->ff_quota);
+    if (g->rng) gsl_rng_free(g->rng);
     free(g->dev_sum);
     free(g->dev_sq);
     free(g->dev_n);
@@ -376,12 +441,15 @@ static cm_status gpu_build(gpu *g, cm_stats *stats, cm_err *err)
     g->ff_got = calloc(g->nsm, sizeof *g->ff_got);
     g->ff_from = calloc(g->nsm, sizeof *g->ff_from);
     g->ff_cold = calloc(g->nsm, sizeof *g->ff_cold);
+    g->ff_quota = calloc(g->nsm, sizeof *g->ff_quota);
+    g->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (g->rng) gsl_rng_set(g->rng, (unsigned long)p->sim_seed);
     g->dev_sum = calloc(g->nsm, sizeof *g->dev_sum);
     g->dev_sq = calloc(g->nsm, sizeof *g->dev_sq);
     g->dev_n = calloc(g->nsm, sizeof *g->dev_n);
     if (!g->sms || !g->inj || !g->slots || !g->reply_sinks || !g->scratch ||
         !g->ff_want || !g->ff_got || !g->ff_from || !g->ff_cold ||
-        !g->dev_sum || !g->dev_sq || !g->dev_n)
+        !g->ff_quota || !g->rng || !g->dev_sum || !g->dev_sq || !g->dev_n)
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
     size_t events = cm_memsys_events(p) +
                     (size_t)g->nsm * (4 * g->warps + 2 * (size_t)p->l1_mshrs +
@@ -479,6 +547,8 @@ static cm_status run_until(gpu *g, uint64_t until, int (*stop)(const gpu *),
                               "%llu with warps still live",
                               (unsigned long long)cm_engine_now(&g->eng));
         update_rate(g);
+        for (uint32_t i = 0; g->temporal && i < g->ndetail; i++)
+            cm_sm_kernel_snap(g->sms[i]);
         if (g->cfg->progress)
             g->cfg->progress((size_t)(cm_engine_now(&g->eng) + g->ff_cycles),
                              (size_t)max, g->cfg->progress_arg);
@@ -562,6 +632,62 @@ static void ff_run(gpu *g, const double *want, double *got, cm_sm_mem_fn mem)
         }
 }
 
+/* SM i's share want[i] of a fast-forward, in whole kernels (see the
+ * header) where it covers at least sim.sample_ff_kernels of them at the
+ * SM's instructions per kernel so far and a kernel takes no longer than
+ * the snapshots span: the SM is held (cm_sm_kernel_hold) to the places of
+ * a random snapshot, m kernels on, m rounded from the share plus the
+ * instructions since the snapshot.  want[i] becomes the instructions that
+ * takes, an estimate for the warming split and the rounds
+ * (ff_finish_held takes the warps the rest of the way); ff_quota[i] keeps
+ * the share asked for, which the cycles covered scale from.  1 if held. */
+static int kernel_hold(gpu *g, uint32_t i, double *want)
+{
+    cm_sm *sm = g->sms[i];
+    uint64_t at = 0, k = cm_sm_kernels(sm, &at);
+    double least = g->p->sim_sample_ff_kernels;
+    if (i >= g->ndetail || least <= 0 || k == 0 || at == 0 || want[i] <= 0 ||
+        cm_sm_done(sm))
+        return 0;
+    double per = (double)at / (double)k;
+    double kcycles =
+        (double)(cm_engine_now(&g->eng) + g->ff_cycles) / (double)k;
+    if (want[i] / per < least || kcycles > (double)CM_SM_SNAPS * RATE_SLICE)
+        return 0;
+    uint32_t n = cm_sm_kernel_snaps(sm), pick = n;
+    uint64_t ks = k, is = cm_sm_instructions(sm);
+    if (n > 0) {
+        pick = (uint32_t)gsl_rng_uniform_int(g->rng, n);
+        cm_sm_kernel_snap_at(sm, pick, &ks, &is);
+    }
+    double back = (double)(cm_sm_instructions(sm) - is);
+    double m = floor((want[i] + back) / per + 0.5);
+    if ((double)ks + m < (double)k + 1) m = (double)(k + 1 - ks);
+    cm_sm_kernel_hold(sm, pick, ks + (uint64_t)m);
+    g->ff_quota[i] = want[i];
+    want[i] = m * per - back;
+    if (want[i] < 0) want[i] = 0;
+    return 1;
+}
+
+/* The held SMs' warps run on to their places (warming), in rounds as
+ * ff_run's, then the holds end. */
+static void ff_finish_held(gpu *g, double *got)
+{
+    for (int progress = 1; progress;) {
+        progress = 0;
+        for (uint32_t i = 0; i < g->nsm; i++) {
+            if (g->ff_quota[i] <= 0) continue;
+            uint64_t d = cm_sm_functional(
+                g->sms[i], (uint64_t)FF_CHUNK * g->warps, warm_l2, g);
+            got[i] += (double)d;
+            progress |= d > 0;
+        }
+    }
+    for (uint32_t i = 0; i < g->nsm; i++)
+        if (g->ff_quota[i] > 0) cm_sm_kernel_hold(g->sms[i], 0, 0);
+}
+
 /* Fast-forwards every SM the instructions it would issue in `cycles` at
  * the window's IPC per live SM times its own relative rate.  Not each
  * SM's own window IPC: over a short window that is noisy, and
@@ -636,14 +762,17 @@ static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
             if (pv < FF_SM_SIGNIFICANCE) keep = 1 - noise / spread;
         }
     }
-    double *want = g->ff_want, *got = g->ff_got;
+    double *want = g->ff_want, *got = g->ff_got, *quota = g->ff_quota;
     double ipc = mean / (double)(win_cycles ? win_cycles : 1);
+    int held = 0;
     for (uint32_t i = 0; i < g->nsm; i++) {
         double rel = 1;
         if (i < g->ndetail && g->dev_n[i] >= 2)
             rel = 1 + keep * (g->dev_sum[i] / g->dev_n[i] - dev_mean);
         want[i] = floor(ipc * (rel > 0 ? rel : 0) * (double)cycles + 0.5);
         got[i] = 0;
+        quota[i] = 0;
+        held |= kernel_hold(g, i, want);
         total += want[i];
     }
     double lines = p->l2_banks * p->l2_bank_size / p->l2_line;
@@ -664,16 +793,23 @@ static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
     uint64_t refs = g->l2_refs;
     for (uint32_t i = 0; i < g->nsm; i++) before += got[i];
     ff_run(g, want, got, warm_l2);
+    if (held) ff_finish_held(g, got);
     for (uint32_t i = 0; i < g->nsm; i++) after += got[i];
     if (after > before)
         g->refs_per_inst = (double)(g->l2_refs - refs) / (after - before);
-    double covered = 0;
+    double covered = 0, sum = 0;
     for (uint32_t i = 0; i < g->ndetail; i++) {
-        double c = want[i] > 0 ? (double)cycles * got[i] / want[i]
-                               : (double)cycles;
+        double c = quota[i] > 0  ? (double)cycles * got[i] / quota[i]
+                   : want[i] > 0 ? (double)cycles * got[i] / want[i]
+                                 : (double)cycles;
         if (c > covered) covered = c;
+        sum += c;
     }
-    return (uint64_t)llround(covered < cycles ? covered : (double)cycles);
+    /* Dithered whole kernels cover more or less than asked, by SM: their
+     * mean; otherwise got <= want and the last SM's is the time. */
+    if (held) covered = sum / g->ndetail;
+    if (!held && covered > cycles) covered = (double)cycles;
+    return (uint64_t)llround(covered);
 }
 
 static cm_status run_temporal(gpu *g, cm_stats *stats, cm_err *err)

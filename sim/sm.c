@@ -51,6 +51,8 @@ typedef struct sm_warp {
     uint32_t loads_out;  /* requests of the blocking load/atomic */
     uint32_t stores_out; /* stores not yet acknowledged */
     uint32_t orphans;    /* replies of loads a fast-forward moved past */
+    uint32_t memk;       /* memory instructions issued in its kernel */
+    uint32_t ktgt;       /* a kernel hold's place for it (cm_sm_kernel_hold) */
     uint64_t age;        /* launch order, for GTO's "oldest" */
     uint8_t state, where;
     uint8_t cls; /* counted under nclass[cls] */
@@ -76,6 +78,16 @@ struct cm_sm {
     uint64_t stores_total, age_next;
     uint64_t orphans_total; /* load replies a fast-forward moved past */
     int functional;         /* inside cm_sm_functional */
+    uint64_t fcount;        /* instructions of the functional call so far */
+    /* Kernel boundaries passed, instructions issued when the last passed,
+     * and a kernel hold's goal (the boundaries passed at which it stops;
+     * 0: no hold). */
+    uint64_t kernels, kinsts, kgoal;
+    /* Kernel snapshots (cm_sm_kernel_snap), a ring of CM_SM_SNAPS: the
+     * boundaries passed, the instructions, and per warp its memory
+     * instructions in its kernel (snap_memk[slot * nwarps + w]). */
+    uint64_t snap_kernels[CM_SM_SNAPS], snap_insts[CM_SM_SNAPS];
+    uint32_t *snap_memk, nsnap, snap_pos;
     /* LD/ST unit: one instruction's lines */
     uint64_t *lines;
     uint64_t *flines; /* the functional executor's coalescer output */
@@ -256,12 +268,18 @@ static void check_barrier(cm_sm *sm, uint32_t b)
 static void check_kernel(cm_sm *sm)
 {
     if (sm->kernel_arrived == 0 || sm->kernel_arrived != sm->live ||
-        (sm->stores_total != 0 && !sm->functional))
+        (sm->stores_total != 0 && !sm->functional) ||
+        (sm->kgoal && sm->kernels >= sm->kgoal))
         return;
     sm->kernel_arrived = 0;
+    sm->kernels++;
+    sm->kinsts = sm->insts + sm->fcount;
     cm_l1_flash(sm->l1, CM_L1E_KERNEL_START);
     for (uint32_t w = 0; w < sm->nwarps; w++)
-        if (sm->w[w].state == W_WAIT_KERNEL) warp_set_state(sm, w, W_FETCH);
+        if (sm->w[w].state == W_WAIT_KERNEL) {
+            sm->w[w].memk = 0;
+            warp_set_state(sm, w, W_FETCH);
+        }
     for (uint32_t w = 0; w < sm->nwarps; w++)
         if (sm->w[w].state == W_FETCH) fetch(sm, w);
 }
@@ -463,6 +481,7 @@ static void issue(cm_sm *sm, uint32_t w)
     case CM_INST_STORE:
     case CM_INST_ATOMIC: {
         sm->meminsts++;
+        wp->memk++;
         int n = coalesce(sm, &wp->inst, sm->lines);
         if (n < 0) {
             sm_fail(sm, "a memory instruction touches more lines than the "
@@ -778,6 +797,7 @@ static uint64_t functional_step(cm_sm *sm, uint32_t w, uint64_t budget,
     case CM_INST_LOAD:
     case CM_INST_STORE:
     case CM_INST_ATOMIC: {
+        wp->memk++;
         if (!mem) { /* advancing only: no tag is warmed */
             fetch(sm, w);
             return 1;
@@ -843,6 +863,73 @@ static void functional_join(cm_sm *sm, uint32_t w)
     }
 }
 
+/* w has reached its place of a kernel hold: the goal's boundaries passed,
+ * and it waits at the next or is about to issue the memory instruction
+ * after as many as it had issued in its kernel when the hold began. */
+static int kernel_held(const cm_sm *sm, uint32_t w)
+{
+    if (!sm->kgoal || sm->kernels < sm->kgoal) return 0;
+    const sm_warp *wp = &sm->w[w];
+    return wp->state == W_WAIT_KERNEL ||
+           (wp->state == W_READY && is_mem(wp->inst.kind) &&
+            wp->memk >= wp->ktgt);
+}
+
+void cm_sm_kernel_snap(cm_sm *sm)
+{
+    if (sm->kernels == 0 || sm->done) return;
+    if (!sm->snap_memk) {
+        sm->snap_memk =
+            calloc((size_t)CM_SM_SNAPS * sm->nwarps, sizeof *sm->snap_memk);
+        if (!sm->snap_memk) return; /* no snapshot: holds use the present */
+    }
+    uint32_t j = sm->snap_pos;
+    sm->snap_kernels[j] = sm->kernels;
+    sm->snap_insts[j] = cm_sm_instructions(sm);
+    for (uint32_t w = 0; w < sm->nwarps; w++)
+        sm->snap_memk[(size_t)j * sm->nwarps + w] = sm->w[w].memk;
+    sm->snap_pos = (j + 1) % CM_SM_SNAPS;
+    if (sm->nsnap < CM_SM_SNAPS) sm->nsnap++;
+}
+
+uint32_t cm_sm_kernel_snaps(const cm_sm *sm)
+{
+    return sm->nsnap;
+}
+
+void cm_sm_kernel_snap_at(const cm_sm *sm, uint32_t k, uint64_t *kernels,
+                          uint64_t *insts)
+{
+    uint32_t j = (sm->snap_pos + CM_SM_SNAPS - sm->nsnap + k) % CM_SM_SNAPS;
+    *kernels = sm->snap_kernels[j];
+    *insts = sm->snap_insts[j];
+}
+
+void cm_sm_kernel_hold(cm_sm *sm, uint32_t k, uint64_t goal)
+{
+    if (goal == 0) {
+        if (!sm->kgoal) return;
+        sm->kgoal = 0;
+        /* every warp may wait at the boundary the hold stopped at, for
+         * timed stores or for nothing: the timed machine passes it */
+        check_kernel(sm);
+        wake(sm);
+        return;
+    }
+    sm->kgoal = goal;
+    uint32_t j = (sm->snap_pos + CM_SM_SNAPS - sm->nsnap + k) % CM_SM_SNAPS;
+    for (uint32_t w = 0; w < sm->nwarps; w++)
+        sm->w[w].ktgt = k < sm->nsnap
+                            ? sm->snap_memk[(size_t)j * sm->nwarps + w]
+                            : sm->w[w].memk;
+}
+
+uint64_t cm_sm_kernels(const cm_sm *sm, uint64_t *insts)
+{
+    if (insts) *insts = sm->kinsts;
+    return sm->kernels;
+}
+
 uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj)
 {
     batch_stop(sm);
@@ -858,21 +945,23 @@ uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj)
         for (uint32_t k = 0; k < sm->nwarps && !stop; k++) {
             uint32_t w = (sm->fpos + k) % sm->nwarps;
             if (sm->fused[w] >= quota || sm->w[w].state == W_DONE ||
-                sm->w[w].state == W_UNLAUNCHED)
+                sm->w[w].state == W_UNLAUNCHED || kernel_held(sm, w))
                 continue;
             functional_join(sm, w);
-            while (sm->w[w].state == W_READY && sm->fused[w] < quota &&
-                   !stop && sm->err.code == CM_OK) {
+            while (sm->w[w].state == W_READY && sm->fused[w] < quota && !stop &&
+                   sm->err.code == CM_OK && !kernel_held(sm, w)) {
                 uint64_t d = functional_step(sm, w, quota - sm->fused[w],
                                              mem, obj, &stop);
                 sm->fused[w] += d;
                 total += d;
+                sm->fcount = total;
                 progress |= d > 0;
             }
             if (stop) sm->fpos = (w + 1) % sm->nwarps;
         }
     }
     sm->functional = 0;
+    sm->fcount = 0;
     sm->insts += total;
     sm->flushed.insts += total; /* counted, but not as a statistic */
     if (all_answered(sm) && !sm->done) {
@@ -983,6 +1072,7 @@ void cm_sm_free(cm_sm *sm)
     free(sm->bat);
     free(sm->rdy);
     free(sm->rdym);
+    free(sm->snap_memk);
     free(sm);
 }
 

@@ -177,6 +177,31 @@ typedef int (*cm_sm_mem_fn)(void *obj, uint32_t sm, uint64_t line,
 uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem,
                           void *obj);
 
+/* Kernel boundaries the SM has passed (timed or functionally), and in
+ * *insts (if not NULL) its instructions when it passed the last. */
+uint64_t cm_sm_kernels(const cm_sm *sm, uint64_t *insts);
+/* Kernel snapshots: cm_sm_kernel_snap records, if the SM has passed a
+ * kernel boundary, its boundaries passed, its instructions and each
+ * warp's place in its kernel (memory instructions issued since its kernel
+ * began) in a ring of the last CM_SM_SNAPS; cm_sm_kernel_snaps counts
+ * those kept and cm_sm_kernel_snap_at(k) reads the k-th oldest. */
+enum { CM_SM_SNAPS = 64 };
+void cm_sm_kernel_snap(cm_sm *sm);
+uint32_t cm_sm_kernel_snaps(const cm_sm *sm);
+void cm_sm_kernel_snap_at(const cm_sm *sm, uint32_t k, uint64_t *kernels,
+                          uint64_t *insts);
+/* A kernel hold (goal > 0): later cm_sm_functional calls take each warp
+ * across kernel boundaries until the SM has passed goal of them, and then
+ * to its place in snapshot k (k >= the snapshots kept: its place now),
+ * and no further: as many memory instructions issued in its kernel as
+ * there, then stopped before the next, or waiting at the boundary.  They
+ * execute fewer than n once every warp is there.  The warps' spread
+ * inside the kernel carries over a fast-forward of whole kernels.  The
+ * goal must be past the boundaries passed now.
+ * goal = 0 ends the hold; the timed machine passes the boundary if every
+ * warp waits there. */
+void cm_sm_kernel_hold(cm_sm *sm, uint32_t k, uint64_t goal);
+
 /* NULL, or the sticky error (the SM's or its L1's). */
 const cm_err *cm_sm_error(const cm_sm *sm);
 
