@@ -113,11 +113,13 @@
  *    +70, +42%); 128 snapshots (ndl +28, +82, +29, +21%; the small
  *    machine's seed 3 -4.3% on both IPC and occupancy: older snapshots
  *    reach back to the SMs' lockstep).
- *    Speed (tc2013 machine, CPU time, tests/bench_sim.c): 5.9-9.3x faster
+ *    Speed (tc2013 machine, CPU time, tests/bench_sim.c): 5.5-9.1x faster
  *    than full detail over the 25 built-in workloads, least on the short
  *    runs (2-3M cycles: stn, hsp, comd), where the first detailed warm-up
  *    and fast-forward weigh most.  The generator, its random draws
- *    included, is ~50% of a sampled run's time (kmn), tag warming ~6%.
+ *    included, is ~50% of a sampled run's time (kmn), tag warming ~6%
+ *    (perf, kmn, 2026-11-25: cm_wgen_next 39% of the samples, the
+ *    stack's moves 6%, log 3%; the timed machine's functions 1-2% each).
  *    Accuracy: all three bench metrics within 3% on 12 of the 25 (15 with
  *    sim.seed 2), most misses within their 95% interval.  Besides ndl the
  *    MSHR occupancy comes out high after fast-forwards, +1.5% on average
