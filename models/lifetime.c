@@ -399,29 +399,31 @@
  * 11.7 -> 13.4%, p_expired 11.9 -> 8.2%; tcsuo stall 16.4 -> 22.2%
  * (missed: cl now -17 to -26% at every L; its fences now wait for
  * their stores, which TC-Strong's leases hold: 2876 cycles per fence at
- * L = 16000; see "Where the speed model fails" below), p_expired 10.3
+ * L = 16000; see "Where tcsuo's stall fails" below), p_expired 10.3
  * -> 14.3%; tcw
  * equilibrium 8.2 ->
  * 8.0%, lifetime_mean 3.4 -> 3.6%; directory messages 5.3% and flits 4.8%,
  * recall 8.0 -> 6.1%.
- * Where the speed model fails (tcsuo, cl, after the fence fix; 400k
- * cycles).  From cl's own profile at L = 2500 the stall per store is
- * exact (21.47 against 21.53 simulated), but carried from 16000 it is
- * 17.85, and from 2500 to 16000 252 against 141: the speed ratios are
- * wrong, 5.43 predicted against 3.38 simulated (instructions per cycle)
- * from 16000 to 2500, 0.147 against 0.296 back.  At L = 2500 no
- * resource of the bound saturates (reply ports 0.56 busy, the bank's
- * stalls and requests ~0.4-0.5, MSHRs 40 of 128): the machine is bound
- * by its warps' latency (a closed network below its bottleneck: fences
- * wait for the stores a lease holds, loads wait behind them in the
- * bank's queue), while the bound takes the reply port as saturated.  So
- * k needs the latency-bound regime too: the closed network's throughput
- * N / (Z + R(L)), with R(L) the round trip including the lease-dependent
- * waits (exact MVA, solvers/, over the bank with its stall-lengthened
- * service, the reply port and DRAM, a fixed point with the stall), the
- * bound min(1 / D_max, N / (D + Z)) at the least.  Not built: it changes
- * every carried quantity, and the targets met now would have to be
- * re-measured with it.
+ * Where tcsuo's stall fails (cl, after the fence fix; 400k cycles).
+ * From cl's own profile at L = 2500 the stall per store is exact (21.47
+ * against 21.53 simulated); carried from 16000 it is 17.85.  The speed
+ * ratio is wrong too, 5.43 predicted against 3.38 simulated
+ * (instructions per cycle) from 16000 to 2500, 0.147 against 0.296
+ * back: at L = 2500 no resource of the bound saturates (reply ports 0.56
+ * busy, L2 MSHRs 40 of 128), the machine is bound by its warps' latency
+ * (a closed network below its bottleneck), while the bound takes the
+ * reply port as saturated.  But the speed is not what the stall misses:
+ * with the simulated speed ratios forced (an oracle) the stall from
+ * 16000 falls further, 47.0 / 15.6 / 4.9 / 1.3 cycles at L = 6400 /
+ * 2500 / 1000 / 400 against 66.3 / 21.5 / 7.1 / 1.9 simulated (17.9 at
+ * 2500 with the model's own speed), while p_expired comes closer (0.037
+ * / 0.040 / 0.045 / 0.050 against 0.043 / 0.045 / 0.059 / 0.057).  So
+ * cl's S at 16000 holds waits that stretch with L, not with 1/k: its
+ * warps' fences now wait for the stores a lease holds, and its loads
+ * queue behind them (the split S = S_arr + Q above).  A closed-network
+ * speed (throughput N / (Z + R(L)), exact MVA over the bank, reply port
+ * and DRAM) would serve p_expired; the stall needs S's lease-dependent
+ * part carried by L.  Neither is built.
  * Z is taken from exactly the replies that carry a GWCT (stores' and
  * atomics' replies; a private write, TCS optimisation 1 also in TC-Weak,
  * returns none), so at its own profile's L the fence wait follows the
