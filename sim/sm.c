@@ -875,6 +875,12 @@ static int kernel_held(const cm_sm *sm, uint32_t w)
             wp->memk >= wp->ktgt);
 }
 
+/* The ring slot of the k-th oldest snapshot kept. */
+static uint32_t snap_slot(const cm_sm *sm, uint32_t k)
+{
+    return (sm->snap_pos + CM_SM_SNAPS - sm->nsnap + k) % CM_SM_SNAPS;
+}
+
 void cm_sm_kernel_snap(cm_sm *sm)
 {
     if (sm->kernels == 0 || sm->done) return;
@@ -900,7 +906,7 @@ uint32_t cm_sm_kernel_snaps(const cm_sm *sm)
 void cm_sm_kernel_snap_at(const cm_sm *sm, uint32_t k, uint64_t *kernels,
                           uint64_t *insts)
 {
-    uint32_t j = (sm->snap_pos + CM_SM_SNAPS - sm->nsnap + k) % CM_SM_SNAPS;
+    uint32_t j = snap_slot(sm, k);
     *kernels = sm->snap_kernels[j];
     *insts = sm->snap_insts[j];
 }
@@ -917,7 +923,7 @@ void cm_sm_kernel_hold(cm_sm *sm, uint32_t k, uint64_t goal)
         return;
     }
     sm->kgoal = goal;
-    uint32_t j = (sm->snap_pos + CM_SM_SNAPS - sm->nsnap + k) % CM_SM_SNAPS;
+    uint32_t j = snap_slot(sm, k);
     for (uint32_t w = 0; w < sm->nwarps; w++)
         sm->w[w].ktgt = k < sm->nsnap
                             ? sm->snap_memk[(size_t)j * sm->nwarps + w]
