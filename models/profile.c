@@ -20,6 +20,12 @@ typedef struct named_dist {
     cm_dist d;
 } named_dist;
 
+typedef struct named_joint {
+    char *name;
+    cm_point *pts;
+    size_t n, cap;
+} named_joint;
+
 typedef struct named_rate {
     char *name;
     double v;
@@ -31,13 +37,22 @@ struct cm_profile {
     size_t ndists, cap_dists;
     named_rate *rates;
     size_t nrates, cap_rates;
+    named_joint *joints;
+    size_t njoints, cap_joints;
 };
 
 static const char rate_prefix[] = "rate.";
 
+static const char joint_prefix[] = "joint.";
+
 static int is_rate(const char *name)
 {
     return strncmp(name, rate_prefix, sizeof rate_prefix - 1) == 0;
+}
+
+static int is_joint(const char *name)
+{
+    return strncmp(name, joint_prefix, sizeof joint_prefix - 1) == 0;
 }
 
 cm_profile *cm_profile_new(void)
@@ -60,6 +75,11 @@ void cm_profile_free(cm_profile *p)
         cm_dist_free(&p->dists[i].d);
     }
     for (size_t i = 0; i < p->nrates; i++) free(p->rates[i].name);
+    for (size_t i = 0; i < p->njoints; i++) {
+        free(p->joints[i].name);
+        free(p->joints[i].pts);
+    }
+    free(p->joints);
     free(p->dists);
     free(p->rates);
     free(p->source);
@@ -70,6 +90,13 @@ static named_dist *find_dist(const cm_profile *p, const char *name)
 {
     for (size_t i = 0; i < p->ndists; i++)
         if (strcmp(p->dists[i].name, name) == 0) return &p->dists[i];
+    return NULL;
+}
+
+static named_joint *find_joint(const cm_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->njoints; i++)
+        if (strcmp(p->joints[i].name, name) == 0) return &p->joints[i];
     return NULL;
 }
 
@@ -113,9 +140,10 @@ cm_status cm_profile_add_bin(cm_profile *p, const char *name, double lo,
                              double hi, double w, cm_err *err)
 {
     if (check_name(name, err)) return CM_EINPUT;
-    if (is_rate(name))
+    if (is_rate(name) || is_joint(name))
         return cm_err_set(err, CM_EINPUT,
-                          "'%s' is a rate, not a distribution", name);
+                          "'%s' is a %s, not a distribution", name,
+                          is_rate(name) ? "rate" : "joint distribution");
     named_dist *nd = find_dist(p, name);
     if (!nd && !(nd = append_named((void **)&p->dists, &p->ndists,
                                    &p->cap_dists, sizeof *nd, name)))
@@ -127,6 +155,37 @@ cm_status cm_profile_add_bin(cm_profile *p, const char *name, double lo,
         cm_err_prefix(err, ctx);
     }
     return st;
+}
+
+cm_status cm_profile_add_point(cm_profile *p, const char *name, double x,
+                               double y, double w, cm_err *err)
+{
+    if (check_name(name, err)) return CM_EINPUT;
+    if (!is_joint(name))
+        return cm_err_set(err, CM_EINPUT,
+                          "joint distribution name '%s' must start with '%s'",
+                          name, joint_prefix);
+    if (!(isfinite(x) && isfinite(y) && x >= 0 && y >= 0))
+        return cm_err_set(err, CM_EINPUT,
+                          "%s: a point's coordinates are finite times >= 0, "
+                          "got (%g, %g)", name, x, y);
+    if (!(isfinite(w) && w >= 0))
+        return cm_err_set(err, CM_EINPUT,
+                          "%s: a point's weight must be finite and >= 0, "
+                          "got %g", name, w);
+    named_joint *nj = find_joint(p, name);
+    if (!nj && !(nj = append_named((void **)&p->joints, &p->njoints,
+                                   &p->cap_joints, sizeof *nj, name)))
+        return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
+    if (nj->n == nj->cap) {
+        size_t c = nj->cap ? 2 * nj->cap : 16;
+        cm_point *a = realloc(nj->pts, c * sizeof *a);
+        if (!a) return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
+        nj->pts = a;
+        nj->cap = c;
+    }
+    nj->pts[nj->n++] = (cm_point){x, y, w};
+    return CM_OK;
 }
 
 cm_status cm_profile_set_rate(cm_profile *p, const char *name, double v,
@@ -240,6 +299,11 @@ static cm_status profile_from_table(const cm_table *t, cm_profile **out,
         if ((st = get_bound(t, r, clo, &lo, err)) ||
             (st = get_bound(t, r, chi, &hi, err)))
             break;
+        if (is_joint(q)) {
+            if ((st = cm_profile_add_point(p, q, lo, hi, v, err)))
+                st = at_cell(t, r, isfinite(lo) ? isfinite(hi) ? cv : chi : clo, err);
+            continue;
+        }
         if (hi != INFINITY && lo == INFINITY) {
             cm_err_set(err, CM_EINPUT, "column 'lo': inf with a finite hi");
             st = at_cell(t, r, clo, err);
@@ -309,6 +373,11 @@ cm_status cm_profile_write(const cm_profile *p, const char *path,
             st = write_row(w, nd->name, INFINITY, INFINITY, nd->d.w_inf, 0,
                            err);
     }
+    for (size_t i = 0; i < p->njoints && !st; i++)
+        for (size_t k = 0; k < p->joints[i].n && !st; k++) {
+            const cm_point *pt = &p->joints[i].pts[k];
+            st = write_row(w, p->joints[i].name, pt->x, pt->y, pt->w, 0, err);
+        }
     if (st) {
         cm_csv_writer_abort(w);
         return st;
@@ -343,6 +412,14 @@ cm_status cm_profile_rate(const cm_profile *p, const char *name, double *out,
                           p->source, name);
     *out = r->v;
     return CM_OK;
+}
+
+void cm_profile_points(const cm_profile *p, const char *name,
+                       const cm_point **out, size_t *n)
+{
+    const named_joint *nj = find_joint(p, name);
+    *out = nj ? nj->pts : NULL;
+    *n = nj ? nj->n : 0;
 }
 
 size_t cm_profile_ndists(const cm_profile *p) { return p->ndists; }

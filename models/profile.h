@@ -9,6 +9,9 @@
  * distribution named by quantity, value its weight (a count or a
  * probability; only ratios matter); hi = inf puts the weight at infinity
  * ("never happened", lo is then ignored and written as inf).  A
+ * row whose quantity starts with "joint." is a point of a two-dimensional
+ * distribution instead: lo and hi are its coordinates (x, y; finite, >= 0)
+ * and value its weight.  A
  * distribution's bins come in increasing order without overlap; rows of
  * different quantities may interleave.  Times are core cycles.
  *
@@ -49,6 +52,13 @@
  *                      of the own classes whose store was its warp's next
  *                      memory instruction after the load, with no fence or
  *                      barrier between; optional
+ *   joint.l2.behind_parts, joint.l2.behind_parts_shared (joint) the
+ *                      stores of the other classes that joined the bank's
+ *                      queue before the load that set the lease was
+ *                      served: x = S less y, y = the cycles the bank was
+ *                      blocked with nothing it may serve during S; one
+ *                      point per cell of the simulator's histogram grid at
+ *                      the cell's means; optional
  *   warp.fence_lease_slack per fence: its issue time minus the latest L2
  *                      load of any line its warp's stores and atomics
  *                      since the previous fence wrote with a GWCT in the
@@ -142,6 +152,16 @@ cm_status cm_profile_add_bin(cm_profile *p, const char *name, double lo,
                              double hi, double w, cm_err *err);
 cm_status cm_profile_set_rate(cm_profile *p, const char *name, double v,
                               cm_err *err);
+/* A point (x, y) of weight w of the joint distribution name ("joint.x"). */
+typedef struct cm_point {
+    double x, y, w;
+} cm_point;
+cm_status cm_profile_add_point(cm_profile *p, const char *name, double x,
+                               double y, double w, cm_err *err);
+/* The points of a joint distribution, in the order added; *n = 0 and *out
+ * NULL when the profile has none. */
+void cm_profile_points(const cm_profile *p, const char *name,
+                       const cm_point **out, size_t *n);
 
 /* Look-ups.  A missing or empty (total weight 0) distribution and a
  * missing rate are CM_EINPUT: "profile 'file' has no distribution 'x'". */
