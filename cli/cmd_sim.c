@@ -275,7 +275,11 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
                 job->trace ? job->trace : job->prof->name,
                 job->coh ? cm_coh_protocol_name(job->coh) : job->proto->name,
                 job->coh ? "off (coherence simulator)" : mode,
-                r->res.finished ? "finished" : "stopped at sim.max_cycles",
+                r->res.finished ? "finished"
+                : job->coh && p->sim_max_instructions > 0 &&
+                        r->res.instructions >= (uint64_t)p->sim_max_instructions
+                    ? "stopped at sim.max_instructions"
+                    : "stopped at sim.max_cycles",
                 (unsigned long long)r->res.cycles,
                 row_value(r, job->coh ? "coh.ipc" : "ipc"),
                 r->seconds,

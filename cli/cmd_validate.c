@@ -24,11 +24,12 @@ static const char *const coh_machine[] = {"sim.max_cycles=100000"};
  * tc.predictor_init and takes tens of thousands of cycles to approach it,
  * which would dominate a 100k-cycle time average. */
 static const char *const predictor_machine[] = {"sim.max_cycles=300000"};
-/* The lifetime model's profile at L = 16000 carries every shorter L: at
- * 100k cycles it holds only 7-33 stores with a read-to-write time S' below
- * 2048 (all that the TC-Strong stall at L = 400 rests on) and covers mostly
- * the programs' cold start (models/lifetime.c), so its runs are 400k. */
-static const char *const lifetime_machine[] = {"sim.max_cycles=400000"};
+/* The lifetime model's profile at L = 16000 carries every shorter L, so
+ * every run covers the same program: 300k warp instructions.  A cycle cap
+ * covers 4-8x less of it at L = 16000 (TC-Strong's stalls slow the
+ * machine), mostly the programs' cold start, whose sharing differs
+ * (models/lifetime.c, "The runs' clock"). */
+static const char *const lifetime_machine[] = {"sim.max_instructions=300000"};
 static const char *const mshr_grid[] = {"mshrs=8,16,32", "warps=8,24,48"};
 static const char *const reuse_grid[] = {"l1size=16K,32K,64K",
                                          "warps=8,24,48"};
@@ -48,24 +49,27 @@ static const struct val_model {
     const char *workloads, *protocol;
     const char *coh_config; /* non-NULL: a coherence model */
     const char *only;       /* non-NULL: the entry for this --protocol */
-    const char *const *machine; /* non-NULL: one setting instead of the
+    const char *const *machine; /* non-NULL: settings instead of the
                                    coherence default's */
+    size_t nmachine;
 } val_models[] = {
     {&cm_validate_lifetime_predictor, predictor_grid,
      sizeof predictor_grid / sizeof *predictor_grid, "bh,kmn,stn", "tcw",
-     "tc2013", "tcw", predictor_machine},
+     "tc2013", "tcw", predictor_machine,
+     sizeof predictor_machine / sizeof *predictor_machine},
     {&cm_validate_mshr, mshr_grid, sizeof mshr_grid / sizeof *mshr_grid,
-     "kmn,bfs,cfd", "no-coh", NULL, NULL, NULL},
+     "kmn,bfs,cfd", "no-coh", NULL, NULL, NULL, 0},
     {&cm_validate_reuse, reuse_grid, sizeof reuse_grid / sizeof *reuse_grid,
-     "kmn,bfs,hsp,cfd", "no-coh", NULL, NULL, NULL},
+     "kmn,bfs,hsp,cfd", "no-coh", NULL, NULL, NULL, 0},
     {&cm_validate_lifetime, lifetime_grid,
      sizeof lifetime_grid / sizeof *lifetime_grid, "bh,cl,stn", "tcw-fixed",
-     "tc2013", NULL, lifetime_machine},
+     "tc2013", NULL, lifetime_machine,
+     sizeof lifetime_machine / sizeof *lifetime_machine},
     {&cm_validate_recall, recall_grid, sizeof recall_grid / sizeof *recall_grid,
-     "bh,cl,kmn", "gpu-vini", "tc2013", NULL, NULL},
+     "bh,cl,kmn", "gpu-vini", "tc2013", NULL, NULL, 0},
     {&cm_validate_directory, directory_grid,
      sizeof directory_grid / sizeof *directory_grid, "kmn,bh,stn", "gpu-vi",
-     "tc2013", NULL, NULL}};
+     "tc2013", NULL, NULL, 0}};
 
 /* "lifetime" is the lifetime the protocol uses; the others are fixed. */
 static const struct {
@@ -119,8 +123,9 @@ static void usage(FILE *f)
           "calib.csv has no rows).  Defaults:\n"
           "  lifetime: --protocol tcw-fixed --grid "
           "lifetime=400,1000,2500,6400,16000\n"
-          "            --workloads bh,cl,stn, sim.max_cycles=400000 (lifetime is\n"
-          "            tc.lifetime_strong on tcs*, tc.lifetime_weak otherwise)\n"
+          "            --workloads bh,cl,stn, sim.max_instructions=300000 (every\n"
+          "            run covers the same program; lifetime is tc.lifetime_strong\n"
+          "            on tcs*, tc.lifetime_weak otherwise)\n"
           "  lifetime --protocol tcw: the adaptive predictor (seed 000 "
           "section 4.4):\n            its equilibrium (root of the drift) "
           "and its mean-field time average\n            over the run from "
@@ -135,7 +140,7 @@ static void usage(FILE *f)
           "  directory: --protocol gpu-vi --grid l1size=8K,16K,32K,64K,128K\n"
           "            --workloads kmn,bh,stn\n"
           "Unless --config is given, the machine is tc2013 with sim.max_cycles="
-          "100000\nwhere not said above.\n\n"
+          "100000\nwhere not said above (lifetime: the sim.max_cycles default).\n\n"
           "  --grid SPEC       a grid axis over any parameter; mshrs is "
           "l1.mshrs, l1size\n"
           "                    is l1.size (bytes, 16K ...) and warps is "
@@ -246,7 +251,7 @@ static int add_default_machine(cli_ctx *ctx, const struct val_model *vm)
     const char *const *sets = vm->machine      ? vm->machine
                               : vm->coh_config ? coh_machine
                                                : small_machine;
-    size_t k = vm->machine      ? 1
+    size_t k = vm->machine      ? vm->nmachine
                : vm->coh_config ? sizeof coh_machine / sizeof *coh_machine
                                 : sizeof small_machine / sizeof *small_machine;
     if (ctx->nconfigs > 0) return 0;

@@ -44,6 +44,12 @@ typedef struct cm_lifetime_input {
     const cm_dist *own_next_read_to_write, *own_next_read_to_write_shared;
     const cm_dist *other_read_to_write, *other_read_to_write_shared;
     double own_trip_floor; /* the round trip's latency c (0: unknown) */
+    /* of the others, those queued behind the load that set the lease:
+     * points (S less the bank's blocked cycles, the blocked cycles), the
+     * _shared ones without private writes (lifetime.c, "Carrying S: the
+     * stores queued behind the load"); NULL, 0: none in the profile */
+    const cm_point *behind, *behind_shared;
+    size_t nbehind, nbehind_shared;
     /* machine-wide rates per core cycle */
     double l1_fills, l2_loads, l2_stores, l2_evictions, fences;
     double banks;      /* L2 banks sharing those rates evenly */

@@ -79,14 +79,19 @@ static const char *const hist_names[H_COUNT] = {
     "l2.read_to_write_other_shared", "l2.read_to_write_own_next",
     "l2.read_to_write_own_next_shared"};
 
+static int hist_bin(double x)
+{
+    int i = x < 1 ? 0 : 1 + (int)floor(4 * log2(x));
+    return i < HBINS ? i : HBINS - 1;
+}
+
 static void hist_add(hist *h, double x)
 {
     if (!isfinite(x)) {
         h->inf += 1;
         return;
     }
-    int i = x < 1 ? 0 : 1 + (int)floor(4 * log2(x));
-    h->bin[i < HBINS ? i : HBINS - 1] += 1;
+    h->bin[hist_bin(x)] += 1;
 }
 
 static double hist_edge(int i)
@@ -97,6 +102,8 @@ static double hist_edge(int i)
 typedef struct cmsg {
     struct cmsg *next;
     uint64_t line, value, ts, gwct, stall_t, born;
+    uint64_t enq_t;    /* joined its bank's queue (profile) */
+    double stall_hol; /* the bank's blocked cycles when it stalled */
     uint64_t lease1; /* a reply with a GWCT to a store or atomic: 1 + the
                         line's latest L2 load time (profile); 0: none, as
                         every message starts */
@@ -105,6 +112,7 @@ typedef struct cmsg {
     uint64_t stall_read_t; /* a store held by a GT: the line's latest load
                               when it first stalled (profile) */
     uint32_t stall_read_core, stall_read_warp, stall_read_inst;
+    double stall_read_hol;
     uint32_t inst; /* profile: its warp's waits so far (warp.waits) */
     uint32_t src, dst, core, warp, seq;
     uint16_t bytes;
@@ -164,6 +172,7 @@ typedef struct core {
 
 typedef struct l2way {
     uint64_t line, gt, value, stamp, sharers, read_t;
+    double read_hol; /* the bank's blocked cycles at read_t (profile) */
     uint32_t read_core, read_warp; /* whose load read_t is (profile) */
     uint32_t read_inst; /* and that warp's waits then (warp.waits) */
     int32_t reader, owner; /* owner: the L1 holding it E or M (MESI), -1 */
@@ -192,9 +201,16 @@ typedef struct bank {
     uint32_t qn;
     uint64_t next_slot, chan_free, stamp, hol_since, pred_t, wake_at;
     double pred, pred_area;
+    double hol_cum; /* cycles blocked with nothing servable, closed spells */
     uint8_t serve_pending, hol;
     cm_stat *st_mocc;
 } bank;
+
+/* The bank's cycles blocked with nothing it may serve, up to now. */
+static double bank_blocked(const bank *b, uint64_t now)
+{
+    return b->hol_cum + (b->hol ? (double)(now - b->hol_since) : 0);
+}
 
 typedef struct memval {
     uint64_t line, value;
@@ -233,10 +249,15 @@ struct cm_coh {
     memval *mem;
     size_t mem_cap, mem_n;
     uint64_t lifetime, finish, instructions;
+    uint64_t max_instructions; /* sim.max_instructions; 0: none */
     int fences_seen, err_set;
     cm_err err;
     /* the timing profile */
     hist h[H_COUNT];
+    /* other warps' stores queued behind the lease's load, by (S less the
+     * bank's blocked cycles, those cycles) on the histogram grid: weight,
+     * sum of each, for all stores and without private writes */
+    double (*behind)[HBINS][HBINS][3];
     double sharers_hist[65], ack_sum, ack_n, fill_sum, fill_n;
     double flight_sum, flight_n; /* requests' L1-to-bank flight */
     double n_fills, n_loads, n_l2_loads, n_l2_stores, n_l2_evict, n_fences,
@@ -577,6 +598,8 @@ static int issue(core *k, uint32_t wi)
     }
     cm_stat_add(c->st_inst, in->kind == CM_INST_COMPUTE && in->n ? in->n : 1);
     c->instructions += in->kind == CM_INST_COMPUTE && in->n ? in->n : 1;
+    if (c->max_instructions && c->instructions >= c->max_instructions)
+        cm_engine_stop(&c->eng);
     w->has = 0;
     return 1;
 }
@@ -830,6 +853,16 @@ static void tc_outcome(cm_coh *c, l1way *w, int loaded)
 
 /* Per fill: the age of the copy at the latest load that found it, hit or
  * expired (inf: none). */
+/* One behind store into the joint histogram k (0: all, 1: no private
+ * writes): its unblocked cycles u and blocked cycles w. */
+static void behind_add(cm_coh *c, int k, double u, double w)
+{
+    double *cell = c->behind[k][hist_bin(u)][hist_bin(w)];
+    cell[0] += 1;
+    cell[1] += u;
+    cell[2] += w;
+}
+
 static void last_use(cm_coh *c, const l1way *w)
 {
     hist_add(&c->h[H_LAST], w->use_t == NONE64
@@ -1589,6 +1622,17 @@ static void l2_exec(bank *b, const coh_row *r, unsigned st, unsigned ev,
         } else {
             hist_add(&c->h[H_R2WO], s2w);
             hist_add(&c->h[H_R2WOS], priv ? INFINITY : s2w);
+            /* queued behind the load that set the lease: S is the service
+             * of the requests between, split into the cycles the bank was
+             * blocked (by the leases of stalled stores) and the rest */
+            if (c->behind && isfinite(s2w) && m->enq_t < read_t) {
+                double blocked = (m->stalled ? m->stall_hol
+                                             : bank_blocked(b, now)) -
+                                 (held ? m->stall_read_hol : way->read_hol);
+                blocked = fmin(fmax(blocked, 0), s2w);
+                behind_add(c, 0, s2w - blocked, blocked);
+                if (!priv) behind_add(c, 1, s2w - blocked, blocked);
+            }
         }
         way->value = m->value;
         way->dirty = 1;
@@ -1822,9 +1866,11 @@ static int l2_request(bank *b, cmsg *m)
             m->stalled = 1;
             m->stall_t = now;
             m->stall_read_t = way ? way->read_t : NONE64;
+            m->stall_hol = bank_blocked(b, now);
             m->stall_read_core = way ? way->read_core : 0;
             m->stall_read_warp = way ? way->read_warp : 0;
             m->stall_read_inst = way ? way->read_inst : 0;
+            m->stall_read_hol = way ? way->read_hol : 0;
         }
         /* a store waits for the GT to pass: one wake-up per bank at the
          * earliest such time (a stall repeats every serve attempt) */
@@ -1849,6 +1895,7 @@ static int l2_request(bank *b, cmsg *m)
     if (m->cls == COHM_GETS && way && way->valid && way->line == m->line &&
         !(r->actions & (A2_FETCH | A2_MERGE | A2_STALL))) {
         way->read_t = now;
+        way->read_hol = bank_blocked(b, now);
         way->read_core = m->core;
         way->read_warp = m->warp;
         way->read_inst = m->inst;
@@ -1893,6 +1940,7 @@ static void bank_serve(cm_engine *eng, void *obj, uint64_t arg)
             if (b->hol) {
                 cm_stat_add(c->st_hol, (double)(now - b->hol_since));
                 c->hol_sum += (double)(now - b->hol_since);
+                b->hol_cum += (double)(now - b->hol_since);
                 b->hol = 0;
             }
             b->next_slot = now + c->l2_cycle;
@@ -1916,6 +1964,7 @@ static void bank_serve(cm_engine *eng, void *obj, uint64_t arg)
 static void bank_enqueue(bank *b, cmsg *m)
 {
     m->next = NULL;
+    m->enq_t = cm_engine_now(&b->c->eng);
     b->c->flight_sum += (double)(cm_engine_now(&b->c->eng) - m->born);
     b->c->flight_n++;
     if (b->qt) b->qt->next = m;
@@ -2214,6 +2263,7 @@ void cm_coh_free(cm_coh *c)
     free(c->in_free);
     free(c->last_arr);
     free(c->mem);
+    free(c->behind);
     if (c->rng) gsl_rng_free(c->rng);
     cm_stackdist_free(c->sd);
     cm_stackdist_free(c->asd);
@@ -2296,18 +2346,20 @@ cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
                              p->gpu_core_clock,
                          p->dram_clock);
     c->hit_lat = (uint64_t)llround(p->l1_hit_latency);
+    c->max_instructions = (uint64_t)p->sim_max_instructions;
     c->lifetime = (uint64_t)((c->p->flags & CF_TC_WEAK) ? p->tc_lifetime_weak
                                                          : p->tc_lifetime_strong);
     c->mem_cap = 1024;
     c->mem = malloc(c->mem_cap * sizeof *c->mem);
     c->rng = gsl_rng_alloc(gsl_rng_mt19937);
     c->sd = cfg->profile ? cm_stackdist_new() : NULL;
+    c->behind = cfg->profile ? calloc(2, sizeof *c->behind) : NULL;
     c->cores = calloc(ncores, sizeof *c->cores);
     c->banks = calloc(c->nbanks, sizeof *c->banks);
     c->out_free = calloc(c->eps, sizeof *c->out_free);
     c->in_free = calloc(c->eps, sizeof *c->in_free);
     c->last_arr = calloc((size_t)c->eps * c->eps, sizeof *c->last_arr);
-    int bad = !c->mem || !c->rng || (cfg->profile && !c->sd) || !c->cores || !c->banks || !c->out_free ||
+    int bad = !c->mem || !c->rng || (cfg->profile && (!c->sd || !c->behind)) || !c->cores || !c->banks || !c->out_free ||
               !c->in_free || !c->last_arr;
     if (!bad && cfg->profile) {
         c->lsd = calloc(ncores, sizeof *c->lsd);
@@ -2390,6 +2442,18 @@ static cm_status profile_fill(cm_coh *c, uint64_t cycles, cm_err *err)
             st = cm_profile_add_bin(p, hist_names[k], INFINITY, INFINITY,
                                     h->inf, err);
     }
+    static const char *const behind_names[2] = {
+        "joint.l2.behind_parts", "joint.l2.behind_parts_shared"};
+    for (int k = 0; !st && k < 2; k++)
+        for (int i = 0; !st && i < HBINS; i++)
+            for (int j = 0; !st && j < HBINS; j++) {
+                const double *cell = c->behind[k][i][j];
+                if (cell[0] > 0)
+                    st = cm_profile_add_point(p, behind_names[k],
+                                              cell[1] / cell[0],
+                                              cell[2] / cell[0], cell[0],
+                                              err);
+            }
     struct {
         const char *name;
         const double *w;

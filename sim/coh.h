@@ -123,11 +123,13 @@ void cm_coh_free(cm_coh *c);
 typedef struct cm_coh_result {
     uint64_t cycles;       /* when the last warp retired and all was quiet */
     uint64_t instructions; /* warp instructions issued */
-    int finished;          /* 0: stopped at max_cycles */
+    int finished;          /* 0: stopped at max_cycles or
+                              sim.max_instructions */
 } cm_coh_result;
 
 /* Runs until every warp has retired and every message is answered, or
- * max_cycles.  An internal protocol error (a missing table row) names the
+ * max_cycles, or the params' sim.max_instructions (when not 0) have been
+ * executed.  An internal protocol error (a missing table row) names the
  * protocol, controller, state and event. */
 cm_status cm_coh_run(cm_coh *c, uint64_t max_cycles, cm_coh_result *res,
                      cm_err *err);

@@ -928,6 +928,12 @@ cm_status cm_gpu_run(const cm_gpu_run_config *cfg, cm_stats *stats,
     memset(&g, 0, sizeof g);
     g.cfg = cfg;
     g.p = cfg->params;
+    /* the SM simulator's sampled runs skip instructions functionally, so
+     * an instruction budget would mean different things in its modes */
+    if (g.p->sim_max_instructions > 0)
+        return cm_err_set(err, CM_EINPUT,
+                          "sim.max_instructions applies to the coherence "
+                          "simulator (--engine coh) only; use sim.max_cycles");
     cm_status st = cfg->source.next
                        ? CM_OK
                        : cm_workload_profile_validate(cfg->workload, err);

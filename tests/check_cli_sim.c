@@ -87,6 +87,9 @@ START_TEST(test_sim_lists_and_rejects)
         {"sim --workload bfs --sched fifo", "sched.policy"},
         {"sim", "which workload"},
         {"sim --workload /nonexistent.csv", "/nonexistent.csv"},
+        /* an instruction budget means one thing only without sampling */
+        {"sim --workload bfs --set sim.max_instructions=1000",
+         "--engine coh"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         tu_expect_rejected(bad[i].args, bad[i].needle);

@@ -568,6 +568,91 @@ END_TEST
  * the _shared pair drops only private writes, and a store after its own
  * warp's load reaches the bank no sooner than that load's reply and its
  * own flight (the round trip the model keeps unscaled). */
+/* sim.max_instructions stops a run once the machine has executed that
+ * many warp instructions (a compute group of 3 may carry it past by 2),
+ * so runs at different lifetimes cover the same program; the run is not
+ * finished and took fewer cycles than the whole program. */
+static cm_coh_result run_budget(uint64_t budget)
+{
+    cm_params p;
+    small_machine(&p);
+    p.sim_max_instructions = (double)budget;
+    prog g = {0};
+    cm_stats *s = cm_stats_new();
+    cm_coh_config cfg = {.proto = cm_coh_protocol_find("tcsuo"),
+                         .params = &p, .src = {prog_next, &g}, .seed = 3,
+                         .jitter = 16, .stats = s};
+    cm_coh *c = NULL;
+    cm_err err = {0};
+    cm_coh_result res;
+    ck_assert_msg(cm_coh_new(&cfg, &c, &err) == CM_OK, "%s", err.msg);
+    ck_assert_msg(cm_coh_run(c, 10000000, &res, &err) == CM_OK, "%s",
+                  err.msg);
+    cm_coh_free(c);
+    cm_stats_free(s);
+    return res;
+}
+
+START_TEST(test_max_instructions_stops_run)
+{
+    cm_coh_result all = run_budget(0);
+    ck_assert(all.finished);
+    uint64_t budget = all.instructions / 3;
+    cm_coh_result part = run_budget(budget);
+    ck_assert(!part.finished);
+    ck_assert_msg(part.instructions >= budget && part.instructions <= budget + 2,
+                  "%llu instructions for a budget of %llu",
+                  (unsigned long long)part.instructions,
+                  (unsigned long long)budget);
+    ck_assert(part.cycles < all.cycles);
+}
+END_TEST
+
+/* The other warps' stores queued behind the load that set the lease
+ * (joint.l2.behind_parts: S less the bank's blocked cycles, those
+ * cycles; models/lifetime.c carries the second part with the lease):
+ * a part of the other class, both parts >= 0, the private-write-free
+ * twin no larger; and at an in-order bank (TCSUO, a stalled store holds
+ * the head) most of their S is blocked cycles (0.99 on this machine at
+ * L = 2000, 0.61 on tc2013's bh). */
+static double behind_blocked_share(const char *proto)
+{
+    run r;
+    run_strong(proto, 2000, 5, &r);
+    const cm_point *pts, *pts_sh;
+    size_t n, n_sh;
+    cm_profile_points(r.prof, "joint.l2.behind_parts", &pts, &n);
+    cm_profile_points(r.prof, "joint.l2.behind_parts_shared", &pts_sh, &n_sh);
+    const cm_dist *other;
+    cm_err err = {0};
+    ck_assert(!cm_profile_dist(r.prof, "l2.read_to_write_other", &other,
+                               &err));
+    double w = 0, w_sh = 0, serve = 0, blocked = 0;
+    for (size_t i = 0; i < n; i++) {
+        ck_assert(pts[i].x >= 0 && pts[i].y >= 0 && pts[i].w > 0);
+        w += pts[i].w;
+        serve += pts[i].w * pts[i].x;
+        blocked += pts[i].w * pts[i].y;
+    }
+    for (size_t i = 0; i < n_sh; i++) w_sh += pts_sh[i].w;
+    double finite = cm_dist_total(other) - cm_dist_mass_inf(other);
+    ck_assert_msg(w > 0 && w <= finite, "%s: %g behind stores of %g", proto,
+                  w, finite);
+    ck_assert(w_sh <= w);
+    run_free(&r);
+    return blocked / (serve + blocked);
+}
+
+START_TEST(test_behind_stores_split_blocked)
+{
+    double in_order = behind_blocked_share("tcsuo");
+    ck_assert_msg(in_order > 0.5 && in_order <= 1,
+                  "blocked share of the behind stores' S: %g", in_order);
+    double around = behind_blocked_share("tcsoo");
+    ck_assert(around >= 0 && around <= 1);
+}
+END_TEST
+
 START_TEST(test_store_split_by_warp)
 {
     static const char *const proto[] = {"tcsuo", "tcs"};
@@ -722,6 +807,8 @@ Suite *suite_coh_sim(void)
     tcase_add_test(tc, test_fence_lease_slack_follows_gwct);
     tcase_add_test(tc, test_outcomes_from_own_profile);
     tcase_add_test(tc, test_store_split_by_warp);
+    tcase_add_test(tc, test_behind_stores_split_blocked);
+    tcase_add_test(tc, test_max_instructions_stops_run);
     tcase_add_test(tc, test_stalled_store_keeps_its_load);
     tcase_add_test(tc, test_hol_per_stall);
     suite_add_tcase(s, tc);
