@@ -1,6 +1,7 @@
 /* cmd_validate.c - `cohmod validate <model>`: a model against the simulator
  * over a grid (plots/validate.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -52,24 +53,25 @@ static const struct val_model {
     const char *const *machine; /* non-NULL: settings instead of the
                                    coherence default's */
     size_t nmachine;
+    unsigned replicates; /* runs per point unless --replicates (0: 1) */
 } val_models[] = {
     {&cm_validate_lifetime_predictor, predictor_grid,
      sizeof predictor_grid / sizeof *predictor_grid, "bh,kmn,stn", "tcw",
      "tc2013", "tcw", predictor_machine,
-     sizeof predictor_machine / sizeof *predictor_machine},
+     sizeof predictor_machine / sizeof *predictor_machine, 0},
     {&cm_validate_mshr, mshr_grid, sizeof mshr_grid / sizeof *mshr_grid,
-     "kmn,bfs,cfd", "no-coh", NULL, NULL, NULL, 0},
+     "kmn,bfs,cfd", "no-coh", NULL, NULL, NULL, 0, 0},
     {&cm_validate_reuse, reuse_grid, sizeof reuse_grid / sizeof *reuse_grid,
-     "kmn,bfs,hsp,cfd", "no-coh", NULL, NULL, NULL, 0},
+     "kmn,bfs,hsp,cfd", "no-coh", NULL, NULL, NULL, 0, 0},
     {&cm_validate_lifetime, lifetime_grid,
      sizeof lifetime_grid / sizeof *lifetime_grid, "bh,cl,stn", "tcw-fixed",
      "tc2013", NULL, lifetime_machine,
-     sizeof lifetime_machine / sizeof *lifetime_machine},
+     sizeof lifetime_machine / sizeof *lifetime_machine, 3},
     {&cm_validate_recall, recall_grid, sizeof recall_grid / sizeof *recall_grid,
-     "bh,cl,kmn", "gpu-vini", "tc2013", NULL, NULL, 0},
+     "bh,cl,kmn", "gpu-vini", "tc2013", NULL, NULL, 0, 0},
     {&cm_validate_directory, directory_grid,
      sizeof directory_grid / sizeof *directory_grid, "kmn,bh,stn", "gpu-vi",
-     "tc2013", NULL, NULL, 0}};
+     "tc2013", NULL, NULL, 0, 0}};
 
 /* "lifetime" is the lifetime the protocol uses; the others are fixed. */
 static const struct {
@@ -87,7 +89,7 @@ static void usage(FILE *f)
           "[--grid NAME=V1,V2,...|"
           "NAME=LO:HI:STEP]...\n"
           "                            [--workloads W1,W2,...] [--protocol "
-          "P] [--quiet]\n"
+          "P] [--quiet]\n                            [--replicates N]\n"
           "                            [--config ...] [--set ...] [--out "
           "DIR]\n\n"
           "Models: mshr (MSHR occupancy and P(all busy), models/mshr.h) and "
@@ -125,7 +127,7 @@ static void usage(FILE *f)
           "lifetime=400,1000,2500,6400,16000\n"
           "            --workloads bh,cl,stn, sim.max_instructions=300000 (every\n"
           "            run covers the same program; lifetime is tc.lifetime_strong\n"
-          "            on tcs*, tc.lifetime_weak otherwise)\n"
+          "            on tcs*, tc.lifetime_weak otherwise), --replicates 3\n"
           "  lifetime --protocol tcw: the adaptive predictor (seed 000 "
           "section 4.4):\n            its equilibrium (root of the drift) "
           "and its mean-field time average\n            over the run from "
@@ -156,7 +158,17 @@ static void usage(FILE *f)
           "  --protocol P      mshr, reuse: the L1 protocol (default no-coh;"
           " the reuse model\n                    assumes it); lifetime, "
           "recall: the coherence protocol\n"
-          "  --quiet           no progress bar or summary on stderr\n\n"
+          "  --quiet           no progress bar or summary on stderr\n"
+          "  --replicates N    run every point N times, seeds sim.seed to "
+          "sim.seed + N - 1\n"
+          "                    (default 1; lifetime at a fixed L: 3): the "
+          "simulated value is\n"
+          "                    their mean with its 95% Student-t interval; "
+          "the model is\n"
+          "                    calibrated on the calibration points' runs "
+          "pooled (coherence\n"
+          "                    models: one profile; mshr, reuse: every run "
+          "fitted)\n\n"
           "Without --config the mshr and reuse machine is tc2013 with gpu.sms=2, "
           "gpu.warps_per_sm=48 and\nsim.max_cycles=300000 (each run is cut "
           "after 300k cycles: occupancy is a\nsteady-state quantity), so "
@@ -166,7 +178,13 @@ static void usage(FILE *f)
     cli_print_common_help(f);
 }
 
-enum { OPT_GRID = CLI_OPT_FIRST_FREE, OPT_WORKLOADS, OPT_PROTOCOL, OPT_QUIET };
+enum {
+    OPT_GRID = CLI_OPT_FIRST_FREE,
+    OPT_WORKLOADS,
+    OPT_PROTOCOL,
+    OPT_QUIET,
+    OPT_REPLICATES
+};
 
 typedef struct val_opts {
     cli_ctx *ctx;
@@ -174,6 +192,7 @@ typedef struct val_opts {
     size_t ngrid;
     const char *workloads, *protocol;
     int quiet;
+    unsigned replicates; /* 0: the model's default */
 } val_opts;
 
 static int own_option(int opt, const char *arg, void *u)
@@ -194,6 +213,15 @@ static int own_option(int opt, const char *arg, void *u)
     case OPT_QUIET:
         o->quiet = 1;
         return 0;
+    case OPT_REPLICATES: {
+        char *end;
+        unsigned long v = strtoul(arg, &end, 10);
+        if (end == arg || *end || v < 1 || v > 100 || arg[0] == '-')
+            return cli_usage_error(o->ctx, "--replicates '%s': expected a "
+                                   "whole number of runs, 1 to 100", arg);
+        o->replicates = (unsigned)v;
+        return 0;
+    }
     default:
         return CM_EINPUT;
     }
@@ -284,6 +312,7 @@ static int run(int argc, char **argv)
         {"workloads", required_argument, NULL, OPT_WORKLOADS},
         {"protocol", required_argument, NULL, OPT_PROTOCOL},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"replicates", required_argument, NULL, OPT_REPLICATES},
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "validate");
@@ -334,6 +363,7 @@ static int run(int argc, char **argv)
     snprintf(outdir, sizeof outdir, "validate-%s", model->name);
     cm_validate_config cfg = {&ctx.params, model, axes, naxes, workloads,
                               nwl, proto, coh, ctx.out ? ctx.out : outdir,
+                              o.replicates ? o.replicates : vm->replicates,
                               o.quiet ? NULL : cli_progress, NULL};
     if (!rc) {
         cm_err err = {0};

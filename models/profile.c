@@ -207,6 +207,91 @@ cm_status cm_profile_set_rate(cm_profile *p, const char *name, double v,
     return CM_OK;
 }
 
+/* ---- pooling ---------------------------------------------------------- */
+
+typedef struct pool_bin {
+    double lo, hi, w;
+} pool_bin;
+
+static int pool_bin_cmp(const void *a, const void *b)
+{
+    const pool_bin *x = a, *y = b;
+    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+    return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+/* Distribution name of the pool: the profiles' bins sorted, identical ones
+ * summed (cm_profile_add_bin rejects the rest if they overlap). */
+static cm_status pool_dist(cm_profile *out, const cm_profile *const *ps,
+                           size_t n, const char *name, cm_err *err)
+{
+    size_t nb = 0;
+    double w_inf = 0;
+    for (size_t k = 0; k < n; k++) {
+        const named_dist *d = find_dist(ps[k], name);
+        if (d) nb += d->d.n;
+    }
+    pool_bin *b = malloc((nb ? nb : 1) * sizeof *b);
+    if (!b) return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
+    nb = 0;
+    for (size_t k = 0; k < n; k++) {
+        const named_dist *d = find_dist(ps[k], name);
+        if (!d) continue;
+        for (size_t i = 0; i < d->d.n; i++)
+            b[nb++] = (pool_bin){d->d.lo[i], d->d.hi[i], d->d.w[i]};
+        w_inf += d->d.w_inf;
+    }
+    qsort(b, nb, sizeof *b, pool_bin_cmp);
+    cm_status st = CM_OK;
+    for (size_t i = 0; i < nb && !st; i++) {
+        double w = b[i].w;
+        while (i + 1 < nb && b[i + 1].lo == b[i].lo && b[i + 1].hi == b[i].hi)
+            w += b[++i].w;
+        st = cm_profile_add_bin(out, name, b[i].lo, b[i].hi, w, err);
+    }
+    if (!st && w_inf > 0)
+        st = cm_profile_add_bin(out, name, INFINITY, INFINITY, w_inf, err);
+    free(b);
+    return st;
+}
+
+cm_status cm_profile_pool(const cm_profile *const *ps, size_t n,
+                          cm_profile **out, cm_err *err)
+{
+    *out = NULL;
+    cm_profile *p = cm_profile_new();
+    if (!p) return cm_err_set(err, CM_EINTERNAL, "profile: out of memory");
+    cm_status st = CM_OK;
+    for (size_t k = 0; k < n && !st; k++) {
+        for (size_t i = 0; i < ps[k]->ndists && !st; i++)
+            if (!find_dist(p, ps[k]->dists[i].name))
+                st = pool_dist(p, ps, n, ps[k]->dists[i].name, err);
+        for (size_t i = 0; i < ps[k]->njoints && !st; i++)
+            for (size_t j = 0; j < ps[k]->joints[i].n && !st; j++) {
+                const cm_point *pt = &ps[k]->joints[i].pts[j];
+                st = cm_profile_add_point(p, ps[k]->joints[i].name, pt->x,
+                                          pt->y, pt->w, err);
+            }
+        for (size_t i = 0; i < ps[k]->nrates && !st; i++) {
+            const char *name = ps[k]->rates[i].name;
+            if (find_rate(p, name)) continue;
+            double sum = 0, cnt = 0;
+            for (size_t m = 0; m < n; m++) {
+                const named_rate *r = find_rate(ps[m], name);
+                if (r) sum += r->v, cnt += 1;
+            }
+            st = cm_profile_set_rate(p, name, sum / cnt, err);
+        }
+    }
+    if (st) {
+        cm_err_prefix(err, "pooling profiles");
+        cm_profile_free(p);
+        return st;
+    }
+    *out = p;
+    return CM_OK;
+}
+
 /* ---- reading ---------------------------------------------------------- */
 
 static const char *skip_blanks(const char *s)

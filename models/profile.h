@@ -163,6 +163,14 @@ cm_status cm_profile_add_point(cm_profile *p, const char *name, double x,
 void cm_profile_points(const cm_profile *p, const char *name,
                        const cm_point **out, size_t *n);
 
+/* The pool of n profiles of the same workload and machine (replicate
+ * runs): each distribution's bins summed (identical bins add; others must
+ * not overlap), joint points concatenated, each rate the mean over the
+ * profiles that have it.  Distributions, joints and rates come in the
+ * order they first appear. */
+cm_status cm_profile_pool(const cm_profile *const *ps, size_t n,
+                          cm_profile **out, cm_err *err);
+
 /* Look-ups.  A missing or empty (total weight 0) distribution and a
  * missing rate are CM_EINPUT: "profile 'file' has no distribution 'x'". */
 cm_status cm_profile_dist(const cm_profile *p, const char *name,

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "data/atomic.h"
 #include "plots/plot.h"
 #include "sim/gpu.h"
@@ -34,9 +37,9 @@ typedef struct vrun {
     const cm_validate_config *cfg;
     const cm_workload_profile **wl;
     vpoint *pts;
-    char *obs; /* n observations of obs_size bytes */
-    cm_profile **prof; /* coherence runs: n timing profiles, else NULL */
-    size_t n;
+    char *obs; /* nrep x n observations of obs_size bytes, replicate-major */
+    cm_profile **prof; /* coherence runs: nrep x n profiles, else NULL */
+    size_t n, nrep;
 } vrun;
 
 size_t cm_validate_calibration_count(size_t n) { return n / 5; }
@@ -80,19 +83,21 @@ static cm_status run_engine(const vrun *r, const cm_params *p,
     return cm_gpu_run(&gc, stats, &res, err);
 }
 
-/* Simulates point i and hands its statistics to the model. */
+/* Simulates replicate rep of point i and hands its statistics to the
+ * model. */
 static cm_status simulate_point(vrun *r, const cm_params *p, size_t i,
-                                cm_err *err)
+                                size_t rep, cm_err *err)
 {
     const vpoint *pt = &r->pts[i];
+    size_t slot = rep * r->n + i;
     char label[LABEL_MAX];
     point_label(r, pt, label, sizeof label);
     cm_status st = cm_params_validate(p, err);
     cm_stats *stats = st ? NULL : cm_stats_new();
     if (!st && !stats) st = cm_err_set(err, CM_EINTERNAL, "out of memory");
-    if (!st && r->prof && !(r->prof[i] = cm_profile_new()))
+    if (!st && r->prof && !(r->prof[slot] = cm_profile_new()))
         st = cm_err_set(err, CM_EINTERNAL, "out of memory");
-    cm_profile *prof = r->prof ? r->prof[i] : NULL;
+    cm_profile *prof = r->prof ? r->prof[slot] : NULL;
     if (!st) st = run_engine(r, p, r->wl[pt->wl], stats, prof, err);
     cm_stat_row *rows = NULL;
     size_t nrows = 0;
@@ -101,7 +106,7 @@ static cm_status simulate_point(vrun *r, const cm_params *p, size_t i,
                                  rows, nrows,         label};
     if (!st)
         st = r->cfg->model->observe(
-            &info, r->obs + i * r->cfg->model->obs_size, err);
+            &info, r->obs + slot * r->cfg->model->obs_size, err);
     free(rows);
     cm_stats_free(stats);
     if (st) cm_err_prefix(err, label);
@@ -133,10 +138,15 @@ static cm_status simulate_all(vrun *r, cm_err *err)
             default:
                 pt->cal = cm_validate_is_calibration(i, r->n);
             }
-            st = simulate_point(r, &p, i, err);
+            for (size_t rep = 0; rep < r->nrep && !st; rep++) {
+                cm_params pr = p;
+                pr.sim_seed = p.sim_seed + (double)rep;
+                st = simulate_point(r, &pr, i, rep, err);
+                if (!st && c->progress)
+                    c->progress(i * r->nrep + rep + 1, r->n * r->nrep,
+                                c->progress_arg);
+            }
             i++;
-            if (!st && c->progress)
-                c->progress(i, r->n, c->progress_arg);
         }
         cm_grid_free(&g);
         if (st) return st;
@@ -144,27 +154,55 @@ static cm_status simulate_all(vrun *r, cm_err *err)
     return CM_OK;
 }
 
-/* Calibrates on the calibration points and predicts every point. */
+/* Calibrates on the calibration points of every replicate (replicate-
+ * major, so each workload's first is replicate 0's) and predicts every
+ * point of every replicate; a point's model and simulated values are the
+ * replicates' means, and with two or more the simulation's interval is
+ * the Student-t one of that mean. */
 static cm_status model_all(vrun *r, cm_table **calib, cm_err *err)
 {
     const cm_validate_model *m = r->cfg->model;
+    const size_t nq = m->nqty, R = r->nrep;
     size_t ncal = 0;
-    char *cal = malloc((cm_validate_calibration_count(r->n) + 1) *
+    char *cal = malloc((cm_validate_calibration_count(r->n) + 1) * R *
                        m->obs_size);
-    if (!cal) return cm_err_set(err, CM_EINTERNAL, "out of memory");
-    for (size_t i = 0; i < r->n; i++)
-        if (r->pts[i].cal)
-            memcpy(cal + m->obs_size * ncal++, r->obs + i * m->obs_size,
-                   m->obs_size);
+    vpoint *one = calloc(r->n, sizeof *one);
+    double *sims = calloc(r->n * nq * R, sizeof *sims); /* [i][q][rep] */
     void *state = NULL;
-    cm_status st = m->calibrate(cal, ncal, m->obs_size, &state, calib, err);
-    free(cal);
-    for (size_t i = 0; i < r->n && !st; i++) {
-        vpoint *pt = &r->pts[i];
-        st = m->predict(state, r->obs + i * m->obs_size, pt->model, pt->sim,
-                        pt->lo, pt->hi, err);
+    cm_status st = cal && one && sims
+                       ? CM_OK
+                       : cm_err_set(err, CM_EINTERNAL, "out of memory");
+    for (size_t k = 0; k < R * r->n && !st; k++)
+        if (r->pts[k % r->n].cal)
+            memcpy(cal + m->obs_size * ncal++, r->obs + k * m->obs_size,
+                   m->obs_size);
+    if (!st) st = m->calibrate(cal, ncal, m->obs_size, &state, calib, err);
+    for (size_t rep = 0; rep < R && !st; rep++) {
+        vpoint *out = R == 1 ? r->pts : one;
+        for (size_t i = 0; i < r->n && !st; i++)
+            st = m->predict(state, r->obs + (rep * r->n + i) * m->obs_size,
+                            out[i].model, out[i].sim, out[i].lo, out[i].hi,
+                            err);
+        for (size_t i = 0; i < r->n && !st && R > 1; i++)
+            for (size_t q = 0; q < nq; q++) {
+                r->pts[i].model[q] += one[i].model[q] / (double)R;
+                sims[(i * nq + q) * R + rep] = one[i].sim[q];
+            }
     }
-    m->free_state(state);
+    double t975 = R > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(R - 1)) : 0;
+    for (size_t i = 0; i < r->n && !st && R > 1; i++)
+        for (size_t q = 0; q < nq; q++) {
+            const double *v = sims + (i * nq + q) * R;
+            double mean = gsl_stats_mean(v, 1, R);
+            double half = t975 * gsl_stats_sd_m(v, 1, R, mean) / sqrt((double)R);
+            r->pts[i].sim[q] = mean;
+            r->pts[i].lo[q] = mean - half;
+            r->pts[i].hi[q] = mean + half;
+        }
+    if (state) m->free_state(state);
+    free(cal);
+    free(one);
+    free(sims);
     return st;
 }
 
@@ -438,7 +476,8 @@ cm_status cm_validate_run(const cm_validate_config *cfg,
         return cm_err_set(err, CM_EINPUT, "validate: no workload");
     if (m->nqty > CM_VALIDATE_MAXQ)
         return cm_err_set(err, CM_EINTERNAL, "validate: too many quantities");
-    vrun r = {cfg, NULL, NULL, NULL, NULL, cfg->nworkloads};
+    vrun r = {cfg, NULL, NULL, NULL, NULL, cfg->nworkloads,
+              cfg->replicates > 1 ? cfg->replicates : 1};
     for (size_t a = 0; a < cfg->naxes; a++) r.n *= cfg->axes[a].n;
     size_t per_wl = r.n / cfg->nworkloads;
     if (m->calibrate_at != CM_VC_SPREAD &&
@@ -453,8 +492,8 @@ cm_status cm_validate_run(const cm_validate_config *cfg,
                           "(a fifth at most; give at least 5)", r.n);
     r.wl = calloc(cfg->nworkloads, sizeof *r.wl);
     r.pts = calloc(r.n, sizeof *r.pts);
-    r.obs = calloc(r.n, m->obs_size);
-    r.prof = cfg->coh ? calloc(r.n, sizeof *r.prof) : NULL;
+    r.obs = calloc(r.n * r.nrep, m->obs_size);
+    r.prof = cfg->coh ? calloc(r.n * r.nrep, sizeof *r.prof) : NULL;
     cm_table *calib = NULL;
     cm_status st = r.wl && r.pts && r.obs && (r.prof || !cfg->coh)
                        ? CM_OK
@@ -471,7 +510,8 @@ cm_status cm_validate_run(const cm_validate_config *cfg,
     if (!st) st = cm_mkdir_p(cfg->outdir, err);
     if (!st) st = write_all(&r, calib, sum, err);
     cm_table_free(calib);
-    for (size_t i = 0; r.prof && i < r.n; i++) cm_profile_free(r.prof[i]);
+    for (size_t i = 0; r.prof && i < r.n * r.nrep; i++)
+        cm_profile_free(r.prof[i]);
     free(r.prof);
     free(r.wl);
     free(r.pts);

@@ -147,7 +147,13 @@ typedef struct cm_validate_config {
     const cm_coh_protocol *coh;     /* non-NULL: run the coherence
                                        simulator with this protocol instead */
     const char *outdir;
-    cm_progress_fn progress; /* points done of all; may be NULL */
+    /* runs per point, seeds sim.seed, sim.seed + 1, ...; each replicate is
+     * calibrated and predicted on its own and the point reports the means
+     * of the model and the simulation, with the simulation's 95% interval
+     * over the replicates (Student t) when there are two or more; calib.csv
+     * is the first replicate's.  0 or 1: one run */
+    unsigned replicates;
+    cm_progress_fn progress; /* runs done of all; may be NULL */
     void *progress_arg;
 } cm_validate_config;
 

@@ -4,8 +4,9 @@
  * point, with the held-out point's own parameters.  The profile is the
  * calibration: a model that reads workload statistics is only as good as
  * its ability to carry them from one design point to another, which is
- * what the held-out error measures.  Nothing is fitted, so calib.csv has a
- * header and no rows. */
+ * what the held-out error measures.  With replicates (other seeds of the
+ * same points) the calibration point's profiles are pooled into one.
+ * Nothing is fitted, so calib.csv has a header and no rows. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,9 @@
 
 typedef struct coh_calib {
     size_t n;
-    cm_validate_coh_obs *src; /* one per workload with a calibration point */
+    cm_validate_coh_obs *src; /* one per workload with a calibration point,
+                                 its profile the pool of that workload's */
+    cm_profile **pooled;      /* n, owned */
 } coh_calib;
 
 cm_status cm_validate_coh_observe(const cm_validate_run_info *run,
@@ -29,6 +32,16 @@ cm_status cm_validate_coh_observe(const cm_validate_run_info *run,
     return CM_OK;
 }
 
+/* Whether a and b are runs of one point: the same workload and every
+ * parameter but the seed. */
+static int same_point(const cm_validate_coh_obs *a,
+                      const cm_validate_coh_obs *b)
+{
+    cm_params pa = a->point, pb = b->point;
+    pa.sim_seed = pb.sim_seed = 0;
+    return a->workload == b->workload && !memcmp(&pa, &pb, sizeof pa);
+}
+
 cm_status cm_validate_coh_calibrate(const void *obs, size_t n, size_t obs_size,
                                     void **state, cm_table **calib,
                                     cm_err *err)
@@ -36,8 +49,11 @@ cm_status cm_validate_coh_calibrate(const void *obs, size_t n, size_t obs_size,
     static const char *const hdr[] = {"parameter", "value", "stderr"};
     coh_calib *c = calloc(1, sizeof *c);
     if (c) c->src = calloc(n ? n : 1, sizeof *c->src);
+    if (c) c->pooled = calloc(n ? n : 1, sizeof *c->pooled);
+    const cm_profile **group = malloc((n ? n : 1) * sizeof *group);
     *calib = cm_table_new(3, hdr);
-    if (!c || !c->src || !*calib) {
+    if (!c || !c->src || !c->pooled || !group || !*calib) {
+        free(group);
         cm_validate_coh_free(c);
         cm_table_free(*calib);
         *calib = NULL;
@@ -50,6 +66,27 @@ cm_status cm_validate_coh_calibrate(const void *obs, size_t n, size_t obs_size,
         while (k < c->n && c->src[k].workload != h->workload) k++;
         if (k == c->n) c->src[c->n++] = *h;
     }
+    /* the replicates of a workload's calibration point (the same point,
+     * other seeds) pooled into one profile, so its rare events (stalls at
+     * short L rest on tens of stores) are counted over all of them */
+    cm_status st = CM_OK;
+    for (size_t k = 0; k < c->n && !st; k++) {
+        size_t ng = 0;
+        for (size_t i = 0; i < n; i++) {
+            const cm_validate_coh_obs *h =
+                (const void *)((const char *)obs + i * obs_size);
+            if (same_point(h, &c->src[k])) group[ng++] = h->profile;
+        }
+        st = cm_profile_pool(group, ng, &c->pooled[k], err);
+        if (!st) c->src[k].profile = c->pooled[k];
+    }
+    free(group);
+    if (st) {
+        cm_validate_coh_free(c);
+        cm_table_free(*calib);
+        *calib = NULL;
+        return st;
+    }
     *state = c;
     return CM_OK;
 }
@@ -57,6 +94,9 @@ cm_status cm_validate_coh_calibrate(const void *obs, size_t n, size_t obs_size,
 void cm_validate_coh_free(void *state)
 {
     coh_calib *c = state;
+    for (size_t k = 0; c && c->pooled && k < c->n; k++)
+        cm_profile_free(c->pooled[k]);
+    if (c) free(c->pooled);
     if (c) free(c->src);
     free(c);
 }

@@ -12,8 +12,9 @@
  *    run's own profile; model: E[(L - S)+]); under TC-Weak the mean fence
  *    wait (fence.wait_cycles / fence.count; model: the GWCT wait plus the
  *    wait for the last store's ack, models/lifetime.c).
- * Calibration is the profile of the workload's calibration point
- * (plots/validate_coh.c), its last fifth of the grid: with the lifetimes
+ * Calibration is the profile of the workload's calibration point, pooled
+ * over its replicates (plots/validate_coh.c), its last fifth of the grid:
+ * with the lifetimes
  * in increasing order, the longest.  The profile carries down in L but not
  * up: at a short L a copy that expires is fetched again, which restarts
  * its reuse clock, so reuse times beyond L are cut short and the model
@@ -130,7 +131,8 @@ static cm_status lifetime_predict(const void *state, const void *obs,
     sim[0] = o->p_hit;
     sim[1] = o->p_expired;
     sim[2] = o->stall;
-    for (int k = 0; k < 3; k++) lo[k] = hi[k] = NAN; /* one run: no spread */
+    /* one run: no spread (over replicates the driver gives one) */
+    for (int k = 0; k < 3; k++) lo[k] = hi[k] = NAN;
     return CM_OK;
 }
 

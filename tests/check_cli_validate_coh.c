@@ -22,6 +22,7 @@
  * and bad input: a lifetime validation on a protocol without a lifetime, a recall validation on one without a directory, an unknown
  * protocol, and a grid with too few points per workload, each one line and
  * exit 2 with nothing written. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,9 +80,11 @@ static int is_calibration(const cm_table *t, size_t row)
 
 /* TC-Strong on bh and stn: outputs and probabilities in range, one
  * calibration point per workload at its longest lifetime, where the model
- * (fed the profile measured there) reproduces the store stall within 15%
- * (measured: stn 0.0%, bh +12%, on 30k-cycle runs), and the simulated
- * stall grows with the lifetime. */
+ * (fed the profile measured there, pooled over the default three
+ * replicates) reproduces the store stall within 15% (measured: stn 0.0%,
+ * bh +12%, on 30k-cycle runs of one seed), the simulated stall grows with
+ * the lifetime, and every point's simulated value sits inside its 95%
+ * interval over the replicates. */
 START_TEST(test_validate_lifetime_tcs)
 {
     char *dir, *out;
@@ -118,6 +121,10 @@ START_TEST(test_validate_lifetime_tcs)
         if (i % 5) /* same workload, the next lifetime up */
             ck_assert_msg(sim > tu_num(t, i - 1, "sim_stall_cycles"),
                           "row %zu: stall not growing with L", i);
+        double lo = tu_num(t, i, "sim_stall_cycles_ci95_lo"),
+               hi = tu_num(t, i, "sim_stall_cycles_ci95_hi");
+        ck_assert_msg(lo <= sim && sim <= hi && hi > lo,
+                      "row %zu: %g outside [%g, %g]", i, sim, lo, hi);
     }
     ck_assert_uint_eq(cal, 2); /* one of five per workload */
     done(t, dir, out);
@@ -128,8 +135,8 @@ START_TEST(test_validate_lifetime_tcw_fence)
 {
     char *dir, *out;
     cm_table *t = validate_points("lifetime --workloads bh --grid "
-                                  "lifetime=400,1000,2500,6400,16000", &dir,
-                                  &out);
+                                  "lifetime=400,1000,2500,6400,16000 "
+                                  "--replicates 1", &dir, &out);
     ck_assert_int_ge(cm_table_col_find(t, "tc.lifetime_weak"), 0);
     for (size_t i = 0; i < cm_table_nrows(t); i++)
         if (is_calibration(t, i)) {
@@ -269,7 +276,9 @@ START_TEST(test_validate_coh_bad_input)
          "tcs"},
         {"recall --protocol nosuch --workloads kmn", "nosuch"},
         {"lifetime --workloads bh,cl --grid lifetime=400,1600,6400",
-         "per workload"}};
+         "per workload"},
+        {"lifetime --workloads bh --replicates 0", "--replicates"},
+        {"lifetime --workloads bh --replicates 2x", "--replicates"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char args[1024];
         snprintf(args, sizeof args, "validate %s " SHORT " --out %s/v%zu",
@@ -279,6 +288,38 @@ START_TEST(test_validate_coh_bad_input)
     ck_assert_uint_eq(tu_dir_entries(dir), 0); /* nothing half-written */
     tu_rm_tree(dir);
     free(dir);
+}
+END_TEST
+
+/* --replicates N runs every point with seeds sim.seed .. sim.seed + N - 1
+ * and reports the mean with its Student-t interval: against two single
+ * runs at seeds 5 and 6, the mean of the two, and a half-width of
+ * t(0.975, 1) |a - b| / 2 = 12.706 |a - b| / 2. */
+START_TEST(test_validate_replicates_mean_of_seeds)
+{
+    const char *args = "lifetime --protocol tcsuo --workloads stn --grid "
+                       "lifetime=400,1000,2500,6400,16000";
+    char *d[3], *o[3];
+    char a1[256], a2[256], a3[256];
+    snprintf(a1, sizeof a1, "%s --replicates 2 --set sim.seed=5", args);
+    snprintf(a2, sizeof a2, "%s --replicates 1 --set sim.seed=5", args);
+    snprintf(a3, sizeof a3, "%s --replicates 1 --set sim.seed=6", args);
+    cm_table *two = validate_points(a1, &d[0], &o[0]);
+    cm_table *s5 = validate_points(a2, &d[1], &o[1]);
+    cm_table *s6 = validate_points(a3, &d[2], &o[2]);
+    for (size_t i = 0; i < cm_table_nrows(two); i++) {
+        double a = tu_num(s5, i, "sim_stall_cycles"),
+               b = tu_num(s6, i, "sim_stall_cycles");
+        double mean = tu_num(two, i, "sim_stall_cycles");
+        double half = 0.5 * (tu_num(two, i, "sim_stall_cycles_ci95_hi") -
+                             tu_num(two, i, "sim_stall_cycles_ci95_lo"));
+        ck_assert_msg(tu_close(mean, 0.5 * (a + b), 1e-9),
+                      "row %zu: mean %g of %g and %g", i, mean, a, b);
+        ck_assert_msg(fabs(half - 12.7062047 * fabs(a - b) / 2) <=
+                          1e-6 * (1 + half),
+                      "row %zu: half-width %g for %g and %g", i, half, a, b);
+    }
+    for (int k = 0; k < 3; k++) done(k ? (k == 1 ? s5 : s6) : two, d[k], o[k]);
 }
 END_TEST
 
@@ -294,6 +335,7 @@ Suite *suite_cli_validate_coh(void)
     tcase_add_test(tc, test_validate_recall_gpu_vini_stream);
     tcase_add_test(tc, test_validate_directory_gpu_vi);
     tcase_add_test(tc, test_validate_coh_bad_input);
+    tcase_add_test(tc, test_validate_replicates_mean_of_seeds);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -280,6 +280,68 @@ START_TEST(profile_joint_round_trip)
 }
 END_TEST
 
+/* Pooling replicate profiles: identical bins add, others interleave,
+ * the masses at infinity add, rates average over the profiles that have
+ * them, joint points are all kept; overlapping different bins fail. */
+static cm_profile *profile_of(const char *text)
+{
+    cm_profile *p = NULL;
+    cm_err err = {0};
+    ck_assert_msg(cm_profile_read_buffer("p.csv", text, strlen(text), &p,
+                                         &err) == CM_OK, "%s", err.msg);
+    return p;
+}
+
+START_TEST(profile_pool_replicates)
+{
+    cm_profile *a = profile_of("quantity,lo,hi,value\n"
+                               "rate.r,,,2\nx,0,1,1\nx,2,3,2\nx,inf,inf,1\n"
+                               "joint.j,1,2,3\n");
+    cm_profile *b = profile_of("quantity,lo,hi,value\n"
+                               "rate.r,,,4\nrate.s,,,1\nx,0,1,3\nx,1,2,4\n"
+                               "y,5,6,1\njoint.j,4,5,6\n");
+    const cm_profile *ab[2] = {a, b};
+    cm_profile *p = NULL;
+    cm_err err = {0};
+    ck_assert_msg(cm_profile_pool(ab, 2, &p, &err) == CM_OK, "%s", err.msg);
+    const cm_dist *x, *y;
+    ck_assert_int_eq(cm_profile_dist(p, "x", &x, &err), CM_OK);
+    ck_assert_int_eq(cm_profile_dist(p, "y", &y, &err), CM_OK);
+    ck_assert_uint_eq(x->n, 3);
+    const double lo[3] = {0, 1, 2}, w[3] = {4, 4, 2};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_double_eq(x->lo[i], lo[i]);
+        ck_assert_double_eq(x->w[i], w[i]);
+    }
+    ck_assert_double_eq(x->w_inf, 1);
+    ck_assert_double_eq(cm_dist_total(y), 1);
+    double r, s2;
+    ck_assert_int_eq(cm_profile_rate(p, "rate.r", &r, &err), CM_OK);
+    ck_assert_int_eq(cm_profile_rate(p, "rate.s", &s2, &err), CM_OK);
+    ck_assert_double_eq(r, 3);
+    ck_assert_double_eq(s2, 1);
+    const cm_point *pts;
+    size_t n;
+    cm_profile_points(p, "joint.j", &pts, &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert(pts[0].w == 3 && pts[1].x == 4 && pts[1].w == 6);
+    cm_profile_free(p);
+    /* one profile pools to itself */
+    ck_assert_int_eq(cm_profile_pool(ab, 1, &p, &err), CM_OK);
+    ck_assert_int_eq(cm_profile_dist(p, "x", &x, &err), CM_OK);
+    ck_assert(x->n == 2 && x->w[1] == 2 && x->w_inf == 1);
+    cm_profile_free(p);
+    cm_profile *c = profile_of("quantity,lo,hi,value\nx,0.5,1.5,1\n");
+    const cm_profile *ac[2] = {a, c};
+    ck_assert_int_eq(cm_profile_pool(ac, 2, &p, &err), CM_EINPUT);
+    ck_assert_ptr_null(p);
+    ck_assert_ptr_nonnull(strstr(err.msg, "pooling profiles"));
+    cm_profile_free(a);
+    cm_profile_free(b);
+    cm_profile_free(c);
+}
+END_TEST
+
 START_TEST(profile_malformed)
 {
     const char *hdr = "quantity,lo,hi,value\n";
@@ -331,6 +393,7 @@ Suite *suite_dist(void)
     tcase_add_test(tc, profile_round_trip);
     tcase_add_test(tc, profile_malformed);
     tcase_add_test(tc, profile_joint_round_trip);
+    tcase_add_test(tc, profile_pool_replicates);
     suite_add_tcase(s, tc);
     return s;
 }
