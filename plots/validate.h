@@ -147,11 +147,12 @@ typedef struct cm_validate_config {
     const cm_coh_protocol *coh;     /* non-NULL: run the coherence
                                        simulator with this protocol instead */
     const char *outdir;
-    /* runs per point, seeds sim.seed, sim.seed + 1, ...; each replicate is
-     * calibrated and predicted on its own and the point reports the means
-     * of the model and the simulation, with the simulation's 95% interval
-     * over the replicates (Student t) when there are two or more; calib.csv
-     * is the first replicate's.  0 or 1: one run */
+    /* runs per point, seeds sim.seed, sim.seed + 1, ...; the model is
+     * calibrated once on every replicate of the calibration points (the
+     * coherence models pool their profiles), each replicate is predicted,
+     * and a point reports the means of the model and the simulation, with
+     * the simulation's 95% interval over the replicates (Student t) when
+     * there are two or more.  0 or 1: one run */
     unsigned replicates;
     cm_progress_fn progress; /* runs done of all; may be NULL */
     void *progress_arg;
