@@ -851,18 +851,18 @@ static void tc_outcome(cm_coh *c, l1way *w, int loaded)
     cm_stat_add(c->st_out[loaded ? (valid ? 0 : 1) : (valid ? 2 : 3)], 1);
 }
 
-/* Per fill: the age of the copy at the latest load that found it, hit or
- * expired (inf: none). */
 /* One behind store into the joint histogram k (0: all, 1: no private
- * writes): its unblocked cycles u and blocked cycles w. */
-static void behind_add(cm_coh *c, int k, double u, double w)
+ * writes): its unblocked cycles x and blocked cycles y. */
+static void behind_add(cm_coh *c, int k, double x, double y)
 {
-    double *cell = c->behind[k][hist_bin(u)][hist_bin(w)];
+    double *cell = c->behind[k][hist_bin(x)][hist_bin(y)];
     cell[0] += 1;
-    cell[1] += u;
-    cell[2] += w;
+    cell[1] += x;
+    cell[2] += y;
 }
 
+/* Per fill: the age of the copy at the latest load that found it, hit or
+ * expired (inf: none). */
 static void last_use(cm_coh *c, const l1way *w)
 {
     hist_add(&c->h[H_LAST], w->use_t == NONE64
@@ -2359,8 +2359,9 @@ cm_status cm_coh_new(const cm_coh_config *cfg, cm_coh **out, cm_err *err)
     c->out_free = calloc(c->eps, sizeof *c->out_free);
     c->in_free = calloc(c->eps, sizeof *c->in_free);
     c->last_arr = calloc((size_t)c->eps * c->eps, sizeof *c->last_arr);
-    int bad = !c->mem || !c->rng || (cfg->profile && (!c->sd || !c->behind)) || !c->cores || !c->banks || !c->out_free ||
-              !c->in_free || !c->last_arr;
+    int bad = !c->mem || !c->rng ||
+              (cfg->profile && (!c->sd || !c->behind)) || !c->cores ||
+              !c->banks || !c->out_free || !c->in_free || !c->last_arr;
     if (!bad && cfg->profile) {
         c->lsd = calloc(ncores, sizeof *c->lsd);
         bad = !c->lsd || cm_linemap_alloc(&c->hmap, 12) ||
