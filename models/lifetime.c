@@ -862,8 +862,8 @@ static double trip_carry(double S, double c, double k)
  * stalls (L - S_L)+ with S_L = x + y L / L0 (the blocked cycles y stretch
  * with the lease, the service between does not), less the same stores'
  * part of the other class as trip_carry carries it (it counts them too),
- * so the class total stays linear.  For prob: P(S_L < L) the same way. */
-static double behind_excess(const stall_src *s, double L, double k, int prob)
+ * so the class total stays linear. */
+static double behind_excess(const stall_src *s, double L, double k)
 {
     double n = cm_dist_total(s->whole);
     if (!s->in_order || !s->nbehind || !(s->L0 > 0) || !(n > 0)) return 0;
@@ -872,8 +872,7 @@ static double behind_excess(const stall_src *s, double L, double k, int prob)
         const cm_point *p = &s->behind[i];
         double now = L - (p->x + p->y * g);
         double was = L - trip_carry(p->x + p->y, s->floor, k);
-        sum += p->w * (prob ? (now > 0) - (was > 0)
-                            : fmax(now, 0) - fmax(was, 0));
+        sum += p->w * (fmax(now, 0) - fmax(was, 0));
     }
     return sum / n;
 }
@@ -930,12 +929,13 @@ static double stall_per_store(const stall_src *s, double L, double k)
                                    own_excess(s->next, s->floor, L, k)
                              : 0;
     return w_other * other + w_own * own + w_next * next +
-           behind_excess(s, L, k, 0);
+           behind_excess(s, L, k);
 }
 
 /* P(S_k < L): the share of stores a lease holds at L on a machine k times
- * as fast, S carried as in stall_per_store (an own store's S_k < L iff
- * S < kL - (k - 1) c when L > c, S < L otherwise). */
+ * as fast, S carried as in stall_per_store at a bank that serves around a
+ * stall, its only use (post_lease): the other stores' S whole, an own
+ * store's S_k < L iff S < kL - (k - 1) c when L > c, S < L otherwise. */
 static double stall_prob(const stall_src *s, double L, double k)
 {
     if (!s->whole) return 0;
@@ -943,14 +943,12 @@ static double stall_prob(const stall_src *s, double L, double k)
     double w_other, w_own, w_next;
     if (!stall_shares(s, &w_other, &w_own, &w_next)) return 0;
     double y = L <= s->floor ? L : k * L - (k - 1) * s->floor;
-    double other =
-        w_other > 0 ? cm_dist_cdf(s->other, s->in_order ? y : k * L) : 0;
+    double other = w_other > 0 ? cm_dist_cdf(s->other, k * L) : 0;
     double own = w_own > 0 ? cm_dist_cdf(s->own, y) : 0;
     double next = w_next > 0 ? cm_dist_cdf(s->next, L) -
                                    cm_dist_cdf(s->next, y)
                              : 0;
-    return w_other * other + w_own * own + w_next * next +
-           behind_excess(s, L, k, 1);
+    return w_other * other + w_own * own + w_next * next;
 }
 
 /* ---- the machine's speed at another lifetime ---------------------------- */
