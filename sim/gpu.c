@@ -156,11 +156,59 @@
  *       (+1.7%); 20000 +5.4%, +4.8% with no tag warmed in it at all;
  *       leaving the warps that wait for memory where they are (no
  *       functional_join) +0.3%, but on all 25 those warps fall behind
- *       and the runs end in their tail (4 and 3 of 25).  So it is the
- *       release of the waiting warps, not the tags: they restart at
- *       once beside their orphaned loads, the MSHRs fill (ii: full 12.3
- *       -> 15.5% of the time, round trip +5.7%) and the closed loop takes
- *       10000-30000 cycles to forget it;
+ *       and the runs end in their tail (4 and 3 of 25).  That read as
+ *       the release of the waiting warps; measured again (2026-11-26,
+ *       below) it is not: holding each released warp until its old
+ *       replies are in leaves ii +4.0% and comd +10.4% (defaults: +5.2,
+ *       +9.3%);
+ *     - where the bias sits (per 1000-cycle slice after a fast-forward
+ *       against full detail at the same simulated time, comd seed 1):
+ *       the L1 miss ratio is back to full detail's within 10000 cycles
+ *       (0.67 in the first 2000) and IPC within 1.5%, but the MSHR
+ *       occupancy stays 3-5% high, flat, through the whole window (ii:
+ *       90.5 against 85.6; full detail itself is flat there, 85-88 per
+ *       3M cycles).  The round trip is 5% longer, all of it in the L2
+ *       banks' reply queues waiting for the crossbar (comd: 901 against
+ *       843 cycles), at the same L2 and DRAM traffic: more requests are
+ *       in flight, not served slower.  The L1 is what bounds them
+ *       (reservation fails for want of a line, ~700 per SM per 1000
+ *       cycles), so how many fit depends on which lines the warps ask
+ *       for next;
+ *     - what moves it: a 10-cycle fast-forward every period (a full
+ *       detail run perturbed by the releases: 23 of 25 on both seeds,
+ *       comd and scluster or ndl missing) leaves ii at -0.2%; putting every generator back after the fast-forward (the
+ *       windows replay the stream they left) +0.7% against full detail
+ *       at the same detailed time; no tag warmed at all +3-4%.  So the
+ *       bias comes with the streams moving on, and since a generator at
+ *       instruction k is the same however it got there, from the
+ *       warps' joint placement after equal per-warp quotas, not from
+ *       any one warp's state or the tags.  Tried on it, none kept:
+ *       quotas from each warp's window rate (comd and ii no better);
+ *       quotas in cost, loads 1 + K x lines (ii +5.2 -> +1.8% at K = 2
+ *       or 8, comd worse; with the warmed part's misses, no change);
+ *       quotas with the window's per-warp variance added (scluster seed
+ *       1 IPC +12.4 -> +3.7%, comd and ii no better); orphan fills
+ *       left uninstalled (11 and 9 of 25); the fast-forward cut in 8
+ *       with 1000-3000 detailed cycles between (ii +1.2..+3.1%, comd
+ *       unchanged).  Randomising where each warp's sweep stands (its
+ *       cursor moved 0-4095 lines at every period) moves comd's
+ *       occupancy to -11%, by multiples of 8 lines (the L2 banks) -2%,
+ *       of 64 +2.6%: it is that sensitive to how the warps' sweeps line
+ *       up across banks;
+ *     - shorter periods (seeds 1-4; 12, 15, 12 and 14 at the default):
+ *       150000 cycles 18, 18, 16, 17 and 200000 with 20000-cycle
+ *       warm-ups 17 and 18 (seeds 1-2), but at ~3x (CPU time, stn, hsp,
+ *       comd, kmn), short of the 5x; 250000 14 and 12; 150000 with
+ *       5000-cycle warm-ups 13, 16, 13, 14;
+ *     - a skip for the unwarmed part (the generator draws the gaps and
+ *       fence coins only, the sweep and stream positions moved by their
+ *       mean per memory instruction): a fast-forward's CPU time about
+ *       halves, but the warps' LRU stacks, left as they were, pull the
+ *       occupancy down (ii -7.6%, atax, bicg, mvt -4..-6%; 11, 10, 10,
+ *       10 of 25); making each warp's last 128 memory instructions in
+ *       full restores it (12, 15, 10, 13) and costs what the skip saved,
+ *       and stacks refilled with the skipped fresh lines instead are
+ *       worse (6, 6, 3, 7);
  *     - widening the warps' spread in the fast-forward (each warp's share
  *       times 1 + sigma z / sqrt(share); the sampled spread of fetched
  *       instructions is ~0.75 of full detail's, comd 50 vs 67 at 2.8M
