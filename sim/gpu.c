@@ -203,9 +203,10 @@
  *       up across banks;
  *     - shorter periods (seeds 1-4; 12, 15, 12 and 14 at the default):
  *       150000 cycles 18, 18, 16, 17 and 200000 with 20000-cycle
- *       warm-ups 17 and 18 (seeds 1-2), but at 3-4x (CPU time, stn, hsp,
- *       comd, kmn), short of the 5x; 250000 14 and 12; 150000 with
- *       5000-cycle warm-ups 13, 16, 13, 14;
+ *       warm-ups 17 and 18 (seeds 1-2), but at 1.35-1.5x the default's
+ *       CPU time (stn, hsp, comd, kmn: ~4x on stn), short of the 5x;
+ *       150000 with 5000-cycle windows 17, 18, 16, 16 at the same cost;
+ *       250000 14 and 12; 150000 with 5000-cycle warm-ups 13, 16, 13, 14;
  *     - a skip for the unwarmed part (the generator draws the gaps and
  *       fence coins only, the sweep and stream positions moved by their
  *       mean per memory instruction): a fast-forward's CPU time about
