@@ -182,9 +182,10 @@
  *       for next;
  *     - what moves it: a 10-cycle fast-forward every period (a full
  *       detail run perturbed by the releases: 23 of 25 on both seeds,
- *       comd and scluster or ndl missing) leaves ii at -0.2%; putting every generator back after the fast-forward (the
- *       windows replay the stream they left) +0.7% against full detail
- *       at the same detailed time; no tag warmed at all +3-4%.  So the
+ *       comd and scluster or ndl missing) leaves ii at -0.2%; putting
+ *       every generator back after the fast-forward (the windows replay
+ *       the stream they left) +0.7% against full detail at the same
+ *       detailed time; no tag warmed at all +3-4%.  So the
  *       bias comes with the streams moving on, and since a generator at
  *       instruction k is the same however it got there, from the
  *       warps' joint placement after equal per-warp quotas, not from
@@ -196,11 +197,14 @@
  *       1 IPC +12.4 -> +3.7%, comd and ii no better); orphan fills
  *       left uninstalled (11 and 9 of 25); the fast-forward cut in 8
  *       with 1000-3000 detailed cycles between (ii +1.2..+3.1%, comd
- *       unchanged).  Randomising where each warp's sweep stands (its
- *       cursor moved 0-4095 lines at every period) moves comd's
- *       occupancy to -11%, by multiples of 8 lines (the L2 banks) -2%,
- *       of 64 +2.6%: it is that sensitive to how the warps' sweeps line
- *       up across banks;
+ *       unchanged); every warp run on in the fast-forward's last round
+ *       until its sweep has moved a multiple of 8 lines, so the warps
+ *       line up across the L2 banks as before it (comd +5.1%).  The
+ *       occupancy is that sensitive to the streams, though: jumping
+ *       every warp's sweep 0-4095 lines at each period of 10-cycle
+ *       fast-forwards moves comd to -11% (jumps by multiples of 8 lines
+ *       -2%, of 64 +2.6%: a warp's own run of lines across the banks
+ *       broken, not how the warps line up);
  *     - shorter periods (seeds 1-4; 12, 15, 12 and 14 at the default):
  *       150000 cycles 18, 18, 16, 17 and 200000 with 20000-cycle
  *       warm-ups 17 and 18 (seeds 1-2), but at 1.35-1.5x the default's
