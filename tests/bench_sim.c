@@ -6,7 +6,12 @@
  *    workloads, and the total over all of them;
  *  - sampling: each built-in workload (COHMOD_BENCH_WORKLOADS, a comma
  *    list, narrows it) run in full detail and with temporal sampling at
- *    the registry defaults, to completion or 12M cycles: relative error
+ *    the registry defaults (COHMOD_BENCH_SAMPLE_SET, assignments
+ *    separated by ';' such as "sim.sample_period=150000", changes the
+ *    sampled runs'), for sim.seed 1 (COHMOD_BENCH_SEEDS, a comma list:
+ *    one seed's count moves by ~3 of 25 with any change to the sampling,
+ *    so judge a change over several), to completion or 12M cycles:
+ *    relative error
  *    (signed: sampled above full is +) of ipc, l1.miss_ratio and
  *    l1.mshr.occupancy_mean with the relative 95%
  *    half-width the sampled run reports, the windows and the speedup
@@ -110,13 +115,44 @@ static double rel(double sampled, double full)
     return full != 0 ? (sampled - full) / fabs(full) : NAN;
 }
 
-static void bench_sampling(void)
+/* COHMOD_BENCH_SAMPLE_SET's assignments into *p; 1 (and a message) if
+ * one is not a parameter's. */
+static int sample_set(cm_params *p)
 {
-    double worst[3] = {0, 0, 0}, sum[3] = {0, 0, 0}, least = INFINITY;
-    const char *worst_at[3] = {"", "", ""};
-    static const char *const metrics[3] = {"ipc", "l1.miss_ratio",
-                                           "l1.mshr.occupancy_mean"};
-    int runs = 0, held = 0, accurate = 0, fast = 0, covered[3] = {0, 0, 0};
+    const char *set = getenv("COHMOD_BENCH_SAMPLE_SET");
+    char one[256];
+    while (set && *set) {
+        size_t len = strcspn(set, ";");
+        cm_err err = {0};
+        if (len >= sizeof one) {
+            printf("COHMOD_BENCH_SAMPLE_SET: an assignment of %zu "
+                   "characters; expected fewer than %zu\n",
+                   len, sizeof one);
+            return 1;
+        }
+        memcpy(one, set, len);
+        one[len] = 0;
+        if (len && cm_params_assign(p, one, &err)) {
+            printf("COHMOD_BENCH_SAMPLE_SET: %s\n", err.msg);
+            return 1;
+        }
+        set += len + (set[len] == ';');
+    }
+    return 0;
+}
+
+/* What the sampling runs add up to over workloads and seeds. */
+typedef struct sample_tally {
+    double worst[3], sum[3], least;
+    const char *worst_at[3];
+    int runs, held, accurate, fast, covered[3];
+} sample_tally;
+
+/* Every wanted workload at one seed; 1 if the sampled runs' settings are
+ * wrong (nothing can be measured). */
+static int bench_sampling_seed(unsigned long seed, sample_tally *t)
+{
+    int held = 0, runs = 0;
     for (size_t i = 0; i < cm_workload_builtin_count(); i++) {
         const cm_workload_profile *w =
             cm_workload_builtin(cm_workload_builtin_name(i));
@@ -124,9 +160,11 @@ static void bench_sampling(void)
         cm_params p;
         cm_params_init(&p);
         p.sim_max_cycles = 12e6;
+        p.sim_seed = (double)seed;
         bench_run f, s;
         if (bench_simulate(&p, w, &f)) continue;
         p.sim_sample = 1; /* temporal */
+        if (sample_set(&p)) return 1;
         if (bench_simulate(&p, w, &s)) continue;
         double se[3] = {rel(s.ipc, f.ipc), rel(s.miss, f.miss),
                         rel(s.occ, f.occ)};
@@ -137,38 +175,69 @@ static void bench_sampling(void)
         int ok = 1;
         for (int k = 0; k < 3; k++) {
             ok &= e[k] <= 0.03;
-            covered[k] += e[k] <= hw[k];
-            sum[k] += e[k];
+            t->covered[k] += e[k] <= hw[k];
+            t->sum[k] += e[k];
+            if (e[k] > t->worst[k]) {
+                t->worst[k] = e[k];
+                t->worst_at[k] = w->name;
+            }
         }
         runs++;
-        accurate += ok;
-        fast += sp >= 5;
         held += ok && sp >= 5;
+        t->runs++;
+        t->accurate += ok;
+        t->fast += sp >= 5;
+        t->held += ok && sp >= 5;
+        if (sp < t->least) t->least = sp;
         printf("sim.sample.%-8s ipc %+.3f (ci %.3f)  l1.miss %+.3f (ci %.3f)  "
                "occupancy %+.3f (ci %.3f)  speedup %.1fx  %s  (%zu windows, "
-               "full %.1f CPU s%s)\n",
+               "full %.1f CPU s%s, seed %lu)\n",
                w->name, se[0], hw[0], se[1], hw[1], se[2], hw[2], sp,
                ok && sp >= 5 ? "holds" : "misses", s.windows, f.seconds,
-               f.finished ? "" : ", stopped at 12M cycles");
-        for (int k = 0; k < 3; k++)
-            if (e[k] > worst[k]) {
-                worst[k] = e[k];
-                worst_at[k] = w->name;
-            }
-        if (sp < least) least = sp;
+               f.finished ? "" : ", stopped at 12M cycles", seed);
     }
+    printf("sim.sample.seed %lu: target held on %d of %d workloads\n", seed,
+           held, runs);
+    return 0;
+}
+
+static void bench_sampling(void)
+{
+    sample_tally t = {.least = INFINITY, .worst_at = {"", "", ""}};
+    static const char *const metrics[3] = {"ipc", "l1.miss_ratio",
+                                           "l1.mshr.occupancy_mean"};
+    const char *seeds = getenv("COHMOD_BENCH_SEEDS");
+    if (!seeds || !*seeds) seeds = "1";
+    unsigned long seed[64];
+    size_t nseed = 0;
+    for (const char *sd = seeds; *sd; nseed++) {
+        char *end;
+        if (nseed < 64) seed[nseed] = strtoul(sd, &end, 10);
+        if (nseed == 64 || end == sd || (*end && *end != ',')) {
+            printf("COHMOD_BENCH_SEEDS: \"%s\"; expected at most 64 seeds "
+                   "separated by commas\n",
+                   seeds);
+            return;
+        }
+        sd = *end ? end + 1 : end;
+    }
+    cm_params check; /* the settings' mistakes before any run */
+    cm_params_init(&check);
+    if (sample_set(&check)) return;
+    for (size_t k = 0; k < nseed; k++)
+        if (bench_sampling_seed(seed[k], &t)) return;
     for (int k = 0; k < 3; k++)
         printf("sim.sample.worst %-22s %.3f (%s)  (target 0.03; error within "
                "the 95%% interval on %d of %d)\n",
-               metrics[k], worst[k], worst_at[k], covered[k], runs);
+               metrics[k], t.worst[k], t.worst_at[k], t.covered[k], t.runs);
     printf("sim.sample.mean_abs_error ipc %.4f  l1.miss_ratio %.4f  "
-           "l1.mshr.occupancy_mean %.4f  (over %d workloads)\n",
-           runs ? sum[0] / runs : NAN, runs ? sum[1] / runs : NAN,
-           runs ? sum[2] / runs : NAN, runs);
-    printf("sim.sample.least_speedup %.1fx  (target 5x)\n", least);
-    printf("sim.sample.target_held %d of %d workloads  (all three errors "
+           "l1.mshr.occupancy_mean %.4f  (over %d runs)\n",
+           t.runs ? t.sum[0] / t.runs : NAN, t.runs ? t.sum[1] / t.runs : NAN,
+           t.runs ? t.sum[2] / t.runs : NAN, t.runs);
+    printf("sim.sample.least_speedup %.1fx  (target 5x)\n", t.least);
+    printf("sim.sample.target_held %d of %d runs  (all three errors "
            "within 3%%: %d; speedup at least 5x: %d)\n",
-           held, runs, accurate, fast);
+           t.held, t.runs, t.accurate, t.fast);
 }
 
 void bench_sim(void)
