@@ -185,21 +185,23 @@
  *       comd and scluster or ndl missing) leaves ii at -0.2%; putting
  *       every generator back after the fast-forward (the windows replay
  *       the stream they left) +0.7% against full detail at the same
- *       detailed time; no tag warmed at all +3-4%.  So the
- *       bias comes with the streams moving on, and since a generator at
- *       instruction k is the same however it got there, from the
- *       warps' joint placement after equal per-warp quotas, not from
- *       any one warp's state or the tags.  Tried on it, none kept:
+ *       detailed time; no tag warmed at all +3-4%.  So the bias comes
+ *       with the streams moving on; since a generator at instruction k
+ *       is the same however it got there, what is left is the warps'
+ *       joint placement after equal per-warp quotas, not any one warp's
+ *       state, nor the tags.  Tried on it, none kept:
  *       quotas from each warp's window rate (comd and ii no better);
  *       quotas in cost, loads 1 + K x lines (ii +5.2 -> +1.8% at K = 2
  *       or 8, comd worse; with the warmed part's misses, no change);
  *       quotas with the window's per-warp variance added (scluster seed
- *       1 IPC +12.4 -> +3.7%, comd and ii no better); orphan fills
+ *       1 IPC +12.4 -> +3.7%, comd and ii no better; 10, 11, 9, 12 of 25
+ *       over seeds 1-4); orphan fills
  *       left uninstalled (11 and 9 of 25); the fast-forward cut in 8
  *       with 1000-3000 detailed cycles between (ii +1.2..+3.1%, comd
  *       unchanged); every warp run on in the fast-forward's last round
  *       until its sweep has moved a multiple of 8 lines, so the warps
- *       line up across the L2 banks as before it (comd +5.1%).  The
+ *       line up across the L2 banks as before it (comd capped at 2.8M
+ *       cycles: +5.0 -> +5.1%).  The
  *       occupancy is that sensitive to the streams, though: jumping
  *       every warp's sweep 0-4095 lines at each period of 10-cycle
  *       fast-forwards moves comd to -11% (jumps by multiples of 8 lines
