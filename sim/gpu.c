@@ -32,205 +32,48 @@
  *    before that the warps only advance, their generators skimming
  *    (workload.h cm_wgen_skim: same draws and cadence, no stack lookups).
  *    The fast-forward takes no engine time and leaves the timed state as
- *    it was: requests in flight,
- *    queues, MSHRs and row buffers carry on from the window's steady
- *    state; warps waiting for memory, a fence or a kernel boundary move on
- *    (sm.h cm_sm_functional: their replies and acknowledgements still
- *    come).  Draining the machine instead was measured to bias windows (on
- *    cc, +21% MSHR occupancy and latency with a 5000-cycle warm-up): every
- *    warp restarting at once sends a burst the queues take tens of
- *    thousands of cycles to absorb.  Even without draining, the warps the
- *    fast-forward released restart together: a 5000-cycle warm-up left the
- *    L1 miss ratio +1.6..2.1% and IPC -3..-4% on atax, bicg and mvt, gone
- *    at 10000 (the default).  Simulated cycles = detailed cycles +
- *    fast-forwarded cycles.  Assumption: a window's IPC holds for the
- *    period around it, and the warps' spread inside the SM is the detailed
- *    one by the window.  The second fails on ndl (64 kernels of ~50k
- *    cycles): in full detail ~20 of an SM's 48 warps wait at a kernel
- *    boundary at a random instant (the kernel's tail: arrivals span ~20k
- *    cycles), 0.7 after 80000-cycle fast-forwards, because the rounds
- *    move every warp at one rate and line them up at each boundary; the
- *    windows then miss the tails (MSHR occupancy +37..47%).  Carrying a
- *    waiting warp's unused share over to the next round keeps the spread
- *    instead, but the spread in instructions then random-walks (ndl -8%,
- *    stn, barriers every 25 memory instructions, +15%; 11 and 13 of 25
- *    over two seeds against 12 and 15): not done.
- *    Kernel holds instead (kernel_hold, sm.h cm_sm_kernel_hold): an SM
- *    whose kernels are short moves by whole kernels, each warp across m
- *    boundaries to the place in its kernel (memory instructions since
- *    its kernel began, or waiting at the boundary) it had in a snapshot
- *    of the SM (cm_sm_kernel_snap: one per rate slice of detailed time,
- *    the last CM_SM_SNAPS kept), picked at random (sim.seed); m = the
+ *    it was: requests in flight, queues, MSHRs and row buffers carry on
+ *    from the window's steady state; warps waiting for memory, a fence or
+ *    a kernel boundary move on (sm.h cm_sm_functional: their replies and
+ *    acknowledgements still come).  Draining the machine instead biased
+ *    the windows (every warp restarting at once sends a burst the queues
+ *    take tens of thousands of cycles to absorb), and the warm-up is
+ *    10000 cycles because the warps the fast-forward releases restart
+ *    together too.  Simulated cycles = detailed cycles + fast-forwarded
+ *    cycles.
+ *    Kernel holds (kernel_hold, sm.h cm_sm_kernel_hold): an SM whose
+ *    kernels are short moves by whole kernels, each warp across m
+ *    boundaries to the place in its kernel (memory instructions since its
+ *    kernel began, or waiting at the boundary) it had in a snapshot of the
+ *    SM (cm_sm_kernel_snap: one per rate slice of detailed time, the last
+ *    CM_SM_SNAPS kept), picked at random (sim.seed); m = the
  *    fast-forward's instructions plus those since the snapshot over the
  *    SM's instructions per kernel so far, rounded.  The cycles covered
  *    scale from the instructions done (the held SMs' mean).  Held only
  *    where a kernel (simulated cycles so far per kernel) takes no longer
  *    than the snapshots span, CM_SM_SNAPS x RATE_SLICE cycles, and the
  *    fast-forward covers sim.sample_ff_kernels (1) kernels: a random
- *    snapshot is then a random place in a kernel.  Longer kernels (rg:
- *    ~300k cycles) would keep the windows at the few places a detailed
- *    stretch saw (tried: rg MSHR occupancy +7.5% at a 1% interval,
- *    speedup 3.3x).  Of the 25 built-in workloads only ndl is held; the
- *    others' output is byte-identical.  Detailed SMs only: an injector's
- *    warps never wait in time, so they have no places to keep (--sample
- *    both on ndl, seeds 1-3: occupancy +33, +21, +17% against +22, +36,
- *    +23%, IPC +24, +22, +21% against +13, +32, +17%: no better, no
- *    worse).
- *    Why a snapshot and not the warps' present places: the SMs.  In full
- *    detail ndl's SMs drift apart (kernel counts 59..63 at 3.2M cycles:
- *    persistent rates ~5% apart, too little for the F test below to see
- *    through the windows' noise), so bodies and tails of kernels overlap
- *    across SMs and the memory side sees a smooth load (occupancy 52-57
- *    per L1 over the first 300k cycles, while the SMs are still together,
- *    30-40 after).  Kept in lockstep, as any fast-forward by equal quotas or
- *    whole kernels keeps them, all SMs are in a body together (~66, round
- *    trip +30%) or in a tail together, whose stragglers then finish fast:
- *    windows saw 13% of SM time with >= 40 of 48 warps waiting at the
- *    boundary, full detail 33%.  Per SM and per place in the kernel the
- *    windows' occupancy matched full detail's within ~4 (body 67-68 vs
- *    63-64, deep tail 6 vs 6), but for a kernel's first 10 memory
- *    instructions (61 vs 47): the error is mostly the mix of places.  A random
- *    snapshot per SM sets the SMs apart as the drift does.
- *    Measured (ndl, tc2013 machine, --sample-check, seeds 1-4; MSHR
- *    occupancy and IPC errors): as was +37, +83, +33, +9% and +4.0,
- *    +22.8, +9.2, +1.2%; held +20, +77, +27, +14% and +1.9, +20.4, +2.2,
- *    +2.9%; speedup 6.3-8.4x (tests/bench_sim.c: occupancy +37 -> +20%,
- *    IPC +4.0 -> +1.9%, 7.2x; the other 24 unchanged, 12 of 25 hold).
- *    With sim.sample_period 100000 (~33 windows) as was +61, +74% and
- *    +3.9, +7.6%; held +16, +20% (intervals 12, 14%) and +5.8, +7.0%.
- *    At the default period ndl has 8 windows, the first two before any
- *    boundary has been seen (nothing to hold) with the SMs together, and
- *    the SMs part only slowly over the few holds after: still far from
- *    3%.  Small machine
- *    (tests/check_sampling.c, 8 SMs x 16 warps, seeds 1-7): as was IPC
- *    -1.3..-7.5%, occupancy -1.4..-7.6%; held IPC within 1.4%, occupancy
- *    -1.7..+1.9%.  Tried and dropped (ndl occupancy error, seeds 1-4):
- *    holding to the present places (the SMs in lockstep: +44, +57, +37,
- *    +21%); that plus a random fraction of a kernel per SM in equal
- *    quotas (sets the SMs apart, but the quota lines a tail up where it
- *    crosses the boundary: +51, +55%); a snapshot from the last detailed
- *    stretch only (+44, +56%); snapshots stratified across the SMs (+36,
- *    +70, +42%); 128 snapshots (ndl +28, +82, +29, +21%; the small
- *    machine's seed 3 -4.3% on both IPC and occupancy: older snapshots
- *    reach back to the SMs' lockstep).
- *    Speed (tc2013 machine, CPU time, tests/bench_sim.c): 5.5-9.1x faster
- *    than full detail over the 25 built-in workloads, least on the short
- *    runs (2-3M cycles: stn, hsp, comd), where the first detailed warm-up
- *    and fast-forward weigh most.  The generator, its random draws
- *    included, is ~50% of a sampled run's time (kmn), tag warming ~6%
- *    (perf, kmn, 2026-11-25: cm_wgen_next 39% of the samples, the
- *    stack's moves 6%, log 3%; the timed machine's functions 1-2% each).
- *    Accuracy: all three bench metrics within 3% on 12 of the 25 (15 with
- *    sim.seed 2), most misses within their 95% interval.  Besides ndl the
- *    MSHR occupancy comes out high after fast-forwards, +1.5% on average
- *    (beyond the interval: ii +5%, cl +3%, comd +9%; comd's L2 miss ratio
- *    also +4% after a 10000-cycle warm-up, right after 30000).  Part is
- *    the warps' release: a fast-forward of one instruction per warp
- *    leaves comd +3% after a 10000-cycle warm-up, nothing after 30000.
- *    The rest grows with the fast-forward and outlasts long warm-ups
- *    (comd after 60000 cycles: +0.6, +1.6, +2.9, +8% after fast-forwards
- *    of 10, 1000, 10000, 380000 cycles; ii +1% after 100000), and is not
- *    the tags (no L1 warming, or warming throughout: the same), the
- *    skim, the per-SM rates or the rounds' size (FF_CHUNK 1: the same).
- *    Holding each released warp until its old loads' replies are in
- *    brings ii and cl to +2.5% but others up (vpr +5%, gesummv +5%; 11
- *    and 12 of 25 over two seeds): not done either.
- *    Measured since (bench_sim's 25 workloads, seeds 1 and 2; counted:
- *    workloads with all three errors within 3%, speed aside; as is 12
- *    and 15), none kept:
- *     - where the window sits in its period.  Mid-period (a centred
- *       systematic sample, after a lead-in of one detailed warm-up and a
- *       fast-forward at its rate; at the period's start the first window
- *       falls on the cold start: ii's MSHR occupancy is 114 in cycles
- *       10k-20k, 93.5 over the first 200k, 86.5 over 12M): 15 and 13;
- *       over seeds 1-4 15, 13, 16, 13 against 12, 15, 12, 14 (the
- *       lead-in's fast-forward at the warm-up's rate, with the per-SM
- *       rates left unlearnt), but on the small machine of
- *       tests/check_sampling.c ndl's kernel places (IPC -3.4%: the
- *       lead-in crosses kernels before any snapshot could hold them) and
- *       scluster's SM rates (IPC +12%) fail.  A uniformly random place
- *       in each period (stratified): 11 and 17;
- *     - windows of 20000 cycles: 11 and 13; warm-ups of 30000: 12 and 13
- *       at 15-25% less speed (occupancy error cl +2.9 -> +0.5%, bh +4.1
- *       -> -0.4%, wc +4.3 -> +2.7%, but ii +3.3%, ss +4.4%).  So the
- *       misses are mostly not window noise, and the count moves by ~3 a
- *       seed by luck alone: compare changes over both seeds;
- *     - the occupancy bias, bisected on comd seed 2 capped at 2.8M cycles
- *       (no run-end tail; +9.3% at the defaults): no fast-forward at all
- *       (period = warm-up + window) 0.0 +-1.0%; a 10-cycle fast-forward
- *       +1.4% (+0.1% after a 30000-cycle warm-up); 5000 cycles +3.7%
- *       (+1.7%); 20000 +5.4%, +4.8% with no tag warmed in it at all;
- *       leaving the warps that wait for memory where they are (no
- *       functional_join) +0.3%, but on all 25 those warps fall behind
- *       and the runs end in their tail (4 and 3 of 25).  That read as
- *       the release of the waiting warps; measured again (2026-11-26,
- *       below) it is not: holding each released warp until its old
- *       replies are in leaves ii +4.0% and comd +10.4% (defaults: +5.2,
- *       +9.3%);
- *     - where the bias sits (per 1000-cycle slice after a fast-forward
- *       against full detail at the same simulated time, comd seed 1):
- *       the L1 miss ratio is back to full detail's within 10000 cycles
- *       (0.67 in the first 2000) and IPC within 1.5%, but the MSHR
- *       occupancy stays 3-5% high, flat, through the whole window (ii:
- *       90.5 against 85.6; full detail itself is flat there, 85-88 per
- *       3M cycles).  The round trip is 5% longer, all of it in the L2
- *       banks' reply queues waiting for the crossbar (comd: 901 against
- *       843 cycles), at the same L2 and DRAM traffic: more requests are
- *       in flight, not served slower.  The L1 is what bounds them
- *       (reservation fails for want of a line, ~700 per SM per 1000
- *       cycles), so how many fit depends on which lines the warps ask
- *       for next;
- *     - what moves it: a 10-cycle fast-forward every period (a full
- *       detail run perturbed by the releases: 23 of 25 on both seeds,
- *       comd and scluster or ndl missing) leaves ii at -0.2%; putting
- *       every generator back after the fast-forward (the windows replay
- *       the stream they left) +0.7% against full detail at the same
- *       detailed time; no tag warmed at all +3-4%.  So the bias comes
- *       with the streams moving on; since a generator at instruction k
- *       is the same however it got there, what is left is the warps'
- *       joint placement after equal per-warp quotas, not any one warp's
- *       state, nor the tags.  Tried on it, none kept:
- *       quotas from each warp's window rate (comd and ii no better);
- *       quotas in cost, loads 1 + K x lines (ii +5.2 -> +1.8% at K = 2
- *       or 8, comd worse; with the warmed part's misses, no change);
- *       quotas with the window's per-warp variance added (scluster seed
- *       1 IPC +12.4 -> +3.7%, comd and ii no better; 10, 11, 9, 12 of 25
- *       over seeds 1-4); orphan fills
- *       left uninstalled (11 and 9 of 25); the fast-forward cut in 8
- *       with 1000-3000 detailed cycles between (ii +1.2..+3.1%, comd
- *       unchanged); every warp run on in the fast-forward's last round
- *       until its sweep has moved a multiple of 8 lines, so the warps
- *       line up across the L2 banks as before it (comd capped at 2.8M
- *       cycles: +5.0 -> +5.1%).  The
- *       occupancy is that sensitive to the streams, though: jumping
- *       every warp's sweep 0-4095 lines at each period of 10-cycle
- *       fast-forwards moves comd to -11% (jumps by multiples of 8 lines
- *       -2%, of 64 +2.6%: a warp's own run of lines across the banks
- *       broken, not how the warps line up);
- *     - shorter periods (seeds 1-4; 12, 15, 12 and 14 at the default):
- *       150000 cycles 18, 18, 16, 17 and 200000 with 20000-cycle
- *       warm-ups 17 and 18 (seeds 1-2), but at 1.35-1.5x the default's
- *       CPU time (stn, hsp, comd, kmn: ~4x on stn), short of the 5x;
- *       150000 with 5000-cycle windows 17, 18, 16, 16 at the same cost;
- *       250000 14 and 12; 150000 with 5000-cycle warm-ups 13, 16, 13, 14;
- *     - a skip for the unwarmed part (the generator draws the gaps and
- *       fence coins only, the sweep and stream positions moved by their
- *       mean per memory instruction): a fast-forward's CPU time about
- *       halves, but the warps' LRU stacks, left as they were, pull the
- *       occupancy down (ii -7.6%, atax, bicg, mvt -4..-6%; 11, 10, 10,
- *       10 of 25); making each warp's last 128 memory instructions in
- *       full restores it (12, 15, 10, 13) and costs what the skip saved,
- *       and stacks refilled with the skipped fresh lines instead are
- *       worse (6, 6, 3, 7);
- *     - widening the warps' spread in the fast-forward (each warp's share
- *       times 1 + sigma z / sqrt(share); the sampled spread of fetched
- *       instructions is ~0.75 of full detail's, comd 50 vs 67 at 2.8M
- *       cycles): the windows' occupancy stayed ~82 on comd (full 76.5),
- *       and ndl stayed +36..50% at sigma 1, 3, 10;
- *     - comd seed 2's +19% is half run-end tail: in full detail the last
- *       ~250k cycles (8% of the run) drain the MSHRs from 76 to 5 as
- *       warps retire, all inside the last fast-forward, which no window
- *       sees.
+ *    snapshot is then a random place in a kernel.  Why: equal quotas move
+ *    every warp at one rate and line the warps up at each boundary, and
+ *    all SMs in lockstep, so windows miss the kernels' tails, where in
+ *    full detail many warps wait and the SMs drift apart (ndl); a random
+ *    snapshot per SM restores the mix of places.  Of the 25 built-in
+ *    workloads only ndl is held.  Detailed SMs only: an injector's warps
+ *    never wait in time, so they have no places to keep.
+ *    Assumptions: a window's IPC holds for the period around it; the
+ *    warps' spread inside an SM is the detailed one by the window (what
+ *    kernel holds restore where kernels are short); a run's stretches are
+ *    alike enough that one window per period represents its period
+ *    (a run-end tail inside the last fast-forward is never seen).
+ *    Accuracy (tc2013 machine, seeds 1-4, `make bench`): IPC, L1 miss
+ *    ratio and MSHR occupancy all within 3% of full detail on 12-15 of
+ *    the 25 built-in workloads, 5-9x faster in CPU time; mean absolute
+ *    errors 1.9, 0.53 and 4.6%.  The misses are window noise on the short
+ *    runs (few windows) and an occupancy bias after fast-forwards on
+ *    some memory-bound single-kernel workloads (comd, scluster, ii),
+ *    which comes with the streams moving on and is not the tags, the
+ *    release or the rates.  docs/sampling.md keeps the measurements
+ *    behind every choice above and the designs tried and dropped.
  * Windows are batches (stats.h): every reported value is estimated from
  * them with its 95% interval; spatial sampling without temporal runs
  * back-to-back windows after one warm-up.
