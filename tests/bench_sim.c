@@ -21,11 +21,15 @@
  *    covered it, the least
  *    speedup, and how many workloads hold the whole target.  No workload
  *    is left out: those too short or too phased to sample say so in
- *    their row. */
+ *    their row.  Over two or more seeds, each workload's mean error and
+ *    its spread per metric, beside full detail's own spread, say whether
+ *    a miss is noise (another seed turns it) or bias (docs/sampling.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_statistics_double.h>
 
 #include "sim/gpu.h"
 #include "sim/protocol.h"
@@ -141,11 +145,20 @@ static int sample_set(cm_params *p)
     return 0;
 }
 
+/* One workload at one seed: the sampled run's signed relative errors and
+ * the full-detail values, for the split over seeds (bench_over_seeds). */
+typedef struct seed_result {
+    double err[3], full[3];
+    int present;
+} seed_result;
+
 /* What the sampling runs add up to over workloads and seeds. */
 typedef struct sample_tally {
     double worst[3], sum[3], least;
     const char *worst_at[3];
     int runs, held, accurate, fast, covered[3];
+    seed_result *res; /* [workload * nseed + seed index] */
+    size_t nseed, k;  /* seeds, and the one running */
 } sample_tally;
 
 /* Every wanted workload at one seed; 1 if the sampled runs' settings are
@@ -182,6 +195,12 @@ static int bench_sampling_seed(unsigned long seed, sample_tally *t)
                 t->worst_at[k] = w->name;
             }
         }
+        seed_result *r = &t->res[i * t->nseed + t->k];
+        memcpy(r->err, se, sizeof se);
+        r->full[0] = f.ipc;
+        r->full[1] = f.miss;
+        r->full[2] = f.occ;
+        r->present = 1;
         runs++;
         held += ok && sp >= 5;
         t->runs++;
@@ -199,6 +218,74 @@ static int bench_sampling_seed(unsigned long seed, sample_tally *t)
     printf("sim.sample.seed %lu: target held on %d of %d workloads\n", seed,
            held, runs);
     return 0;
+}
+
+enum { CAUSE_HOLDS, CAUSE_NOISE, CAUSE_BIAS };
+
+/* One metric of one workload over the seeds it ran at: its mean signed
+ * error, their spread, the full-detail runs' own relative spread, and why
+ * it misses.  A bias: the mean error beyond 3% and beyond two standard
+ * errors of it; noise: some run beyond 3% with the mean within (another
+ * seed, another verdict). */
+static int over_seeds_metric(const seed_result *res, size_t nseed, int m,
+                             double *mean, double *sd, double *full_sd)
+{
+    double e[64], f[64];
+    size_t n = 0;
+    int beyond = 0;
+    for (size_t k = 0; k < nseed; k++)
+        if (res[k].present) {
+            e[n] = res[k].err[m];
+            f[n++] = res[k].full[m];
+            beyond |= fabs(res[k].err[m]) > 0.03;
+        }
+    *mean = gsl_stats_mean(e, 1, n);
+    *sd = gsl_stats_sd(e, 1, n);
+    *full_sd = gsl_stats_sd(f, 1, n) / fabs(gsl_stats_mean(f, 1, n));
+    if (!beyond) return CAUSE_HOLDS;
+    return fabs(*mean) > 0.03 && fabs(*mean) > 2 * *sd / sqrt((double)n)
+               ? CAUSE_BIAS
+               : CAUSE_NOISE;
+}
+
+/* Over two or more seeds: which misses a different seed would turn (noise)
+ * and which it would not (bias), workload by workload. */
+static void bench_over_seeds(const sample_tally *t,
+                             const char *const metrics[3])
+{
+    static const char *const cause_name[] = {"holds", "noise", "bias"};
+    char list[2][512] = {"", ""};
+    int count[3] = {0, 0, 0};
+    for (size_t i = 0; t->nseed >= 2 && i < cm_workload_builtin_count(); i++) {
+        const seed_result *res = &t->res[i * t->nseed];
+        size_t n = 0;
+        for (size_t k = 0; k < t->nseed; k++) n += res[k].present;
+        if (n < 2) continue;
+        const char *name = cm_workload_builtin_name(i);
+        int cause = CAUSE_HOLDS;
+        printf("sim.sample.seeds.%-8s", name);
+        for (int m = 0; m < 3; m++) {
+            double mean, sd, full_sd;
+            int c = over_seeds_metric(res, t->nseed, m, &mean, &sd, &full_sd);
+            if (c > cause) cause = c;
+            printf("  %s %+.3f sd %.3f (full %.3f)", metrics[m], mean, sd,
+                   full_sd);
+        }
+        printf("  %s\n", cause_name[cause]);
+        count[cause]++;
+        if (cause != CAUSE_HOLDS) {
+            char *l = list[cause - 1];
+            size_t len = strlen(l);
+            snprintf(l + len, sizeof list[0] - len, "%s%s", len ? " " : "",
+                     name);
+        }
+    }
+    if (t->nseed >= 2)
+        printf("sim.sample.seeds: within 3%% at every seed %d; missing "
+               "by noise %d (%s); by bias %d (%s)  (mean signed error, its "
+               "sd over seeds, full detail's own relative sd)\n",
+               count[CAUSE_HOLDS], count[CAUSE_NOISE], list[0],
+               count[CAUSE_BIAS], list[1]);
 }
 
 static void bench_sampling(void)
@@ -224,8 +311,17 @@ static void bench_sampling(void)
     cm_params check; /* the settings' mistakes before any run */
     cm_params_init(&check);
     if (sample_set(&check)) return;
-    for (size_t k = 0; k < nseed; k++)
-        if (bench_sampling_seed(seed[k], &t)) return;
+    t.nseed = nseed;
+    t.res = calloc(cm_workload_builtin_count() * nseed, sizeof *t.res);
+    if (!t.res) {
+        printf("sim.sample: out of memory\n");
+        return;
+    }
+    for (t.k = 0; t.k < nseed; t.k++)
+        if (bench_sampling_seed(seed[t.k], &t)) {
+            free(t.res);
+            return;
+        }
     for (int k = 0; k < 3; k++)
         printf("sim.sample.worst %-22s %.3f (%s)  (target 0.03; error within "
                "the 95%% interval on %d of %d)\n",
@@ -238,6 +334,8 @@ static void bench_sampling(void)
     printf("sim.sample.target_held %d of %d runs  (all three errors "
            "within 3%%: %d; speedup at least 5x: %d)\n",
            t.held, t.runs, t.accurate, t.fast);
+    bench_over_seeds(&t, metrics);
+    free(t.res);
 }
 
 void bench_sim(void)
