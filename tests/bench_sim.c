@@ -225,8 +225,8 @@ enum { CAUSE_HOLDS, CAUSE_NOISE, CAUSE_BIAS };
 /* One metric of one workload over the seeds it ran at: its mean signed
  * error, their spread, the full-detail runs' own relative spread, and why
  * it misses.  A bias: the mean error beyond 3% and beyond two standard
- * errors of it; noise: some run beyond 3% with the mean within (another
- * seed, another verdict). */
+ * errors of it; noise: any other miss, the mean within 3% or not
+ * significantly beyond (another seed, another verdict). */
 static int over_seeds_metric(const seed_result *res, size_t nseed, int m,
                              double *mean, double *sd, double *full_sd)
 {

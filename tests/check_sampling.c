@@ -1,6 +1,7 @@
 /* check_sampling.c - temporal sampling (sim/gpu.c) on small machines:
- * the functional fast-forward crosses kernel boundaries, and the simulated
- * cycles it adds up to stay near a full-detail run's. */
+ * the functional fast-forward crosses kernel boundaries, the simulated
+ * cycles it adds up to stay near a full-detail run's, and windows alone
+ * (no fast-forward) estimate full detail within their intervals. */
 #include <math.h>
 #include <stdlib.h>
 
