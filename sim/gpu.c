@@ -69,10 +69,11 @@
  *    ratio and MSHR occupancy all within 3% of full detail on 12-15 of
  *    the 25 built-in workloads, 5-9x faster in CPU time; mean absolute
  *    errors 1.9, 0.53 and 4.6%.  The misses are window noise on the short
- *    runs (few windows) and an occupancy bias after fast-forwards on
- *    some memory-bound single-kernel workloads (comd, scluster, ii),
- *    which comes with the streams moving on and is not the tags, the
- *    release or the rates.  docs/sampling.md keeps the measurements
+ *    runs (few windows) and an occupancy bias after fast-forwards,
+ *    carried by the round trip at the right L1 miss ratio: high on
+ *    reuse-heavy single-kernel workloads (comd, scluster, ii), low on
+ *    streaming ones (sm, lps) and hsp.  It comes with the streams moving
+ *    on and is not the tags, the release or the rates.  docs/sampling.md keeps the measurements
  *    behind every choice above and the designs tried and dropped.
  * Windows are batches (stats.h): every reported value is estimated from
  * them with its 95% interval; spatial sampling without temporal runs
