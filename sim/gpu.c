@@ -72,8 +72,10 @@
  *    runs (few windows) and an occupancy bias after fast-forwards,
  *    carried by the round trip at the right L1 miss ratio: high on
  *    reuse-heavy single-kernel workloads (comd, scluster, ii), low on
- *    streaming ones (sm, lps) and hsp.  It comes with the streams moving
- *    on and is not the tags, the release or the rates.  docs/sampling.md keeps the measurements
+ *    streaming ones (sm, lps) and hsp.  It is not the generators' stream
+ *    state, the tags, the release, the rates or the run's end, and it
+ *    outlasts 150000-cycle warm-ups: a slow mode the fast-forward
+ *    disturbs.  docs/sampling.md keeps the measurements
  *    behind every choice above and the designs tried and dropped.
  * Windows are batches (stats.h): every reported value is estimated from
  * them with its 95% interval; spatial sampling without temporal runs
