@@ -30,7 +30,7 @@ CFLAGS  += -std=c11 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) \
            -D_POSIX_C_SOURCE=200809L -I. -I$(BUILD) -MMD -MP
 LDFLAGS += $(SANFLAGS)
 
-LIB_SRC   := $(wildcard data/*.c solvers/*.c models/*.c sim/*.c plots/*.c)
+LIB_SRC   := $(wildcard data/*.c solvers/*.c models/*.c sim/*.c plots/*.c study/*.c)
 CLI_SRC   := $(wildcard cli/*.c)
 # cmd_model_<name>.c are models of `cohmod model`, not commands.
 CMD_SRC   := $(filter-out cli/cmd_model_%.c,$(wildcard cli/cmd_*.c))

@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "plots/study.h"
+#include "study/study.h"
 
 /* The real trace the reuse section reads unless --trace names another;
  * relative to the source tree, where `make demo` runs. */

@@ -1,5 +1,5 @@
 /* cmd_validate.c - `cohmod validate <model>`: a model against the simulator
- * over a grid (plots/validate.h). */
+ * over a grid (study/validate.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "data/sweep.h"
-#include "plots/validate.h"
+#include "study/validate.h"
 
 #define MAX_GRID 8
 #define MAX_WORKLOADS 32

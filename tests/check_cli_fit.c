@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "data/table.h"
-#include "plots/validate.h"
+#include "study/validate.h"
 #include "tests/testutil.h"
 
 #define TINY "--set gpu.sms=1 --set gpu.warps_per_sm=8 " \

@@ -5,13 +5,13 @@
  * own profile) against the model's recall_msgs_per_access on the point's
  * directory geometry (dir.ratio, dir.ways for GPU-VIni; the L2's for the
  * others).  Calibration is the profile of the workload's calibration point
- * (plots/validate_coh.c).  Target (issue 5): MARE <= 10% on held-out
+ * (study/validate_coh.c).  Target (issue 5): MARE <= 10% on held-out
  * points. */
 #include <math.h>
 #include <string.h>
 
 #include "models/recall.h"
-#include "plots/validate.h"
+#include "study/validate.h"
 
 static const cm_validate_qty recall_qty[] = {
     {"recalls_per_access", "recall messages per directory access",

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "models/mshr_fit.h"
-#include "plots/validate.h"
+#include "study/validate.h"
 
 static const char *const fit_params[] = {"model.extra_latency"};
 

@@ -6,13 +6,13 @@
  *    noc.msgs.<class> over l1.accesses;
  *  - flits_per_access: noc.flits over l1.accesses.
  * Calibration is the profile of the workload's calibration point
- * (plots/validate_coh.c), spread over its points.  Target (issue 5): MARE
+ * (study/validate_coh.c), spread over its points.  Target (issue 5): MARE
  * <= 10% on held-out points. */
 #include <math.h>
 #include <string.h>
 
 #include "models/directory.h"
-#include "plots/validate.h"
+#include "study/validate.h"
 
 static const cm_validate_qty directory_qty[] = {
     {"msgs_per_access", "messages per L1 access", CM_VT_MARE, 0.10},

@@ -42,7 +42,7 @@
 #include <string.h>
 
 #include "data/atomic.h"
-#include "plots/study.h"
+#include "study/study.h"
 #include "sim/coh.h"
 #include "sim/coh_proto.h"
 #include "sim/stats.h"

@@ -1,5 +1,5 @@
 /* validate_coh.c - what the coherence models' validations share
- * (plots/validate.h): each held-out point is predicted from the timing
+ * (study/validate.h): each held-out point is predicted from the timing
  * profile the coherence simulator measured at its workload's calibration
  * point, with the held-out point's own parameters.  The profile is the
  * calibration: a model that reads workload statistics is only as good as
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plots/validate.h"
+#include "study/validate.h"
 
 typedef struct coh_calib {
     size_t n;

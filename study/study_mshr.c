@@ -16,7 +16,7 @@
 
 #include "data/sweep.h"
 #include "models/mshr.h"
-#include "plots/study.h"
+#include "study/study.h"
 
 static const struct {
     const char *label;

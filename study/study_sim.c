@@ -1,6 +1,6 @@
 /* study_sim.c - the model-against-simulation section of `cohmod study`.
  *
- * Runs the validate driver (plots/validate.h) for each validated model (the
+ * Runs the validate driver (study/validate.h) for each validated model (the
  * MSHR occupancy model; the L1 miss ratio from reuse distances) on
  * the study's machine shrunk to 2 SMs with runs cut at 300k cycles (the
  * validated quantities are steady-state ones, and the whole grid then
@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "data/sweep.h"
-#include "plots/study.h"
-#include "plots/validate.h"
+#include "study/study.h"
+#include "study/validate.h"
 
 static const char *const mshr_axes[] = {"l1.mshrs=8,16,32",
                                         "sched.active_warps=8,24,48"};

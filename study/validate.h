@@ -107,7 +107,7 @@ extern const cm_validate_model cm_validate_directory;
  * held-out point is predicted from the timing profile measured at its
  * workload's calibration point (the first of them if several), on the
  * held-out point's own parameters.  Their observations begin with this
- * header (plots/validate_coh.c). */
+ * header (study/validate_coh.c). */
 typedef struct cm_validate_coh_obs {
     cm_params point;
     const cm_workload_profile *workload;

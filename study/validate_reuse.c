@@ -27,7 +27,7 @@
 #include <stdlib.h>
 
 #include "models/l1_predict.h"
-#include "plots/validate.h"
+#include "study/validate.h"
 #include "solvers/ci.h"
 #include "solvers/lsq.h"
 

@@ -27,7 +27,7 @@
 #include "models/reuse_stream.h"
 #include "models/setlocal.h"
 #include "models/spatial.h"
-#include "plots/study.h"
+#include "study/study.h"
 #include "sim/cache_trace.h"
 
 #define NMETHODS 4

@@ -1,5 +1,5 @@
 /* study.c - the study driver (see study.h). */
-#include "plots/study.h"
+#include "study/study.h"
 
 #include <stdarg.h>
 #include <stdio.h>

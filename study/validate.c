@@ -7,7 +7,7 @@
  * stride is rarely a multiple of an axis length, different axis values.
  * Nothing depends on time or on the order of floating-point reductions
  * across runs, so the files are byte-identical from run to run. */
-#include "plots/validate.h"
+#include "study/validate.h"
 
 #include <math.h>
 #include <stdio.h>

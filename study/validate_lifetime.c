@@ -13,7 +13,7 @@
  *    wait (fence.wait_cycles / fence.count; model: the GWCT wait plus the
  *    wait for the last store's ack, models/lifetime.c).
  * Calibration is the profile of the workload's calibration point, pooled
- * over its replicates (plots/validate_coh.c), its last fifth of the grid:
+ * over its replicates (study/validate_coh.c), its last fifth of the grid:
  * with the lifetimes
  * in increasing order, the longest.  The profile carries down in L but not
  * up: at a short L a copy that expires is fetched again, which restarts
@@ -37,7 +37,7 @@
 #include <string.h>
 
 #include "models/lifetime.h"
-#include "plots/validate.h"
+#include "study/validate.h"
 
 static const cm_validate_qty lifetime_qty[] = {
     {"p_hit", "P(L1 fill reused before expiry)", CM_VT_MEAN_ABS, 0.05},
