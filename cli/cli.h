@@ -16,6 +16,7 @@
 #include "data/sweep.h"
 #include "data/table.h"
 #include "models/reuse_stream.h"
+#include "sim/protocol.h"
 
 typedef struct cli_command {
     const char *name;
@@ -78,6 +79,11 @@ int cli_common_opt(cli_ctx *ctx, int opt, const char *arg);
 /* Applies --config, then every --set in order, then cross-checks.  Reports
  * and returns the exit status (0 on success). */
 int cli_ctx_resolve(cli_ctx *ctx);
+
+/* A parameter set with --set that the protocol does not use (tc.* without
+ * timestamps, dir.* without a directory) is a usage error: silently
+ * ignoring it would mislead.  Returns the exit status (0: none). */
+int cli_check_protocol_params(const cli_ctx *ctx, const cm_protocol *proto);
 
 /* Prints "cohmod <command>: <message>" on stderr and returns the status. */
 int cli_fail(const cli_ctx *ctx, const cm_err *err);

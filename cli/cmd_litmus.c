@@ -1,5 +1,5 @@
 /* cmd_litmus.c - `cohmod litmus`: run the litmus tests of sim/litmus.h on
- * the coherence protocols of sim/coh.h under random timing, and count how
+ * every protocol of sim/protocol.h under random timing, and count how
  * often each shows its weak outcome and whether the protocol's consistency
  * model forbids it.  A forbidden outcome is a protocol bug: it is warned
  * about with the seed that replays it (--replay). */
@@ -132,15 +132,15 @@ static int parse_count(cli_ctx *ctx, const char *opt, const char *text,
 /* The protocols or tests named by --protocol / --test ("all" or NULL: all
  * of them). */
 static int pick_protocols(cli_ctx *ctx, const char *name,
-                          const cm_coh_protocol **out, size_t *n)
+                          const cm_protocol **out, size_t *n)
 {
     *n = 0;
     if (!name || !strcmp(name, "all")) {
-        for (size_t i = 0; cm_coh_protocol_at(i) && *n < MAX_PROTOCOLS; i++)
-            out[(*n)++] = cm_coh_protocol_at(i);
+        for (size_t i = 0; cm_protocol_at(i) && *n < MAX_PROTOCOLS; i++)
+            out[(*n)++] = cm_protocol_at(i);
         return 0;
     }
-    if (!(out[0] = cm_coh_protocol_find(name)))
+    if (!(out[0] = cm_protocol_find(name)))
         return cli_usage_error(ctx, "--protocol '%s': no such protocol",
                                name);
     *n = 1;
@@ -190,7 +190,7 @@ static cm_status write_row(cm_csv_writer *w, const cm_litmus_result *r,
     char nout[24];
     fmt_u64(nout, r->nhist);
     const char *cells[NHEAD] = {
-        r->test->name, cm_coh_protocol_name(r->proto),
+        r->test->name, (r->proto)->name,
         cm_litmus_model_name(r->model), r->model_forbids ? "1" : "0",
         num[0], num[1], num[2], num[3], num[4],
         r->forbidden ? num[5] : "", r->forbidden ? num[6] : "",
@@ -209,7 +209,7 @@ static cm_status write_outcomes(cm_csv_writer *w, const cm_litmus_result *r,
         fmt_u64(count, r->hist[i].count);
         int weak = r->test->weak(&r->hist[i].outcome);
         const char *cells[6] = {r->test->name,
-                                cm_coh_protocol_name(r->proto), text, count,
+                                (r->proto)->name, text, count,
                                 weak ? "1" : "0",
                                 weak && r->model_forbids ? "1" : "0"};
         st = cm_csv_writer_row(w, 6, cells, err);
@@ -220,7 +220,7 @@ static cm_status write_outcomes(cm_csv_writer *w, const cm_litmus_result *r,
 /* One line per (test, protocol) that needs the lead's attention. */
 static void warn(const cli_ctx *ctx, const cm_litmus_result *r)
 {
-    const char *tn = r->test->name, *pn = cm_coh_protocol_name(r->proto);
+    const char *tn = r->test->name, *pn = (r->proto)->name;
     if (r->forbidden)
         fprintf(stderr,
                 "cohmod %s: warning: %s on %s (%s) showed the forbidden "
@@ -238,7 +238,7 @@ static void warn(const cli_ctx *ctx, const cm_litmus_result *r)
 }
 
 static int replay(cli_ctx *ctx, const cm_litmus_test *t,
-                  const cm_coh_protocol *p, uint64_t seed)
+                  const cm_protocol *p, uint64_t seed)
 {
     cm_err err = {0};
     cm_litmus_outcome o;
@@ -250,12 +250,12 @@ static int replay(cli_ctx *ctx, const cm_litmus_test *t,
     char text[256], sd[24];
     cm_litmus_outcome_format(t, &o, text, sizeof text);
     fmt_u64(sd, seed);
-    cm_coh_model m = cm_coh_protocol_model(p);
+    cm_consistency m = p->consistency;
     int weak = finished && t->weak(&o);
     static const char *const rhead[] = {"test", "protocol", "model", "seed",
                                         "finished", "weak", "forbidden",
                                         "outcome"};
-    const char *cells[8] = {t->name, cm_coh_protocol_name(p),
+    const char *cells[8] = {t->name, (p)->name,
                             cm_litmus_model_name(m), sd,
                             finished ? "1" : "0", weak ? "1" : "0",
                             weak && cm_litmus_forbids(t, m) ? "1" : "0",
@@ -274,7 +274,7 @@ static int replay(cli_ctx *ctx, const cm_litmus_test *t,
 
 static int sweep(cli_ctx *ctx, const litmus_opts *o,
                  const cm_litmus_test *const *tests, size_t ntests,
-                 const cm_coh_protocol *const *protos, size_t nprotos,
+                 const cm_protocol *const *protos, size_t nprotos,
                  uint64_t runs)
 {
     cm_err err = {0};
@@ -353,7 +353,7 @@ static int run(int argc, char **argv)
     if (o.replay && (rc = parse_count(&ctx, "replay", o.replay, 0, UINT64_MAX,
                                       &seed)))
         return rc;
-    const cm_coh_protocol *protos[MAX_PROTOCOLS];
+    const cm_protocol *protos[MAX_PROTOCOLS];
     const cm_litmus_test *tests[MAX_TESTS];
     size_t nprotos, ntests;
     if ((rc = pick_protocols(&ctx, o.protocol, protos, &nprotos)) ||

@@ -1,8 +1,10 @@
 /* cmd_model_directory.c - `cohmod model directory`: expected coherence
  * messages and flits per L1 access, by class, for one protocol or all
  * (models/directory.h), over a sweep grid, from a workload profile written
- * by the coherence simulator.  cmd_model.c hands it the command line when
- * the model named is `directory`. */
+ * by the simulator.  The protocols' tables come from the simulator as data
+ * (sim/protocol.h cm_protocol_export, read back by models/ptable.h), as
+ * the model never calls the simulator.  cmd_model.c hands it the command
+ * line when the model named is `directory`. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +13,8 @@
 #include "data/table.h"
 #include "models/directory.h"
 #include "models/profile.h"
-#include "sim/coh.h"
+#include "sim/protocol.h"
+#include "study/validate.h"
 
 static void usage(FILE *f)
 {
@@ -32,11 +35,11 @@ static void usage(FILE *f)
           "lifetimes and\n"
           "recalls (models/directory.c).  Compare with sum(noc.msgs.*) / "
           "l1.accesses and\n"
-          "noc.flits / l1.accesses of `cohmod sim --engine coh`.\n\n"
+          "noc.flits / l1.accesses of `cohmod sim`.\n\n"
           "The profile (quantity,lo,hi,value; models/profile.h) comes from "
           "`cohmod sim\n"
-          "--engine coh --profile-out F` on the same workload (any "
-          "protocol, any machine).\n\n"
+          "--profile-out F` on the same workload (any protocol, any "
+          "machine).\n\n"
           "Output: one row per grid point and protocol: the swept "
           "parameters, protocol,\n"
           "msgs_per_access, flits_per_access, p_load_miss, then "
@@ -53,10 +56,8 @@ static void usage(FILE *f)
     cli_print_common_help(f);
 }
 
-#define MAX_PROTOCOLS 64
-
 typedef struct directory_protocols {
-    const cm_coh_protocol *p[MAX_PROTOCOLS];
+    cm_ptable *p; /* the tables as the model reads them */
     size_t n;
 } directory_protocols;
 
@@ -64,19 +65,20 @@ static int directory_protocol(const cli_ctx *ctx, const char *name,
                               void *state)
 {
     directory_protocols *d = state;
-    d->n = 0;
-    if (strcmp(name, "all") == 0) {
-        for (size_t i = 0;
-             i < cm_coh_protocol_count() && d->n < MAX_PROTOCOLS; i++)
-            d->p[d->n++] = cm_coh_protocol_at(i);
-    } else if ((d->p[0] = cm_coh_protocol_find(name))) {
-        d->n = 1;
-    } else {
-        return cli_usage_error(ctx, "unknown protocol '%s' (see cohmod sim "
-                                    "--help, or all)",
-                               name);
-    }
-    return 0;
+    cm_table *t = NULL;
+    cm_err err = {0};
+    int all = strcmp(name, "all") == 0;
+    if (!all && !cm_protocol_find(name))
+        return cli_usage_error(ctx, "unknown protocol '%s': expected %s, or "
+                                    "all",
+                               name, cm_protocol_names());
+    cm_status st = cm_protocol_export_new(&t, &err);
+    for (size_t i = 0; !st && i < cm_protocol_count(); i++)
+        if (all || strcmp(cm_protocol_at(i)->name, name) == 0)
+            st = cm_protocol_export(cm_protocol_at(i), t, &err);
+    if (!st) st = cm_ptables_read(t, &d->p, &d->n, &err);
+    cm_table_free(t);
+    return st ? cli_fail(ctx, &err) : 0;
 }
 
 static cm_status directory_table(const cm_params *p, const void *state,
@@ -93,6 +95,8 @@ int cli_model_directory(int argc, char **argv)
     static const cli_profile_cmd cmd = {
         "model directory", "which protocol? (--protocol P or all)", usage,
         directory_protocol, directory_table};
-    directory_protocols protos;
-    return cli_run_profile_cmd(&cmd, &protos, argc, argv);
+    directory_protocols protos = {0};
+    int rc = cli_run_profile_cmd(&cmd, &protos, argc, argv);
+    cm_ptables_free(protos.p, protos.n);
+    return rc;
 }

@@ -10,15 +10,15 @@
 #include "cli/cli.h"
 #include "data/table.h"
 #include "models/profile.h"
-#include "sim/coh.h"
 #include "sim/gpu.h"
+#include "sim/profile_rec.h"
 #include "sim/protocol.h"
 #include "sim/trace_source.h"
 
 static void usage(FILE *f)
 {
     fputs("Usage: cohmod sim --workload NAME|FILE.csv [--protocol P] "
-          "[--engine detailed|coh]\n"
+          "[--profile-out F]\n"
           "                  [--sched lrr|gto|two-level] [--seed N] "
           "[--quiet] [--out stats.csv]\n"
           "                  [--sample off|temporal|spatial|both] "
@@ -42,24 +42,18 @@ static void usage(FILE *f)
           "with sm,warp\n"
           "                    columns; lackey, din); --format, --line, "
           "--ops as below\n"
-          "  --protocol P      no-l1, no-coh (default), wt: the detailed "
-          "machine;\n"
-          "                    mesi, gpu-vi, gpu-vini, tcsuo, tcs, tcsoo, "
-          "tcw, tcw-fixed:\n"
-          "                    the coherence simulator (sim/coh.h: "
-          "protocols as\n"
-          "                    tables, data values; no sampling).  "
+          "  --protocol P      no-l1, no-coh (default), wt, mesi, gpu-vi, "
+          "gpu-vini,\n"
+          "                    tcsuo, tcs, tcsoo, tcw or tcw-fixed "
+          "(sim/protocol.h: tables\n"
+          "                    run on one machine, with data values).  "
           "Lifetimes: tc.*;\n"
           "                    GPU-VIni directory: dir.ratio, dir.ways\n"
-          "  --profile-out F   coherence simulator: also write the run's "
-          "timing profile\n"
-          "                    (quantity,lo,hi,value), the input of "
-          "`cohmod model\n"
-          "                    lifetime|recall --profile F`\n"
-          "  --engine E        run no-l1, no-coh or wt on the coherence "
-          "simulator too\n"
-          "                    (coh), to compare them with the coherent "
-          "protocols\n"
+          "  --profile-out F   also write the run's timing profile "
+          "(quantity,lo,hi,value;\n"
+          "                    full detail only), the input of `cohmod "
+          "model\n"
+          "                    lifetime|recall|directory --profile F`\n"
           "  --sched S         warp scheduler (shorthand for --set "
           "sched.policy=S)\n"
           "  --seed N          seed of every random stream (sim.seed)\n"
@@ -105,13 +99,12 @@ enum {
     OPT_SAMPLE,
     OPT_SAMPLE_CHECK,
     OPT_TRACE,
-    OPT_ENGINE,
     OPT_PROFILE_OUT
 };
 
 typedef struct sim_opts {
     cli_ctx *ctx;
-    const char *workload, *protocol, *trace, *engine, *profile_out;
+    const char *workload, *protocol, *trace, *profile_out;
     cli_trace_opts topts;
     int quiet, list, check;
 } sim_opts;
@@ -145,9 +138,6 @@ static int own_option(int opt, const char *arg, void *u)
         return 0;
     case OPT_TRACE:
         o->trace = arg;
-        return 0;
-    case OPT_ENGINE:
-        o->engine = arg;
         return 0;
     case OPT_PROFILE_OUT:
         o->profile_out = arg;
@@ -190,10 +180,9 @@ typedef struct sim_job {
     const cm_workload_profile *prof; /* or */
     const char *trace;
     const cli_trace_opts *topts;
-    const cm_protocol *proto;     /* the detailed machine, or */
-    const cm_coh_protocol *coh;   /* the coherence simulator */
+    const cm_protocol *proto;
     int quiet;
-    const char *profile_out;      /* coh: the timing profile's file */
+    const char *profile_out; /* the timing profile's file, or NULL */
 } sim_job;
 
 typedef struct sim_run {
@@ -224,6 +213,20 @@ static double row_value(const sim_run *r, const char *metric)
     return row ? row->value : NAN;
 }
 
+/* The recorded timing profile, through the models' writer (one format). */
+static cm_status write_profile(cm_profile_rec *rec, const sim_run *r,
+                               const char *path, cm_err *err)
+{
+    cm_table *t = NULL;
+    cm_profile *prof = NULL;
+    cm_status st = cm_profile_rec_table(rec, r->stats, r->res.cycles, &t, err);
+    if (!st) st = cm_profile_from_table(t, &prof, err);
+    if (!st) st = cm_profile_write(prof, path, err);
+    cm_profile_free(prof);
+    cm_table_free(t);
+    return st;
+}
+
 /* One simulation of the job on params p, timed. */
 static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
                           cm_err *err)
@@ -245,45 +248,41 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
         if (st) return st;
     }
     cm_warp_source src = ts ? cm_trace_source_warps(ts) : (cm_warp_source){0};
-    cm_gpu_run_config cfg = {p, job->prof, job->proto,
-                             job->quiet ? NULL : cli_progress, NULL, src};
+    cm_profile_rec *rec = NULL;
+    if (job->profile_out) st = cm_profile_rec_new(p, job->proto, &rec, err);
+    cm_gpu_run_config cfg = {.params = p,
+                             .workload = job->prof,
+                             .protocol = job->proto,
+                             .progress = job->quiet ? NULL : cli_progress,
+                             .source = src,
+                             .observer = rec ? cm_profile_rec_observer(rec)
+                                             : NULL};
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (job->coh) {
-        cm_coh_result cr;
-        cm_profile *prof = job->profile_out ? cm_profile_new() : NULL;
-        if (job->profile_out && !prof)
-            return cm_err_set(err, CM_EINTERNAL, "out of memory");
-        st = cm_coh_simulate_profile(p, job->prof, src, job->coh, r->stats,
-                                     prof, &cr, err);
-        r->res = (cm_gpu_result){cr.cycles, cr.instructions, 0, cr.finished};
-        if (!st && prof) st = cm_profile_write(prof, job->profile_out, err);
-        cm_profile_free(prof);
-    } else {
-        st = cm_gpu_run(&cfg, r->stats, &r->res, err);
-    }
+    if (!st) st = cm_gpu_run(&cfg, r->stats, &r->res, err);
     r->seconds = seconds_since(&t0);
     cm_trace_source_free(ts);
+    if (!st && rec) st = write_profile(rec, r, job->profile_out, err);
+    cm_profile_rec_free(rec);
     if (!st) st = cm_stats_rows(r->stats, &r->rows, &r->nrows, err);
     const cm_param_info *pi = cm_param_find("sim.sample");
     char mode[32];
     cm_param_format(pi, cm_param_get(p, pi), mode, sizeof mode);
+    double acc = row_value(r, "l1.accesses");
     if (!st && !job->quiet)
         fprintf(stderr,
                 "cohmod sim: %s on %s, sample %s, %s: %llu cycles, IPC %.3f, "
-                "%.2f s (%.2f Mevents/s)\n",
-                job->trace ? job->trace : job->prof->name,
-                job->coh ? cm_coh_protocol_name(job->coh) : job->proto->name,
-                job->coh ? "off (coherence simulator)" : mode,
+                "%.2f s (%.2f M L1 accesses/s)\n",
+                job->trace ? job->trace : job->prof->name, job->proto->name,
+                mode,
                 r->res.finished ? "finished"
-                : job->coh && p->sim_max_instructions > 0 &&
+                : p->sim_max_instructions > 0 &&
                         r->res.instructions >= (uint64_t)p->sim_max_instructions
                     ? "stopped at sim.max_instructions"
                     : "stopped at sim.max_cycles",
-                (unsigned long long)r->res.cycles,
-                row_value(r, job->coh ? "coh.ipc" : "ipc"),
+                (unsigned long long)r->res.cycles, row_value(r, "ipc"),
                 r->seconds,
-                r->seconds > 0 ? (double)r->res.events / r->seconds / 1e6 : 0);
+                r->seconds > 0 && isfinite(acc) ? acc / r->seconds / 1e6 : 0);
     return st;
 }
 
@@ -381,7 +380,6 @@ static int run(int argc, char **argv)
         {"sample", required_argument, NULL, OPT_SAMPLE},
         {"sample-check", no_argument, NULL, OPT_SAMPLE_CHECK},
         {"trace", required_argument, NULL, OPT_TRACE},
-        {"engine", required_argument, NULL, OPT_ENGINE},
         {"profile-out", required_argument, NULL, OPT_PROFILE_OUT},
         CLI_TRACE_LONGOPTS,
         {0}};
@@ -404,32 +402,18 @@ static int run(int argc, char **argv)
         return cli_usage_error(&ctx, "--format and --ops need --trace");
     const char *pname = o.protocol ? o.protocol : "no-coh";
     const cm_protocol *proto = cm_protocol_find(pname);
-    const cm_coh_protocol *coh = cm_coh_protocol_find(pname);
-    if (o.engine && strcmp(o.engine, "coh") != 0 &&
-        strcmp(o.engine, "detailed") != 0)
-        return cli_usage_error(&ctx, "--engine '%s': expected detailed or "
-                               "coh", o.engine);
-    if (!proto && !coh)
-        return cli_usage_error(&ctx, "--protocol '%s': expected no-l1, "
-                               "no-coh, wt, mesi, gpu-vi, gpu-vini, tcsuo, "
-                               "tcs, tcsoo, tcw or tcw-fixed", pname);
-    if (o.engine && strcmp(o.engine, "detailed") == 0 && !proto)
-        return cli_usage_error(&ctx, "--protocol %s runs on the coherence "
-                               "simulator only (--engine coh)", pname);
-    if (proto && !(o.engine && strcmp(o.engine, "coh") == 0)) coh = NULL;
-    if (o.profile_out && !coh)
-        return cli_usage_error(&ctx, "--profile-out needs the coherence "
-                               "simulator (a coherent protocol or --engine "
-                               "coh)");
-    if (coh && (o.check || ctx.params.sim_sample != 0))
-        return cli_usage_error(&ctx, "the coherence simulator does not "
-                               "sample: drop --sample and --sample-check");
+    if (!proto)
+        return cli_usage_error(&ctx, "--protocol '%s': expected %s", pname,
+                               cm_protocol_names());
+    if ((rc = cli_check_protocol_params(&ctx, proto))) return rc;
+    if (o.profile_out && (o.check || ctx.params.sim_sample != 0))
+        return cli_usage_error(&ctx, "--profile-out records a full-detail "
+                               "run: drop --sample and --sample-check");
     cm_workload_profile prof;
     if (!o.trace && (rc = load_workload(&ctx, o.workload, &prof))) return rc;
 
-    sim_job job = {o.trace ? NULL : &prof, o.trace,     &o.topts,
-                   proto,                      coh,         o.quiet,
-                   o.profile_out};
+    sim_job job = {o.trace ? NULL : &prof, o.trace, &o.topts, proto,
+                   o.quiet, o.profile_out};
     return o.check ? sample_check(&ctx, &job) : sim_once(&ctx, &job);
 }
 

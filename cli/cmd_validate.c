@@ -41,8 +41,8 @@ static const char *const directory_grid[] = {"l1size=8K,16K,32K,64K,128K"};
 
 /* Each model's default grid, workloads and protocol: MSHR occupancy needs
  * miss-heavy workloads, the L1 reuse model ones whose L1 hits; the
- * coherence models run seed 000's workloads on the coherence simulator
- * (coh_config names its machine) and want fences and sharing. */
+ * coherence models run seed 000's workloads on its machine (coh_config)
+ * and want fences and sharing. */
 static const struct val_model {
     const cm_validate_model *model;
     const char *const *grid;
@@ -228,9 +228,9 @@ static int own_option(int opt, const char *arg, void *u)
 }
 
 /* One --grid spec, its alias replaced by the registry name (lifetime: the
- * one the protocol coh uses, or tc.lifetime_weak without one). */
+ * one the protocol uses, tc.lifetime_strong or tc.lifetime_weak). */
 static int parse_axis(cli_ctx *ctx, const char *spec,
-                      const cm_coh_protocol *coh, cm_sweep *sw)
+                      const cm_protocol *proto, cm_sweep *sw)
 {
     char buf[1024];
     const char *eq = strchr(spec, '=');
@@ -241,7 +241,7 @@ static int parse_axis(cli_ctx *ctx, const char *spec,
             !strncmp(spec, grid_aliases[i].alias, n))
             name = grid_aliases[i].param
                        ? grid_aliases[i].param
-                       : coh && !strncmp(cm_coh_protocol_name(coh), "tcs", 3)
+                       : proto->lifetime == CM_LIFE_STRONG
                              ? "tc.lifetime_strong"
                              : "tc.lifetime_weak";
     if (name && eq) {
@@ -334,14 +334,10 @@ static int run(int argc, char **argv)
                                MODEL_NAMES);
     const cm_validate_model *model = vm->model;
     const char *pname = o.protocol ? o.protocol : vm->protocol;
-    const cm_protocol *proto = NULL;
-    const cm_coh_protocol *coh = NULL;
-    if (vm->coh_config && !(coh = cm_coh_protocol_find(pname)))
-        return cli_usage_error(&ctx, "--protocol '%s': not a coherence "
-                               "protocol (see cohmod litmus --help)", pname);
-    if (!vm->coh_config && !(proto = cm_protocol_find(pname)))
-        return cli_usage_error(&ctx, "--protocol '%s': expected no-l1, "
-                               "no-coh or wt", pname);
+    const cm_protocol *proto = cm_protocol_find(pname);
+    if (!proto)
+        return cli_usage_error(&ctx, "--protocol '%s': expected %s", pname,
+                               cm_protocol_names());
     if ((rc = add_default_machine(&ctx, vm)) || (rc = cli_ctx_resolve(&ctx)))
         return rc;
     if (o.ngrid == 0) {
@@ -357,12 +353,12 @@ static int run(int argc, char **argv)
     cm_sweep axes[MAX_GRID];
     size_t naxes = 0;
     for (; naxes < o.ngrid && !rc; naxes++)
-        rc = parse_axis(&ctx, o.grid[naxes], coh, &axes[naxes]);
+        rc = parse_axis(&ctx, o.grid[naxes], proto, &axes[naxes]);
     if (rc) naxes--; /* the failed one owns nothing */
     char outdir[1024];
     snprintf(outdir, sizeof outdir, "validate-%s", model->name);
     cm_validate_config cfg = {&ctx.params, model, axes, naxes, workloads,
-                              nwl, proto, coh, ctx.out ? ctx.out : outdir,
+                              nwl, proto, ctx.out ? ctx.out : outdir,
                               o.replicates ? o.replicates : vm->replicates,
                               o.quiet ? NULL : cli_progress, NULL};
     if (!rc) {

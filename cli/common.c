@@ -287,3 +287,23 @@ int cli_finish_table(const cli_ctx *ctx, cm_table *t, cm_err *err)
     cm_table_free(t);
     return rc;
 }
+
+int cli_check_protocol_params(const cli_ctx *ctx, const cm_protocol *proto)
+{
+    for (int i = 0; i < ctx->nsets; i++) {
+        char name[128];
+        size_t n = strcspn(ctx->sets[i], "=");
+        snprintf(name, sizeof name, "%.*s", (int)n, ctx->sets[i]);
+        if (!cm_protocol_uses_param(proto, name))
+            return cli_usage_error(ctx, "--set %s: protocol %s does not use "
+                                   "it (it keeps no %s), so it would be "
+                                   "ignored",
+                                   ctx->sets[i], proto->name,
+                                   strncmp(name, "dir.", 4) == 0
+                                       ? "separate directory"
+                                   : proto->lifetime == CM_LIFE_NONE
+                                       ? "timestamps"
+                                       : "such lifetime");
+    }
+    return 0;
+}

@@ -65,7 +65,7 @@
  * unless taken by a forward.  Recalls: RCL per directory access from
  * models/recall.h, each answered by the L1's (valid, RCL) row.
  *
- * Flits per message come from coh_msg_flits (the simulator's own count),
+ * Flits per message come from cm_msg_flits (the simulator's own count),
  * with request payloads of 4 bytes (the simulator's default access size;
  * write-back requests carry none) and 8-byte atomic replies.
  *
@@ -84,12 +84,12 @@
 #include "models/lifetime.h"
 #include "models/mrc.h"
 #include "models/recall.h"
-#include "sim/coh_proto.h"
+#include "models/ptable.h"
 
-_Static_assert(CM_DIR_NCLASSES == COHM_COUNT,
-               "directory.h's class count follows coh_proto.h");
+_Static_assert(CM_DIR_NCLASSES == CM_MSG_COUNT,
+               "directory.h's class count follows data/proto.h");
 
-/* Load flags of the profile (sim/coh.c, HF_*). */
+/* Load flags of the profile (sim/profile_rec.c). */
 enum {
     LF_REMOTE = 1, LF_STORE = 2, LF_ATOMIC = 4, LF_SYNC = 8, LF_OWNED = 16,
     LF_SEEN = 32
@@ -99,7 +99,7 @@ enum { RENEWAL_GRID = 1024, REQ_BYTES = 4, AREPLY_BYTES = 8 };
 
 const char *cm_directory_class_name(size_t cls)
 {
-    return cls < COHM_COUNT ? coh_msg_names[cls] : NULL;
+    return cls < CM_MSG_COUNT ? cm_msg_names[cls] : NULL;
 }
 
 /* Weight of the integers in [lo, hi) of a count distribution, summed over
@@ -279,29 +279,31 @@ static cm_status read_inputs(const cm_profile *prof, dir_in *in, cm_err *err)
 
 /* The walk: adds `w` messages of each row's class to the result. */
 typedef struct walk {
-    const cm_coh_protocol *proto;
-    double msgs[COHM_COUNT];
+    const cm_ptable *proto;
+    double msgs[CM_MSG_COUNT];
     double put_clean; /* PUTs of clean E copies (control-sized) */
 } walk;
 
-static const coh_row *emit(walk *wk, const coh_table *t, unsigned st,
-                           unsigned ev, double w)
+enum { L1, L2 };
+static const cm_proto_row *emit(walk *wk, int ctl, unsigned st, unsigned ev,
+                                double w)
 {
-    const coh_row *r = coh_table_find(t, st, ev);
-    if (r && r->msg != COHM_NONE && w > 0) wk->msgs[r->msg] += w;
+    const cm_proto_row *r = ctl == L2 ? cm_ptable_l2(wk->proto, st, ev)
+                                      : cm_ptable_l1(wk->proto, st, ev);
+    if (r && r->msg != CM_MSG_NONE && w > 0) wk->msgs[r->msg] += w;
     return r;
 }
 
 /* The L1 state a valid copy is in, and the L2's stable state after a fill. */
-static unsigned l1_valid(const cm_coh_protocol *p)
+static unsigned l1_valid(const cm_ptable *p)
 {
-    return (p->flags & CF_WRITE_BACK) ? L1_S : L1_V;
+    return p->write_back ? CM_L1S_S : CM_L1S_V;
 }
-static unsigned l2_served(const cm_coh_protocol *p)
+static unsigned l2_served(const cm_ptable *p)
 {
-    const coh_row *r = coh_table_find(&p->l2, L2_I, L2E_GETS);
-    const coh_row *f = r ? coh_table_find(&p->l2, r->next, L2E_FILL) : NULL;
-    return f ? f->next : L2_N;
+    const cm_proto_row *r = cm_ptable_l2(p, CM_L2S_I, CM_L2E_GETS);
+    const cm_proto_row *f = r ? cm_ptable_l2(p, r->next, CM_L2E_FILL) : NULL;
+    return f ? f->next : CM_L2S_N;
 }
 
 /* A write request of class `ev` at the L2 with k other sharers (the
@@ -309,47 +311,47 @@ static unsigned l2_served(const cm_coh_protocol *p)
 static void l2_write(walk *wk, unsigned ev, unsigned sole, unsigned last,
                      double w, double p_shared, double k_mean)
 {
-    const cm_coh_protocol *p = wk->proto;
+    const cm_ptable *p = wk->proto;
     unsigned home = l2_served(p);
-    if (p->flags & CF_TC) home = L2_E; /* served once GT has passed */
-    if (!(p->flags & CF_SHARERS)) {
-        emit(wk, &p->l2, home, ev, w);
+    if (p->lifetime != CM_LIFE_NONE) home = CM_L2S_E; /* served once GT has passed */
+    if (p->sharers == CM_SHARERS_NONE) {
+        emit(wk, L2, home, ev, w);
         return;
     }
     /* no other sharer: the _SOLE row (or the plain one if it has none) */
     double w0 = w * (1 - p_shared), w1 = w * p_shared;
-    if (!emit(wk, &p->l2, home, sole, w0) && !emit(wk, &p->l2, L2_S, sole, w0))
-        emit(wk, &p->l2, home, ev, w0);
-    const coh_row *r = emit(wk, &p->l2, L2_S, ev, 0);
-    if (r && (r->actions & A2_INV)) {
-        wk->msgs[COHM_INV] += w1 * k_mean;
-        emit(wk, &p->l1, l1_valid(p), L1E_INV, w1 * k_mean);
-        emit(wk, &p->l2, r->next, last, w1);
+    if (!emit(wk, L2, home, sole, w0) && !emit(wk, L2, CM_L2S_S, sole, w0))
+        emit(wk, L2, home, ev, w0);
+    const cm_proto_row *r = emit(wk, L2, CM_L2S_S, ev, 0);
+    if (r && (r->actions & CM_A2_INV)) {
+        wk->msgs[CM_MSG_INV] += w1 * k_mean;
+        emit(wk, L1, l1_valid(p), CM_L1E_INV, w1 * k_mean);
+        emit(wk, L2, r->next, last, w1);
     } else if (r) {
-        emit(wk, &p->l2, L2_S, ev, w1);
+        emit(wk, L2, CM_L2S_S, ev, w1);
     }
 }
 
 /* Flits per message of each class. */
-static void class_flits(const cm_params *prm, const cm_coh_protocol *p,
-                        double fl[COHM_COUNT])
+static void class_flits(const cm_params *prm, const cm_ptable *p,
+                        double fl[CM_MSG_COUNT])
 {
     uint32_t h = (uint32_t)prm->noc_header, f = (uint32_t)prm->noc_flit,
              line = (uint32_t)prm->l1_line;
-    uint32_t req = (p->flags & CF_WRITE_BACK) ? 0 : REQ_BYTES;
-    for (unsigned m = 1; m < COHM_COUNT; m++)
-        fl[m] = (double)coh_msg_flits(
-            m, coh_msg_carries_line(m),
-            m == COHM_AREPLY ? AREPLY_BYTES : req, h, f, line);
+    uint32_t req = p->write_back ? 0 : REQ_BYTES;
+    for (unsigned m = 1; m < CM_MSG_COUNT; m++)
+        fl[m] = (double)cm_msg_flits(m, 1,
+                                     m == CM_MSG_AREPLY ? AREPLY_BYTES : req,
+                                     h, f, line);
 }
 
 /* TC lifetime at the machine p: fixed, or the predictor's equilibrium. */
-static double tc_lifetime(const cm_params *p, const cm_coh_protocol *proto,
+static double tc_lifetime(const cm_params *p, const cm_ptable *proto,
                           const cm_profile *prof)
 {
-    if (!(proto->flags & CF_PREDICTOR))
-        return (proto->flags & CF_TC_WEAK) ? p->tc_lifetime_weak
-                                           : p->tc_lifetime_strong;
+    if (proto->lifetime != CM_LIFE_PREDICTED)
+        return proto->lifetime == CM_LIFE_WEAK ? p->tc_lifetime_weak
+                                               : p->tc_lifetime_strong;
     cm_lifetime_input in;
     cm_lifetime_bound b;
     double L;
@@ -361,7 +363,7 @@ static double tc_lifetime(const cm_params *p, const cm_coh_protocol *proto,
 }
 
 cm_status cm_directory_predict(const cm_params *p,
-                               const cm_coh_protocol *proto,
+                               const cm_ptable *proto,
                                const cm_profile *prof,
                                cm_directory_result *out, cm_err *err)
 {
@@ -372,8 +374,9 @@ cm_status cm_directory_predict(const cm_params *p,
     out->p_load = in.fl;
     out->p_store = in.fs;
     out->p_atomic = in.fa;
-    uint32_t fl = proto->flags;
-    int no_l1 = (fl & CF_NO_L1) != 0, wb = (fl & CF_WRITE_BACK) != 0;
+    int no_l1 = !cm_ptable_l1_caches(proto), wb = proto->write_back;
+    int tc = proto->lifetime != CM_LIFE_NONE;
+    int sharers = proto->sharers != CM_SHARERS_NONE;
     unsigned V = l1_valid(proto);
 
     /* capacity: hit probability of the load stack distances */
@@ -408,16 +411,17 @@ cm_status cm_directory_predict(const cm_params *p,
 
     /* coherence breaks, from what the tables do to a valid copy */
     unsigned mask = 0;
-    const coh_row *r;
-    if (fl & CF_SHARERS) mask |= LF_REMOTE;
-    if ((r = coh_table_find(&proto->l1, V, L1E_STORE)) &&
-        (r->actions & A1_INVAL))
+    const cm_proto_row *r;
+    if (sharers) mask |= LF_REMOTE;
+    if ((r = cm_ptable_l1(proto, V, CM_L1E_STORE)) &&
+        (r->actions & CM_A1_INVAL))
         mask |= LF_STORE;
-    if ((r = coh_table_find(&proto->l1, V, L1E_ATOMIC)) &&
-        (r->actions & A1_INVAL))
+    if ((r = cm_ptable_l1(proto, V, CM_L1E_ATOMIC)) &&
+        (r->actions & CM_A1_INVAL))
         mask |= LF_ATOMIC;
-    if ((fl & (CF_ACQUIRE_INV | CF_KERNEL_INV)) &&
-        (r = coh_table_find(&proto->l1, V, L1E_FLASH)) && r->next == L1_I)
+    if (((r = cm_ptable_l1(proto, V, CM_L1E_ACQUIRE)) && r->next == CM_L1S_I) ||
+        ((r = cm_ptable_l1(proto, V, CM_L1E_KERNEL_START)) &&
+         r->next == CM_L1S_I))
         mask |= LF_SYNC;
     double seen = in.flags ? count_frac(in.flags, pick_all, LF_SEEN) : 0;
     double b = seen > 0 && mask
@@ -429,9 +433,9 @@ cm_status cm_directory_predict(const cm_params *p,
      * round trip (the bank's queue, not the reply, is where requests
      * wait), and loads meanwhile merge on the fill: the chain's window is
      * about the lifetime plus the round trip */
-    if (fl & CF_TC) L = (out->lifetime = tc_lifetime(p, proto, prof)) + in.rtt;
+    if (tc) L = (out->lifetime = tc_lifetime(p, proto, prof)) + in.rtt;
     if (no_l1) L = in.rtt > 1 ? in.rtt : 1;
-    int renewal = (fl & CF_TC) || no_l1;
+    int renewal = tc || no_l1;
     double *work = renewal ? malloc(2 * RENEWAL_GRID * sizeof *work) : NULL;
     if (renewal && !work) return cm_err_set(err, CM_EINTERNAL, "out of memory");
 
@@ -446,10 +450,11 @@ cm_status cm_directory_predict(const cm_params *p,
     cm_recall_result rc = {0};
     int have_rc = 0;
     double evict_scale = 0; /* directory accesses per L1 access */
-    if (fl & CF_SHARERS) {
+    if (sharers) {
         cm_recall_protocol rp = wb ? CM_RECALL_MESI
-                                : (fl & CF_DIR) ? CM_RECALL_GPU_VINI
-                                                : CM_RECALL_GPU_VI;
+                                : proto->sharers == CM_SHARERS_DIR
+                                    ? CM_RECALL_GPU_VINI
+                                    : CM_RECALL_GPU_VI;
         cm_recall_input ri;
         cm_err e = {0};
         have_rc = !cm_recall_input_from_params(p, rp, prof, &ri, &e) &&
@@ -471,31 +476,31 @@ cm_status cm_directory_predict(const cm_params *p,
     else m = 1 - (1 - b) * survive(in.gap, t_cap, lam);
     /* a write finds a valid copy */
     if (in.sgap && !no_l1) {
-        double t = (fl & CF_TC) ? fmin(t_cap, L) : t_cap;
+        double t = tc ? fmin(t_cap, L) : t_cap;
         p_sv = survive(in.sgap, t, lam);
     }
     memset(&wk, 0, sizeof wk);
     wk.proto = proto;
     /* loads */
-    emit(&wk, &proto->l1, L1_I, L1E_LOAD, in.fl * m);
+    emit(&wk, L1, CM_L1S_I, CM_L1E_LOAD, in.fl * m);
     /* stores and atomics */
     double pw[2] = {in.fs, in.fa};
-    unsigned evs[2] = {L1E_STORE, L1E_ATOMIC};
+    unsigned evs[2] = {CM_L1E_STORE, CM_L1E_ATOMIC};
     for (int k = 0; k < 2; k++) {
         if (!(pw[k] > 0)) continue;
         if (wb) {
             double only = count_frac(in.sflags, pick_all, SFL_ONLY);
             double holds = count_frac(in.sflags, pick_all, SFL_HOLDS);
-            emit(&wk, &proto->l1, L1_M, evs[k], pw[k] * only * p_sv);
-            emit(&wk, &proto->l1, L1_S, evs[k], pw[k] * (holds - only) * p_sv);
-            emit(&wk, &proto->l1, L1_I, evs[k], pw[k] * (1 - holds * p_sv));
+            emit(&wk, L1, CM_L1S_M, evs[k], pw[k] * only * p_sv);
+            emit(&wk, L1, CM_L1S_S, evs[k], pw[k] * (holds - only) * p_sv);
+            emit(&wk, L1, CM_L1S_I, evs[k], pw[k] * (1 - holds * p_sv));
         } else {
-            emit(&wk, &proto->l1, V, evs[k], pw[k] * p_sv);
-            emit(&wk, &proto->l1, L1_I, evs[k], pw[k] * (1 - p_sv));
+            emit(&wk, L1, V, evs[k], pw[k] * p_sv);
+            emit(&wk, L1, CM_L1S_I, evs[k], pw[k] * (1 - p_sv));
         }
     }
-    req = wk.msgs[COHM_GETS] + wk.msgs[COHM_GETX] + wk.msgs[COHM_UPGR] +
-          wk.msgs[COHM_WRITE] + wk.msgs[COHM_ATOMIC];
+    req = wk.msgs[CM_MSG_GETS] + wk.msgs[CM_MSG_GETX] + wk.msgs[CM_MSG_UPGR] +
+          wk.msgs[CM_MSG_WRITE] + wk.msgs[CM_MSG_ATOMIC];
     free(work);
     out->p_load_miss = m;
     out->p_store_valid = p_sv;
@@ -503,7 +508,7 @@ cm_status cm_directory_predict(const cm_params *p,
 
     /* L2 replies, in the rows of the served state */
     unsigned home = l2_served(proto);
-    double gets = wk.msgs[COHM_GETS];
+    double gets = wk.msgs[CM_MSG_GETS];
     if (wb && in.flags) {
         double own = count_frac(in.flags, pick_any, LF_OWNED);
         double q_own = m > 0 ? fmin(1, in.fl * own / gets) : 0;
@@ -512,14 +517,14 @@ cm_status cm_directory_predict(const cm_params *p,
          * enough to neglect */
         double q_n = 1 - q_own;
         if (!(gets > 0)) q_own = q_n = 0;
-        emit(&wk, &proto->l2, L2_N, L2E_GETS, gets * q_n);
-        emit(&wk, &proto->l2, L2_S, L2E_GETS, gets * (1 - q_n - q_own));
-        if ((r = emit(&wk, &proto->l2, L2_X, L2E_GETS, gets * q_own))) {
-            emit(&wk, &proto->l1, L1_M, L1E_FWD_GETS, gets * q_own);
-            emit(&wk, &proto->l2, r->next, L2E_WB, gets * q_own);
+        emit(&wk, L2, CM_L2S_N, CM_L2E_GETS, gets * q_n);
+        emit(&wk, L2, CM_L2S_S, CM_L2E_GETS, gets * (1 - q_n - q_own));
+        if ((r = emit(&wk, L2, CM_L2S_X, CM_L2E_GETS, gets * q_own))) {
+            emit(&wk, L1, CM_L1S_M, CM_L1E_FWD_GETS, gets * q_own);
+            emit(&wk, L2, r->next, CM_L2E_WB, gets * q_own);
         }
         /* GETX from I: one other holder is taken as the owner */
-        double getx = wk.msgs[COHM_GETX];
+        double getx = wk.msgs[CM_MSG_GETX];
         double p1 = in.wsh ? count_frac(in.wsh, pick_eq, 1) : 0;
         double pk = p_wsh - p1, kk = 0;
         if (pk > 0) {
@@ -530,60 +535,60 @@ cm_status cm_directory_predict(const cm_params *p,
                         s += v * in.wsh->w[i] / (in.wsh->hi[i] - in.wsh->lo[i]);
             kk = s / cm_dist_total(in.wsh) / pk;
         }
-        if ((r = emit(&wk, &proto->l2, L2_X, L2E_GETX_SOLE, getx * p1))) {
-            emit(&wk, &proto->l1, L1_M, L1E_FWD_GETX, getx * p1);
-            emit(&wk, &proto->l2, r->next, L2E_WB, getx * p1);
+        if ((r = emit(&wk, L2, CM_L2S_X, CM_L2E_GETX_SOLE, getx * p1))) {
+            emit(&wk, L1, CM_L1S_M, CM_L1E_FWD_GETX, getx * p1);
+            emit(&wk, L2, r->next, CM_L2E_WB, getx * p1);
         }
-        l2_write(&wk, L2E_GETX, L2E_GETX_SOLE, L2E_INVACK_LAST,
+        l2_write(&wk, CM_L2E_GETX, CM_L2E_GETX_SOLE, CM_L2E_INVACK_LAST,
                  getx * (1 - p1), pk / (1 - p1 > 0 ? 1 - p1 : 1), kk);
-        double upgr = wk.msgs[COHM_UPGR];
+        double upgr = wk.msgs[CM_MSG_UPGR];
         /* an UPGR comes from one of several holders (store flags) */
-        l2_write(&wk, L2E_UPGR, L2E_UPGR_SOLE, L2E_INVACK_LAST_U, upgr, 1,
+        l2_write(&wk, CM_L2E_UPGR, CM_L2E_UPGR_SOLE, CM_L2E_INVACK_LAST_U, upgr, 1,
                  k_mean > 1 ? k_mean : 1);
         /* E and M grants end in a PUT unless a forward or a recall took
          * them (recalls of owners, below) */
-        double grants = wk.msgs[COHM_DATA_E] + wk.msgs[COHM_DATA_M];
-        double fwd = wk.msgs[COHM_FWD_GETS] + wk.msgs[COHM_FWD_GETX];
+        double grants = wk.msgs[CM_MSG_DATA_E] + wk.msgs[CM_MSG_DATA_M];
+        double fwd = wk.msgs[CM_MSG_FWD_GETS] + wk.msgs[CM_MSG_FWD_GETX];
         if (have_rc)
             fwd += rcl;
         double puts = grants > fwd ? grants - fwd : 0;
-        double clean = grants > 0 ? wk.msgs[COHM_DATA_E] / grants : 0;
-        emit(&wk, &proto->l1, L1_M, L1E_REPLACE, puts);
+        double clean = grants > 0 ? wk.msgs[CM_MSG_DATA_E] / grants : 0;
+        emit(&wk, L1, CM_L1S_M, CM_L1E_REPLACE, puts);
         wk.put_clean = puts * clean;
     } else {
-        emit(&wk, &proto->l2, home, L2E_GETS, gets);
-        l2_write(&wk, L2E_GETX, L2E_GETX_SOLE, L2E_INVACK_LAST,
-                 wk.msgs[COHM_GETX], p_wsh, k_mean);
-        l2_write(&wk, L2E_UPGR, L2E_UPGR, L2E_INVACK_LAST, wk.msgs[COHM_UPGR],
+        emit(&wk, L2, home, CM_L2E_GETS, gets);
+        l2_write(&wk, CM_L2E_GETX, CM_L2E_GETX_SOLE, CM_L2E_INVACK_LAST,
+                 wk.msgs[CM_MSG_GETX], p_wsh, k_mean);
+        l2_write(&wk, CM_L2E_UPGR, CM_L2E_UPGR, CM_L2E_INVACK_LAST, wk.msgs[CM_MSG_UPGR],
                  0, 0);
-        emit(&wk, &proto->l2, home, L2E_WRITE, wk.msgs[COHM_WRITE]);
-        l2_write(&wk, L2E_ATOMIC, L2E_ATOMIC_SOLE, L2E_INVACK_LAST_A,
-                 wk.msgs[COHM_ATOMIC], p_wsh, k_mean);
+        emit(&wk, L2, home, CM_L2E_WRITE, wk.msgs[CM_MSG_WRITE]);
+        l2_write(&wk, CM_L2E_ATOMIC, CM_L2E_ATOMIC_SOLE, CM_L2E_INVACK_LAST_A,
+                 wk.msgs[CM_MSG_ATOMIC], p_wsh, k_mean);
     }
     /* recalls, each answered by the L1's (valid, RCL) row */
     if (have_rc) {
-        wk.msgs[COHM_RCL] += rcl;
+        wk.msgs[CM_MSG_RCL] += rcl;
         /* MESI recalls the owner (E or M) when there is one, which is
          * the rule for lines that return to N */
-        emit(&wk, &proto->l1, wb ? L1_M : V, L1E_RCL, rcl);
+        emit(&wk, L1, wb ? CM_L1S_M : V, CM_L1E_RCL, rcl);
     }
 
-    double cf[COHM_COUNT];
+    double cf[CM_MSG_COUNT];
     class_flits(p, proto, cf);
-    for (unsigned c = 1; c < COHM_COUNT; c++) {
+    for (unsigned c = 1; c < CM_MSG_COUNT; c++) {
         out->msgs[c] = wk.msgs[c];
         out->flits[c] = wk.msgs[c] * cf[c];
         out->msgs_per_access += wk.msgs[c];
     }
     /* clean PUTs carry no line */
-    out->flits[COHM_PUT] -= wk.put_clean * (cf[COHM_PUT] - cf[COHM_INV]);
-    for (unsigned c = 1; c < COHM_COUNT; c++)
+    out->flits[CM_MSG_PUT] -= wk.put_clean * (cf[CM_MSG_PUT] - cf[CM_MSG_INV]);
+    for (unsigned c = 1; c < CM_MSG_COUNT; c++)
         out->flits_per_access += out->flits[c];
     return CM_OK;
 }
 
 cm_status cm_directory_grid_table(const cm_params *base,
-                                  const cm_coh_protocol *const *protos,
+                                  const cm_ptable *protos,
                                   size_t nprotos, const cm_profile *prof,
                                   cm_sweep *sweeps, size_t nsweeps,
                                   cm_progress_fn progress, void *progress_arg,
@@ -591,11 +596,11 @@ cm_status cm_directory_grid_table(const cm_params *base,
 {
     enum { FIXED = 4 };
     *out = NULL;
-    size_t ncols = nsweeps + FIXED + (COHM_COUNT - 1);
+    size_t ncols = nsweeps + FIXED + (CM_MSG_COUNT - 1);
     const char **header = calloc(ncols, sizeof *header);
     char (*cells)[40] = calloc(ncols, sizeof *cells);
     const char **row = calloc(ncols, sizeof *row);
-    char (*names)[32] = calloc(COHM_COUNT, sizeof *names);
+    char (*names)[32] = calloc(CM_MSG_COUNT, sizeof *names);
     cm_table *t = NULL;
     cm_grid grid = {0};
     cm_status st = CM_OK;
@@ -608,8 +613,8 @@ cm_status cm_directory_grid_table(const cm_params *base,
     header[nsweeps + 1] = "msgs_per_access";
     header[nsweeps + 2] = "flits_per_access";
     header[nsweeps + 3] = "p_load_miss";
-    for (unsigned c = 1; c < COHM_COUNT; c++) {
-        snprintf(names[c], sizeof names[c], "msgs.%s", coh_msg_names[c]);
+    for (unsigned c = 1; c < CM_MSG_COUNT; c++) {
+        snprintf(names[c], sizeof names[c], "msgs.%s", cm_msg_names[c]);
         header[nsweeps + FIXED + c - 1] = names[c];
     }
     for (size_t i = 0; i < ncols; i++) row[i] = cells[i];
@@ -623,20 +628,20 @@ cm_status cm_directory_grid_table(const cm_params *base,
         if ((st = cm_params_validate(&p, err))) break;
         for (size_t k = 0; !st && k < nprotos; k++) {
             cm_directory_result r;
-            if ((st = cm_directory_predict(&p, protos[k], prof, &r, err)))
+            if ((st = cm_directory_predict(&p, &protos[k], prof, &r, err)))
                 break;
             for (size_t i = 0; i < nsweeps; i++)
                 cm_param_format(sweeps[i].param,
                                 cm_param_get(&p, sweeps[i].param), cells[i],
                                 sizeof cells[i]);
-            snprintf(cells[nsweeps], sizeof cells[0], "%s", protos[k]->name);
+            snprintf(cells[nsweeps], sizeof cells[0], "%s", protos[k].name);
             snprintf(cells[nsweeps + 1], sizeof cells[0], "%.6g",
                      r.msgs_per_access);
             snprintf(cells[nsweeps + 2], sizeof cells[0], "%.6g",
                      r.flits_per_access);
             snprintf(cells[nsweeps + 3], sizeof cells[0], "%.6g",
                      r.p_load_miss);
-            for (unsigned c = 1; c < COHM_COUNT; c++)
+            for (unsigned c = 1; c < CM_MSG_COUNT; c++)
                 snprintf(cells[nsweeps + FIXED + c - 1], sizeof cells[0],
                          "%.6g", r.msgs[c]);
             st = cm_table_append(t, row, err);

@@ -4,7 +4,7 @@
  *
  * The mathematics and assumptions are in the header comment of
  * directory.c.  The model takes the protocol's own L1 and L2 transition
- * tables (sim/coh_tables.c) and weights each row's message by the
+ * tables (models/ptable.h: the simulator's, as data) and weights each row's message by the
  * probability of its (state, event) pair, derived from a workload profile
  * (models/profile.h) of a run of the same workload - any protocol, any
  * machine - and the machine parameters being predicted.
@@ -14,7 +14,7 @@
  * figures to compare with are sum(noc.msgs.*) / l1.accesses and
  * noc.flits / l1.accesses of the run.
  *
- * Profile quantities read (the coherence simulator writes them):
+ * Profile quantities read (the simulator's profile recorder writes them):
  *   rate.l1_loads, rate.l1_stores, rate.l1_atomics   op mix
  *   l1.load_gap, l1.load_distance, l1.load_flags     loads' reuse
  *   l1.store_gap, l1.store_flags, l1.write_sharers   writes (only needed
@@ -35,10 +35,10 @@
 #include "data/sweep.h"
 #include "data/table.h"
 #include "models/profile.h"
-#include "sim/coh.h"
+#include "models/ptable.h"
 
-/* Message classes, numbered as sim/coh_proto.h's enum coh_msg (index 0 is
- * "none" and always 0). */
+/* Message classes, numbered as data/proto.h's cm_msg (index 0 is "none"
+ * and always 0). */
 #define CM_DIR_NCLASSES 19
 const char *cm_directory_class_name(size_t cls);
 
@@ -56,7 +56,7 @@ typedef struct cm_directory_result {
 } cm_directory_result;
 
 cm_status cm_directory_predict(const cm_params *p,
-                               const cm_coh_protocol *proto,
+                               const cm_ptable *proto,
                                const cm_profile *prof,
                                cm_directory_result *out, cm_err *err);
 
@@ -64,7 +64,7 @@ cm_status cm_directory_predict(const cm_params *p,
  * msgs_per_access, flits_per_access, p_load_miss, then msgs.<class> for
  * every class but "none". */
 cm_status cm_directory_grid_table(const cm_params *base,
-                                  const cm_coh_protocol *const *protos,
+                                  const cm_ptable *protos,
                                   size_t nprotos, const cm_profile *prof,
                                   cm_sweep *sweeps, size_t nsweeps,
                                   cm_progress_fn progress, void *progress_arg,

@@ -335,8 +335,8 @@ static cm_status at_cell(const cm_table *t, size_t row, size_t col,
     return cm_err_at(err, err->code, cm_table_name(t), line, c, "%s", msg);
 }
 
-static cm_status profile_from_table(const cm_table *t, cm_profile **out,
-                                    cm_err *err)
+cm_status cm_profile_from_table(const cm_table *t, cm_profile **out,
+                               cm_err *err)
 {
     size_t cq, clo, chi, cv;
     if (cm_table_col_require(t, "quantity", &cq, err) ||
@@ -410,7 +410,7 @@ cm_status cm_profile_read(const char *path, cm_profile **out, cm_err *err)
     cm_table *t;
     cm_status st = cm_table_read_file(path, &t, err);
     if (st) return st;
-    st = profile_from_table(t, out, err);
+    st = cm_profile_from_table(t, out, err);
     cm_table_free(t);
     return st;
 }
@@ -421,7 +421,7 @@ cm_status cm_profile_read_buffer(const char *name, const char *buf,
     cm_table *t;
     cm_status st = cm_table_read_buffer(name, buf, len, &t, err);
     if (st) return st;
-    st = profile_from_table(t, out, err);
+    st = cm_profile_from_table(t, out, err);
     cm_table_free(t);
     return st;
 }

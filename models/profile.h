@@ -126,6 +126,7 @@
 #include <stddef.h>
 
 #include "data/err.h"
+#include "data/table.h"
 #include "models/dist.h"
 
 typedef struct cm_profile cm_profile;
@@ -137,6 +138,10 @@ void cm_profile_free(cm_profile *p);
 /* Reads a profile file.  Errors are "file:line:col: ..." (a bad number, a
  * rate row with lo or hi, a bin out of order, a duplicate rate). */
 cm_status cm_profile_read(const char *path, cm_profile **out, cm_err *err);
+/* Same from a table already read (columns quantity, lo, hi, value: the
+ * simulator's profile recorder gives one, sim/profile_rec.h). */
+cm_status cm_profile_from_table(const cm_table *t, cm_profile **out,
+                                cm_err *err);
 /* Same from memory; name is used in error locations. */
 cm_status cm_profile_read_buffer(const char *name, const char *buf,
                                  size_t len, cm_profile **out, cm_err *err);

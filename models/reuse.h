@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "data/err.h"
+#include "data/stackdist.h"
 
 /* ---- histogram --------------------------------------------------------- */
 
@@ -79,18 +80,7 @@ void cm_reuse_hist_scale(cm_reuse_hist *h, double f);
 cm_status cm_reuse_hist_merge(cm_reuse_hist *a, const cm_reuse_hist *b,
                               cm_err *err);
 
-/* ---- exact engine ------------------------------------------------------ */
-
-typedef struct cm_stackdist cm_stackdist;
-cm_stackdist *cm_stackdist_new(void);
-void cm_stackdist_free(cm_stackdist *s);
-/* Records an access to `line`; *distance is -1 for a cold access, and
- * *reuse_time (accesses since the last one to this line, -1 if cold) may
- * be NULL. */
-cm_status cm_stackdist_access(cm_stackdist *s, uint64_t line,
-                              int64_t *distance, int64_t *reuse_time,
-                              cm_err *err);
-size_t cm_stackdist_lines(const cm_stackdist *s); /* distinct lines seen */
+/* ---- exact engine: data/stackdist.h ---------------------------------- */
 
 /* ---- sampled engines --------------------------------------------------- */
 

@@ -308,6 +308,8 @@ cm_status cm_port_init(cm_port *port, cm_engine *eng, const cm_port_config *cfg,
     port->latency = cfg->latency;
     port->rate_units = cfg->rate_units;
     port->rate_cycles = cfg->rate_cycles;
+    port->extra = cfg->extra;
+    port->extra_obj = cfg->extra_obj;
     return CM_OK;
 }
 
@@ -384,6 +386,12 @@ int cm_port_send(cm_port *p, void *msg, uint32_t units)
     arrive += p->latency;
     uint32_t tail = p->head + p->count;
     if (tail >= p->cap) tail -= p->cap;
+    if (p->extra) {
+        arrive += p->extra(p->extra_obj);
+        uint32_t last = tail ? tail - 1 : p->cap - 1;
+        if (p->count && arrive < p->ring[last].arrive)
+            arrive = p->ring[last].arrive;
+    }
     p->ring[tail] = (cm_port_slot){msg, now, arrive};
     if (++p->count == 1)
         cm_engine_schedule_at(p->eng, arrive, port_deliver, p, 0);

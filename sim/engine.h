@@ -124,6 +124,10 @@ typedef struct cm_port_config {
     uint64_t latency;     /* cycles from the end of serialisation */
     uint32_t rate_units;  /* the link moves rate_units units ... */
     uint32_t rate_cycles; /* ... per rate_cycles cycles; 0: no limit */
+    /* optional: extra cycles of latency per message (randomised timing);
+     * a message still never arrives before the one sent before it */
+    uint64_t (*extra)(void *obj);
+    void *extra_obj;
 } cm_port_config;
 
 typedef struct cm_port_slot {
@@ -140,6 +144,8 @@ typedef struct cm_port {
     uint32_t cap, head, count;
     uint32_t rate_units, rate_cycles;
     uint64_t latency;
+    uint64_t (*extra)(void *obj);
+    void *extra_obj;
     uint64_t link_free; /* in ticks: 1 cycle = rate_units ticks */
     cm_stat *st_msgs, *st_units, *st_busy, *st_occ, *st_lat;
 } cm_port;

@@ -114,9 +114,10 @@ typedef struct injector {
     gpu *g;
     cm_sm *sm;
     uint32_t id, out; /* requests in flight */
-    uint64_t *line;   /* requests produced and not sent yet */
-    uint8_t *msg;
+    cm_mreq *q;       /* requests produced and not sent yet */
     uint32_t qn, qpos;
+    cm_mreq **ans;    /* answers to forwards waiting for the network */
+    uint32_t ah, an, acap;
     double next;                  /* earliest cycle of the next send */
     int scheduled, retry, paused; /* paused: draining or fast-forwarding */
     uint64_t next_id;
@@ -159,6 +160,9 @@ struct gpu {
     uint64_t l2_refs;
     double refs_per_inst;
     cm_stat *st_inst, *st_cycles; /* machine totals (ipc of `all`) */
+    uint64_t budget; /* sim.max_instructions left (0: none) */
+    uint64_t lease;  /* an injector's guess of a copy's lease (timestamps) */
+    uint64_t vtime;  /* the virtual time of functional accesses */
 };
 
 /* ---- traffic injectors ----------------------------------------------------- */
@@ -172,13 +176,35 @@ static void inj_schedule(injector *in, uint64_t at)
         in->scheduled = 1;
 }
 
-static int inj_collect(void *obj, uint32_t sm, uint64_t line, unsigned msg)
+/* An injected SM's L1 sent m functionally: it is sent timed instead, and
+ * the L1 assumes the base reply of its class, with a lease of a fixed
+ * lifetime. */
+static int inj_collect(void *obj, const cm_mreq *m, uint64_t vtime,
+                       cm_warm_reply *out)
 {
-    (void)sm;
     injector *in = obj;
-    in->line[in->qn] = line;
-    in->msg[in->qn++] = (uint8_t)msg;
-    return 1; /* stop after this instruction: send before running on */
+    in->q[in->qn++] = *m;
+    out->value = 0;
+    out->ts = vtime + in->g->lease;
+    out->msg = m->msg == CM_MSG_GETS     ? CM_MSG_DATA
+               : m->msg == CM_MSG_ATOMIC ? CM_MSG_AREPLY
+               : m->msg == CM_MSG_GETX &&
+                       in->g->cfg->protocol->l1_write_back
+                   ? CM_MSG_DATA_M
+                   : CM_MSG_ACK;
+    /* stop after this instruction: send before running on */
+    return cm_msg_kind_of(m->msg) == CM_MK_REQUEST;
+}
+
+/* Sends the answers to forwards while the network takes them. */
+static void inj_answers(injector *in)
+{
+    while (in->an) {
+        cm_sink s = cm_memsys_input(in->g->ms, in->id);
+        if (cm_sink_send(&s, in->ans[in->ah]) != CM_SINK_OK) return;
+        if (++in->ah == in->acap) in->ah = 0;
+        in->an--;
+    }
 }
 
 static void inj_fire(cm_engine *eng, void *obj, uint64_t arg)
@@ -191,8 +217,13 @@ static void inj_fire(cm_engine *eng, void *obj, uint64_t arg)
     while (!in->paused && in->out < (uint32_t)g->p->l1_mshrs) {
         if (in->qpos == in->qn) {
             in->qn = in->qpos = 0;
-            cm_sm_functional(in->sm, UINT64_MAX, inj_collect, in);
+            cm_sm_functional(in->sm, UINT64_MAX, inj_collect, in, now);
             if (in->qn == 0) return; /* its warps have all retired */
+        }
+        if (cm_msg_kind_of(in->q[in->qpos].msg) != CM_MK_REQUEST) {
+            in->qpos++; /* a victim's PUT: its line is in the L2's eyes
+                           still owned; the next request finds out */
+            continue;
         }
         if ((double)now < in->next) {
             inj_schedule(in, (uint64_t)ceil(in->next));
@@ -200,16 +231,16 @@ static void inj_fire(cm_engine *eng, void *obj, uint64_t arg)
         }
         cm_mreq *q = cm_pool_get(&g->pool);
         if (!q) return; /* cannot happen: the pool holds every slot */
-        unsigned msg = in->msg[in->qpos];
-        *q = (cm_mreq){.line = in->line[in->qpos],
+        const cm_mreq *m = &in->q[in->qpos];
+        *q = (cm_mreq){.line = m->line,
                        .id = (uint64_t)in->id << 40 | in->next_id,
                        .issue_cycle = now,
+                       .value = m->value,
+                       .ts = m->ts,
                        .sm = in->id,
                        .bytes = 4,
-                       .op = msg == CM_MSG_GETS    ? CM_OP_LOAD
-                             : msg == CM_MSG_WRITE ? CM_OP_STORE
-                                                   : CM_OP_ATOMIC,
-                       .msg = (uint8_t)msg};
+                       .op = m->op,
+                       .msg = m->msg};
         cm_sink s = cm_memsys_input(g->ms, in->id);
         if (cm_sink_send(&s, q) != CM_SINK_OK) {
             cm_pool_put(&g->pool, q);
@@ -232,16 +263,28 @@ static void inj_fire(cm_engine *eng, void *obj, uint64_t arg)
 static void inj_retry(void *obj)
 {
     injector *in = obj;
+    inj_answers(in);
     in->retry = 0;
     inj_schedule(in, cm_engine_now(&in->g->eng));
 }
 
-static int warm_l2(void *obj, uint32_t sm, uint64_t line, unsigned msg)
+/* An L2's functional forward to L1 sm (detailed or injected). */
+static unsigned warm_forward(void *obj, uint32_t sm, uint64_t line,
+                             unsigned msg, uint64_t vtime, uint64_t *value,
+                             int *dirty)
 {
-    (void)sm;
     gpu *g = obj;
-    g->l2_refs++;
-    cm_memsys_warm(g->ms, line, msg);
+    return cm_l1_warm_forward(cm_sm_l1(g->sms[sm]), line, msg, vtime, value,
+                              dirty);
+}
+
+/* The memory side's functional answer (warming). */
+static int warm_l2(void *obj, const cm_mreq *m, uint64_t vtime,
+                   cm_warm_reply *out)
+{
+    gpu *g = obj;
+    if (cm_msg_kind_of(m->msg) == CM_MK_REQUEST) g->l2_refs++;
+    cm_memsys_warm(g->ms, m, vtime, out, warm_forward, g);
     return 0;
 }
 
@@ -253,8 +296,9 @@ static void inj_pause(injector *in, int on)
         inj_schedule(in, cm_engine_now(&in->g->eng));
         return;
     }
+    cm_warm_reply ignored;
     for (; in->qpos < in->qn; in->qpos++)
-        warm_l2(in->g, in->id, in->line[in->qpos], in->msg[in->qpos]);
+        warm_l2(in->g, &in->q[in->qpos], cm_engine_now(&in->g->eng), &ignored);
 }
 
 static int reply_accept(void *obj, cm_mreq *r)
@@ -265,6 +309,22 @@ static int reply_accept(void *obj, cm_mreq *r)
         return cm_sink_send(&s, r);
     }
     injector *in = slot->inj;
+    if (cm_msg_kind_of(r->msg) == CM_MK_FORWARD) {
+        /* answered from the injected SM's functional L1 */
+        if (in->an == in->acap) return CM_SINK_BUSY;
+        uint64_t value;
+        int dirty;
+        r->msg = (uint8_t)cm_l1_warm_forward(cm_sm_l1(in->sm), r->line, r->msg,
+                                             cm_engine_now(&in->g->eng),
+                                             &value, &dirty);
+        r->sm = in->id;
+        r->value = value;
+        r->flags = dirty ? CM_MF_DIRTY : 0;
+        uint32_t t = in->ah + in->an++;
+        in->ans[t >= in->acap ? t - in->acap : t] = r;
+        inj_answers(in);
+        return CM_SINK_OK;
+    }
     cm_pool_put(&in->g->pool, r);
     in->out--;
     inj_schedule(in, cm_engine_now(&in->g->eng));
@@ -277,8 +337,8 @@ static void gpu_free(gpu *g)
 {
     for (uint32_t i = 0; g->sms && i < g->nsm; i++) cm_sm_free(g->sms[i]);
     for (uint32_t i = 0; g->inj && i < g->nsm; i++) {
-        free(g->inj[i].line);
-        free(g->inj[i].msg);
+        free(g->inj[i].q);
+        free(g->inj[i].ans);
     }
     cm_memsys_free(g->ms);
     cm_pool_free(&g->pool);
@@ -300,6 +360,12 @@ static void gpu_free(gpu *g)
     cm_workload_source_free(g->src);
 }
 
+static void sm_fenced(void *obj)
+{
+    gpu *g = obj;
+    cm_memsys_fence_seen(g->ms);
+}
+
 static cm_status build_sm(gpu *g, uint32_t i, cm_stats *stats, cm_err *err)
 {
     const cm_params *p = g->p;
@@ -312,6 +378,10 @@ static cm_status build_sm(gpu *g, uint32_t i, cm_stats *stats, cm_err *err)
     c.l1.proto = g->cfg->protocol;
     c.l1.pool = &g->pool;
     c.l1.out = cm_memsys_input(g->ms, i);
+    c.obs = detailed ? g->cfg->observer : NULL;
+    c.budget = g->budget ? &g->budget : NULL;
+    c.fenced = sm_fenced;
+    c.fenced_obj = g;
     c.src = g->cfg->source.next ? g->cfg->source
                                 : cm_workload_source_warps(g->src);
     c.stats = detailed ? stats : g->scratch;
@@ -323,13 +393,31 @@ static cm_status build_sm(gpu *g, uint32_t i, cm_stats *stats, cm_err *err)
     }
     injector *in = &g->inj[i];
     *in = (injector){.g = g, .sm = g->sms[i], .id = i};
-    in->line = calloc(c.max_lines, sizeof *in->line);
-    in->msg = calloc(c.max_lines, sizeof *in->msg);
-    if (!in->line || !in->msg)
+    in->acap = (uint32_t)p->l1_mshrs + 8;
+    /* an instruction's lines, each with a victim's PUT */
+    in->q = calloc(2 * (size_t)c.max_lines, sizeof *in->q);
+    in->ans = calloc(in->acap, sizeof *in->ans);
+    if (!in->q || !in->ans)
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
     g->slots[i].inj = in;
     cm_memsys_set_retry(g->ms, i, (cm_retry){inj_retry, in});
     return CM_OK;
+}
+
+/* Every message in flight at once: each SM's requests (an MSHR's each,
+ * their replies on the same record) and its outbox of answers and PUTs,
+ * the forwards every bank's transactions may send (one per L1 each, their
+ * answers on the same record), and what the crossbar's buffers hold. */
+static size_t pool_size(const gpu *g)
+{
+    const cm_params *p = g->p;
+    size_t sms = g->nsm, mshrs = (size_t)p->l1_mshrs;
+    size_t fwd = g->cfg->protocol->sharers != CM_SHARERS_NONE
+                     ? (size_t)p->l2_banks * (size_t)p->l2_mshrs *
+                           (sms < 64 ? sms : 64)
+                     : 0;
+    size_t noc = (sms + (size_t)p->l2_banks) * 4 * (size_t)p->noc_vc_buffer;
+    return sms * (3 * mshrs + 16) + fwd + noc;
 }
 
 static cm_status gpu_build(gpu *g, cm_stats *stats, cm_err *err)
@@ -343,6 +431,13 @@ static cm_status gpu_build(gpu *g, cm_stats *stats, cm_err *err)
                      ? (uint32_t)p->sim_sample_sms
                      : g->nsm;
     g->rate = 1; /* until the detailed SMs have been measured */
+    g->budget = (uint64_t)p->sim_max_instructions;
+    switch (g->cfg->protocol->lifetime) {
+    case CM_LIFE_STRONG: g->lease = (uint64_t)p->tc_lifetime_strong; break;
+    case CM_LIFE_WEAK: g->lease = (uint64_t)p->tc_lifetime_weak; break;
+    case CM_LIFE_PREDICTED: g->lease = (uint64_t)p->tc_predictor_init; break;
+    default: g->lease = 0; break;
+    }
     g->sms = calloc(g->nsm, sizeof *g->sms);
     g->inj = calloc(g->nsm, sizeof *g->inj);
     g->slots = calloc(g->nsm, sizeof *g->slots);
@@ -373,11 +468,12 @@ static cm_status gpu_build(gpu *g, cm_stats *stats, cm_err *err)
                                                 &g->src, err);
     if (!st) st = cm_engine_init(&g->eng, events, err);
     if (!st)
-        st = cm_pool_init(&g->pool, sizeof(cm_mreq),
-                          (size_t)g->nsm * ((size_t)p->l1_mshrs + 8), err);
+        st = cm_pool_init(&g->pool, sizeof(cm_mreq), pool_size(g), err);
     for (uint32_t i = 0; !st && i < g->nsm; i++)
         g->reply_sinks[i] = (cm_sink){reply_accept, &g->slots[i]};
-    if (!st) st = cm_memsys_new(p, &g->eng, stats, g->reply_sinks, &g->ms, err);
+    if (!st)
+        st = cm_memsys_new(p, g->cfg->protocol, &g->pool, g->cfg->observer,
+                           &g->eng, stats, g->reply_sinks, &g->ms, err);
     for (uint32_t i = 0; !st && i < g->nsm; i++) st = build_sm(g, i, stats, err);
     if (!st)
         st = cm_stats_counter(stats, "gpu.instructions", "all", &g->st_inst,
@@ -438,6 +534,12 @@ static cm_status check_errors(gpu *g, cm_err *err)
     return CM_OK;
 }
 
+/* sim.max_instructions ran out. */
+static int budget_out(const gpu *g)
+{
+    return g->p->sim_max_instructions > 0 && g->budget == 0;
+}
+
 /* Runs detailed time up to `until` (or until `stop` says so), in rate
  * slices; sim.max_cycles caps `until` unless uncapped (a drain). */
 static cm_status run_until(gpu *g, uint64_t until, int (*stop)(const gpu *),
@@ -445,14 +547,14 @@ static cm_status run_until(gpu *g, uint64_t until, int (*stop)(const gpu *),
 {
     const uint64_t max = (uint64_t)g->p->sim_max_cycles;
     if (until > max && !uncapped) until = max;
-    while (!stop(g) && cm_engine_now(&g->eng) < until) {
+    while (!stop(g) && cm_engine_now(&g->eng) < until && !budget_out(g)) {
         uint64_t to = cm_engine_now(&g->eng) + RATE_SLICE;
         cm_run_end why;
         cm_status st = cm_engine_run(&g->eng, to < until ? to : until, 0, &why,
                                      err);
         if (!st) st = check_errors(g, err);
         if (st) return st;
-        if (why == CM_RUN_EMPTY && !stop(g))
+        if (why == CM_RUN_EMPTY && !stop(g) && !budget_out(g))
             return cm_err_set(err, CM_EINTERNAL,
                               "simulation deadlock: no event pending at cycle "
                               "%llu with warps still live",
@@ -525,8 +627,10 @@ static cm_status window_end(gpu *g, cm_stats *stats, uint64_t inst0,
  * re-load every warp's generator state from memory each visit (32 instead
  * of 4 per visit: 11% less time over the 25 workloads, errors unchanged
  * within their spread).  Unwarmed, order does not matter: one visit. */
-static void ff_run(gpu *g, const double *want, double *got, cm_sm_mem_fn mem)
+static void ff_run(gpu *g, const double *want, double *got, cm_sm_mem_fn mem,
+                   uint64_t span)
 {
+    uint64_t now = cm_engine_now(&g->eng);
     double most = 0, *from = g->ff_from;
     for (uint32_t i = 0; i < g->nsm; i++) {
         from[i] = got[i];
@@ -534,13 +638,18 @@ static void ff_run(gpu *g, const double *want, double *got, cm_sm_mem_fn mem)
     }
     double rounds = mem ? ceil(most / ((double)FF_CHUNK * g->warps)) : 1;
     if (rounds < 1) rounds = 1;
-    for (double r = 1; r <= rounds; r++)
+    for (double r = 1; r <= rounds; r++) {
+        /* the warmed part happened before now, round by round: leases
+         * granted early in it have expired by the window */
+        double back = (double)span * (rounds - r) / rounds;
+        uint64_t vtime = back < (double)now ? now - (uint64_t)back : 0;
         for (uint32_t i = 0; i < g->nsm; i++) {
             double target = from[i] + floor((want[i] - from[i]) * r / rounds);
             if (target > got[i])
                 got[i] += (double)cm_sm_functional(
-                    g->sms[i], (uint64_t)(target - got[i]), mem, g);
+                    g->sms[i], (uint64_t)(target - got[i]), mem, g, vtime);
         }
+    }
 }
 
 /* SM i's share want[i] of a fast-forward, in whole kernels (see the
@@ -589,8 +698,9 @@ static void ff_finish_held(gpu *g, double *got)
         progress = 0;
         for (uint32_t i = 0; i < g->nsm; i++) {
             if (g->ff_quota[i] <= 0) continue;
-            uint64_t d = cm_sm_functional(
-                g->sms[i], (uint64_t)FF_CHUNK * g->warps, warm_l2, g);
+            uint64_t d = cm_sm_functional(g->sms[i],
+                                          (uint64_t)FF_CHUNK * g->warps,
+                                          warm_l2, g, cm_engine_now(&g->eng));
             got[i] += (double)d;
             progress |= d > 0;
         }
@@ -696,14 +806,15 @@ static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
             cold[i] = floor(want[i] * (1 - warm / total));
         for (uint32_t i = 0; g->src && i < g->nsm; i++)
             cm_workload_source_skim(g->src, i, 1);
-        ff_run(g, cold, got, NULL);
+        ff_run(g, cold, got, NULL, 0);
         for (uint32_t i = 0; g->src && i < g->nsm; i++)
             cm_workload_source_skim(g->src, i, 0);
     }
     double before = 0, after = 0;
     uint64_t refs = g->l2_refs;
     for (uint32_t i = 0; i < g->nsm; i++) before += got[i];
-    ff_run(g, want, got, warm_l2);
+    ff_run(g, want, got, warm_l2,
+           (uint64_t)((double)cycles * (warm < total ? warm / total : 1)));
     if (held) ff_finish_held(g, got);
     for (uint32_t i = 0; i < g->nsm; i++) after += got[i];
     if (after > before)
@@ -783,6 +894,17 @@ static cm_status run_spatial(gpu *g, cm_stats *stats, cm_err *err)
     return st;
 }
 
+/* The line's value in coherent memory: the owner's copy (MESI), else the
+ * L2's or DRAM's. */
+static uint64_t coherent_value(const gpu *g, uint64_t line)
+{
+    int owner = cm_memsys_owner(g->ms, line);
+    uint64_t v;
+    if (owner >= 0 && cm_l1_owned_value(cm_sm_l1(g->sms[owner]), line, &v))
+        return v;
+    return cm_memsys_value(g->ms, line);
+}
+
 static cm_status gpu_simulate(gpu *g, cm_stats *stats, cm_gpu_result *res,
                               cm_err *err)
 {
@@ -804,6 +926,10 @@ static cm_status gpu_simulate(gpu *g, cm_stats *stats, cm_gpu_result *res,
     if (!st && g->ndetail < g->nsm) st = drain(g, err);
     if (st) return st;
     sync_sms(g); /* a run stopped at sim.max_cycles: SMs mid-stretch */
+    for (uint32_t i = 0; i < g->ndetail; i++) cm_l1_finish(cm_sm_l1(g->sms[i]));
+    cm_memsys_finish(g->ms);
+    for (size_t k = 0; k < g->cfg->nprobe; k++)
+        g->cfg->probe_values[k] = coherent_value(g, g->cfg->probe_lines[k]);
     res->finished = detail_done(g);
     for (uint32_t i = 0; i < g->nsm; i++)
         res->instructions += cm_sm_instructions(g->sms[i]);
@@ -837,12 +963,14 @@ cm_status cm_gpu_run(const cm_gpu_run_config *cfg, cm_stats *stats,
     memset(&g, 0, sizeof g);
     g.cfg = cfg;
     g.p = cfg->params;
-    /* the SM simulator's sampled runs skip instructions functionally, so
-     * an instruction budget would mean different things in its modes */
-    if (g.p->sim_max_instructions > 0)
+    /* sampled runs skip instructions functionally, so an instruction
+     * budget would mean different things in their modes */
+    if (g.p->sim_max_instructions > 0 && g.p->sim_sample != 0)
         return cm_err_set(err, CM_EINPUT,
-                          "sim.max_instructions applies to the coherence "
-                          "simulator (--engine coh) only; use sim.max_cycles");
+                          "sim.max_instructions applies to full detail only "
+                          "(sim.sample=off); use sim.max_cycles");
+    if (!cfg->protocol)
+        return cm_err_set(err, CM_EINTERNAL, "no protocol to simulate");
     cm_status st = cfg->source.next
                        ? CM_OK
                        : cm_workload_profile_validate(cfg->workload, err);

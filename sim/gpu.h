@@ -20,6 +20,7 @@
 #include "data/params.h"
 #include "data/progress.h"
 #include "sim/mem.h"
+#include "sim/observe.h"
 #include "sim/sm.h"
 #include "sim/stats.h"
 #include "sim/workload.h"
@@ -33,6 +34,13 @@ typedef struct cm_gpu_run_config {
     /* Optional instruction source overriding the workload's generators
      * (trace mode, sim/trace_source.h); workload is then unused. */
     cm_warp_source source;
+    /* Optional: what the detailed SMs' components report (sim/observe.h) */
+    const cm_observer *observer;
+    /* Optional: lines whose values in coherent memory (the owner's copy,
+     * else the L2's or DRAM's) are written into probe_values at the end */
+    const uint64_t *probe_lines;
+    uint64_t *probe_values;
+    size_t nprobe;
 } cm_gpu_run_config;
 
 typedef struct cm_gpu_result {

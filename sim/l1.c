@@ -1,57 +1,17 @@
-/* l1.c - the L1 data cache of one SM (see l1.h).
+/* l1.c - the L1 data cache of one SM (see l1.h): the timed controller.
+ * The functional one (warming, traffic injection) is sim/l1_warm.c; both
+ * run the same rows through the helpers of sim/l1_impl.h.
  *
- * Structures, all sized at cm_l1_new so the run loop allocates nothing:
- *  - the tags: a cm_cache (sim/cache.h), plus per set the number of valid
- *    ways (to tell a fill that evicts, the REPLACE event, from one that
- *    takes an empty way) and of ways reserved by fills in flight;
- *  - the MSHR entries: an array with a free stack, each with room for
- *    l1.mshr_merge waiting warps, and a chained hash from line to the
- *    line's filling entry (state I_V), the only entries later loads can
- *    find;
- *  - the statistics handles.
- * Protocol tables are executed as in protocol.h; which entry state a new
- * MSHR entry takes follows from the row: I_V when it allocates, else I_I. */
-#include "sim/l1.h"
+ * Each access, reply and forward derives the line's state, refines the
+ * event by the conditions the tables name (last reply, stale or expired
+ * fill), finds the row (indexed once at setup) and executes its actions
+ * in the fixed order of protocol.h.  Resource checks and the send of a
+ * request come first, so a refused access leaves nothing changed.
+ * Everything is sized at cm_l1_new: the run loop allocates nothing. */
+#include "sim/l1_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "sim/protocol.h"
-
-typedef struct l1_mshr {
-    uint64_t line;
-    cm_mreq *req;
-    uint32_t *waiters; /* warps, [mshr_merge] */
-    uint32_t nwait;
-    int32_t hnext; /* next filling entry in the hash chain, -1 at the end */
-    uint8_t state; /* CM_L1S_I_V or CM_L1S_I_I */
-    uint8_t op;
-    uint8_t in_use, reserved; /* reserved: holds a way of its set */
-} l1_mshr;
-
-struct cm_l1 {
-    cm_l1_config cfg;
-    cm_engine *eng;
-    const cm_proto_table *tab;
-    /* tab's rows by (state, event), looked up once: an access runs a few */
-    const cm_proto_row *rowix[CM_L1S_COUNT][CM_L1E_COUNT];
-    cm_cache *tags;
-    uint64_t sets;
-    uint32_t *valid, *reserved; /* per set */
-    uint64_t nvalid;
-    l1_mshr *mshr;
-    uint32_t *waiters;
-    uint32_t *free_stack, nfree;
-    int32_t *bucket;
-    uint64_t bucket_mask;
-    uint64_t next_id;
-    int blocked; /* a send was refused: wake the SM on retry */
-    int refused; /* a reservation failed: call `freed` on the next free */
-    uint64_t freed_gen;
-    cm_l1_counts n;
-    cm_err err;
-    cm_stat *st_acc, *st_miss, *st_occ, *st_merge, *st_fail[3], *st_rt;
-};
 
 void cm_l1_config_params(cm_l1_config *cfg, const cm_params *p)
 {
@@ -65,295 +25,444 @@ void cm_l1_config_params(cm_l1_config *cfg, const cm_params *p)
     cfg->hit_latency = (uint64_t)p->l1_hit_latency;
 }
 
-static cm_status register_stats(cm_l1 *l1, cm_err *err)
-{
-    cm_stats *reg = l1->cfg.stats;
-    const char *c = l1->cfg.component;
-    static const char *const fail_names[3] = {"l1.reservation_fail.mshr",
-                                              "l1.reservation_fail.merge",
-                                              "l1.reservation_fail.line"};
-    cm_status st;
-    if ((st = cm_stats_counter(reg, "l1.accesses", c, &l1->st_acc, err)) ||
-        (st = cm_stats_counter(reg, "l1.misses", c, &l1->st_miss, err)) ||
-        (st = cm_stats_ratio(reg, "l1.miss_ratio", c, l1->st_miss, l1->st_acc,
-                             err)) ||
-        (st = cm_stats_occupancy(reg, "l1.mshr.occupancy", c, l1->cfg.mshrs,
-                                 "l1.mshr.full_fraction", &l1->st_occ, err)) ||
-        (st = cm_stats_counter(reg, "l1.mshr.merges", c, &l1->st_merge, err)) ||
-        (st = cm_stats_latency(reg, "roundtrip.latency", c, 24, 0, &l1->st_rt,
-                               err)))
-        return st;
-    for (int i = 0; i < 3; i++)
-        if ((st =
-                 cm_stats_counter(reg, fail_names[i], c, &l1->st_fail[i], err)))
-            return st;
-    return CM_OK;
-}
+/* ---- errors and rows ----------------------------------------------------- */
 
-cm_status cm_l1_new(const cm_l1_config *cfg, cm_engine *eng, cm_l1 **out,
-                    cm_err *err)
-{
-    *out = NULL;
-    if (!cfg->proto || !cfg->pool || !cfg->out.accept || !cfg->done ||
-        !cfg->stats || !cfg->component)
-        return cm_err_set(err, CM_EINTERNAL,
-                          "L1 config lacks protocol, pool, sink, completion "
-                          "callback or statistics");
-    if (cfg->mshrs < 1 || cfg->mshr_merge < 1)
-        return cm_err_set(err, CM_EINPUT,
-                          "l1.mshrs and l1.mshr_merge must be "
-                          "at least 1");
-    cm_l1 *l1 = calloc(1, sizeof *l1);
-    if (!l1) return cm_err_set(err, CM_EINTERNAL, "out of memory");
-    l1->cfg = *cfg;
-    l1->eng = eng;
-    l1->tab = &cfg->proto->l1;
-    for (unsigned st = 0; st < CM_L1S_COUNT; st++)
-        for (unsigned ev = 0; ev < CM_L1E_COUNT; ev++)
-            l1->rowix[st][ev] = cm_proto_find(l1->tab, st, ev);
-    cm_cache_config cc = {cfg->size,   cfg->ways, cfg->line,
-                          cfg->policy, 0,         cfg->seed};
-    cm_status st = cm_cache_new(&cc, &l1->tags, err);
-    if (st) {
-        free(l1);
-        return st;
-    }
-    l1->sets = cm_cache_sets(l1->tags);
-    uint64_t nb = 1;
-    while (nb < 2 * (uint64_t)cfg->mshrs) nb <<= 1;
-    l1->bucket_mask = nb - 1;
-    l1->valid = calloc(l1->sets, sizeof *l1->valid);
-    l1->reserved = calloc(l1->sets, sizeof *l1->reserved);
-    l1->mshr = calloc(cfg->mshrs, sizeof *l1->mshr);
-    l1->waiters =
-        calloc((size_t)cfg->mshrs * cfg->mshr_merge, sizeof *l1->waiters);
-    l1->free_stack = calloc(cfg->mshrs, sizeof *l1->free_stack);
-    l1->bucket = malloc(nb * sizeof *l1->bucket);
-    if (!l1->valid || !l1->reserved || !l1->mshr || !l1->waiters ||
-        !l1->free_stack || !l1->bucket) {
-        cm_l1_free(l1);
-        return cm_err_set(err, CM_EINTERNAL, "out of memory for the L1");
-    }
-    for (uint64_t i = 0; i < nb; i++) l1->bucket[i] = -1;
-    /* Entry 0 on top: the lowest free entry is taken first. */
-    for (uint32_t i = 0; i < cfg->mshrs; i++) {
-        l1->mshr[i].waiters = l1->waiters + (size_t)i * cfg->mshr_merge;
-        l1->free_stack[i] = cfg->mshrs - 1 - i;
-    }
-    l1->nfree = cfg->mshrs;
-    if ((st = register_stats(l1, err))) {
-        cm_l1_free(l1);
-        return st;
-    }
-    *out = l1;
-    return CM_OK;
-}
-
-void cm_l1_free(cm_l1 *l1)
-{
-    if (!l1) return;
-    cm_cache_free(l1->tags);
-    free(l1->valid);
-    free(l1->reserved);
-    free(l1->mshr);
-    free(l1->waiters);
-    free(l1->free_stack);
-    free(l1->bucket);
-    free(l1);
-}
-
-/* ---- helpers ------------------------------------------------------------- */
-
-static void fail(cm_l1 *l1, const char *what, unsigned state, unsigned event)
+void l1_fail(cm_l1 *l1, const char *what, unsigned state, unsigned event)
 {
     if (l1->err.code == CM_OK)
         cm_err_set(&l1->err, CM_EINTERNAL,
                    "protocol %s, L1 of sm%u: %s (state %s, event %s)",
                    l1->cfg.proto->name, (unsigned)l1->cfg.sm, what,
-                   state < l1->tab->nstates ? l1->tab->states[state] : "?",
-                   event < l1->tab->nevents ? l1->tab->events[event] : "?");
+                   state < CM_L1S_COUNT ? cm_l1_state_names[state] : "?",
+                   event < CM_L1E_COUNT ? cm_l1_event_names[event] : "?");
     cm_engine_stop(l1->eng);
 }
 
-/* The row, or NULL after recording the internal error. */
-static const cm_proto_row *row_for(cm_l1 *l1, unsigned state, unsigned event)
+const cm_proto_row *l1_row(cm_l1 *l1, unsigned state, unsigned event)
 {
-    const cm_proto_row *r = state < CM_L1S_COUNT && event < CM_L1E_COUNT
-                                ? l1->rowix[state][event]
-                                : NULL;
-    if (!r) fail(l1, "the table has no row", state, event);
+    const cm_proto_row *r = l1->rowix[state][event];
+    if (!r) l1_fail(l1, "the table has no row", state, event);
     return r;
 }
 
-static uint64_t set_of(const cm_l1 *l1, uint64_t line)
+unsigned l1_event_of(uint8_t op)
 {
-    return line % l1->sets;
+    return op == CM_OP_LOAD    ? CM_L1E_LOAD
+           : op == CM_OP_STORE ? CM_L1E_STORE
+                               : CM_L1E_ATOMIC;
 }
+
+/* ---- tags ------------------------------------------------------------------ */
+
+l1_way *l1_way_find(const cm_l1 *l1, uint64_t line)
+{
+    l1_way *set = &l1->ways[(line % l1->sets) * l1->nways];
+    for (uint32_t i = 0; i < l1->nways; i++)
+        if (set[i].state != CM_L1S_I && set[i].line == line) return &set[i];
+    return NULL;
+}
+
+int l1_expired(const cm_l1 *l1, const l1_way *w, uint64_t now)
+{
+    return l1->timestamps && w->state == CM_L1S_V && now > w->lt;
+}
+
+void l1_touch(cm_l1 *l1, l1_way *w)
+{
+    if (l1->cfg.policy == CM_CACHE_LRU) w->stamp = ++l1->clock;
+}
+
+/* The fill's timestamp outcome (tc.outcome.*), decided at its first load
+ * or when it leaves: loaded before expiry (hit), loaded after (expired),
+ * gone before expiry (evicted), gone after (unused). */
+void l1_outcome(cm_l1 *l1, l1_way *w, int loaded, uint64_t now)
+{
+    if (!w->open) return;
+    w->open = 0;
+    if (!l1->timestamps || !l1->timed) return;
+    int valid = now <= w->lt;
+    cm_stat_add(l1->st_out[loaded ? (valid ? 0 : 1) : (valid ? 2 : 3)], 1);
+}
+
+static void unpin(cm_l1 *l1, l1_way *w)
+{
+    if (!w->pinned) return;
+    w->pinned = 0;
+    l1->pinned[(w - l1->ways) / l1->nways]--;
+}
+
+void l1_pin(cm_l1 *l1, l1_ent *e, l1_way *w)
+{
+    e->way = (int32_t)(w - l1->ways);
+    if (w->pinned) return;
+    w->pinned = 1;
+    l1->pinned[e->way / l1->nways]++;
+}
+
+/* The copy leaves the tags (capacity: as a fill's victim). */
+void l1_leave(cm_l1 *l1, l1_way *w, int capacity, uint64_t now)
+{
+    l1_outcome(l1, w, 0, now);
+    if (l1->timed && l1->cfg.obs && l1->cfg.obs->l1_leave)
+        l1->cfg.obs->l1_leave(l1->cfg.obs->obj, l1->cfg.sm,
+                              (int32_t)(w - l1->ways), capacity, now);
+    if (w->pinned) {
+        l1_ent *e = l1_ent_find(l1, w->line);
+        if (e) e->way = -1;
+        unpin(l1, w);
+    }
+    w->state = CM_L1S_I;
+    w->dirty = 0;
+}
+
+/* A way for line's fill in its set: an invalid one, else the victim by
+ * l1.policy among those without an entry; NULL if every way waits. */
+l1_way *l1_victim(cm_l1 *l1, uint64_t line)
+{
+    l1_way *set = &l1->ways[(line % l1->sets) * l1->nways], *v = NULL;
+    uint32_t cand = 0;
+    for (uint32_t i = 0; i < l1->nways; i++) {
+        if (set[i].state == CM_L1S_I) return &set[i];
+        if (set[i].pinned) continue;
+        cand++;
+        if (l1->cfg.policy == CM_CACHE_RANDOM) continue;
+        if (!v || set[i].stamp < v->stamp) v = &set[i];
+    }
+    if (l1->cfg.policy == CM_CACHE_RANDOM && cand) {
+        uint32_t k = (uint32_t)gsl_rng_uniform_int(l1->rng, cand);
+        for (uint32_t i = 0; i < l1->nways; i++)
+            if (!set[i].pinned && k-- == 0) return &set[i];
+    }
+    return v;
+}
+
+/* ---- MSHR entries ---------------------------------------------------------- */
 
 static uint64_t hash_of(const cm_l1 *l1, uint64_t line)
 {
     return (line * 0x9E3779B97F4A7C15ull) >> 32 & l1->bucket_mask;
 }
 
-static l1_mshr *find_filling(cm_l1 *l1, uint64_t line)
+l1_ent *l1_ent_find(const cm_l1 *l1, uint64_t line)
 {
     for (int32_t i = l1->bucket[hash_of(l1, line)]; i >= 0;
-         i = l1->mshr[i].hnext)
-        if (l1->mshr[i].line == line) return &l1->mshr[i];
+         i = l1->ent[i].hnext)
+        if (l1->ent[i].line == line) return &l1->ent[i];
     return NULL;
 }
 
-static void hash_remove(cm_l1 *l1, l1_mshr *e)
+l1_ent *l1_ent_new(cm_l1 *l1, uint64_t line, uint8_t state, l1_way *way)
 {
-    int32_t idx = (int32_t)(e - l1->mshr);
-    int32_t *p = &l1->bucket[hash_of(l1, e->line)];
-    while (*p != idx) p = &l1->mshr[*p].hnext;
+    if (!l1->nfree) return NULL;
+    l1_ent *e = &l1->ent[l1->free_stack[--l1->nfree]];
+    l1_waiter *w = e->w;
+    memset(e, 0, sizeof *e);
+    e->w = w;
+    e->line = line;
+    e->state = state;
+    e->used = 1;
+    e->way = -1;
+    uint64_t h = hash_of(l1, line);
+    e->hnext = l1->bucket[h];
+    l1->bucket[h] = (int32_t)(e - l1->ent);
+    if (way) l1_pin(l1, e, way);
+    return e;
+}
+
+/* An entry or a way came free, or a reply changed an entry: a refused
+ * access may now pass. */
+void l1_note_freed(cm_l1 *l1)
+{
+    l1->freed_gen++;
+    if (!l1->refused) return;
+    l1->refused = 0;
+    if (l1->cfg.freed.ready) l1->cfg.freed.ready(l1->cfg.freed.obj);
+}
+
+static void ent_release(cm_l1 *l1, l1_ent *e)
+{
+    int32_t idx = (int32_t)(e - l1->ent), *p = &l1->bucket[hash_of(l1, e->line)];
+    while (*p != idx) p = &l1->ent[*p].hnext;
     *p = e->hnext;
-    e->hnext = -1;
-}
-
-/* A filling entry stops filling: later loads miss anew. */
-static void unreserve(cm_l1 *l1, l1_mshr *e)
-{
-    if (e->state == CM_L1S_I_V) hash_remove(l1, e);
-    if (e->reserved) l1->reserved[set_of(l1, e->line)]--;
+    if (e->way >= 0) unpin(l1, &l1->ways[e->way]);
+    if (e->reserved) l1->reserved[e->line % l1->sets]--;
     e->reserved = 0;
-    e->state = CM_L1S_I_I;
+    e->used = 0;
+    l1->free_stack[l1->nfree++] = (uint32_t)idx;
+    l1_note_freed(l1);
 }
 
-static unsigned event_of(uint8_t op)
+/* After a row: the entry takes its next state (or leaves when idle), and
+ * holds a reservation of a way exactly while it waits for a fill of a
+ * line without a way (one is taken when the set has room; a fill without
+ * one may still find a way, or is used without installing). */
+void l1_ent_settle(cm_l1 *l1, l1_ent *e, unsigned next)
 {
-    switch (op) {
-    case CM_OP_LOAD:
-        return CM_L1E_LOAD;
-    case CM_OP_STORE:
-        return CM_L1E_STORE;
-    case CM_OP_ATOMIC:
-        return CM_L1E_ATOMIC;
-    default:
-        return CM_L1E_COUNT;
+    if (cm_l1_state_transient(next)) e->state = (uint8_t)next;
+    if (!e->pending && !e->nwait) {
+        ent_release(l1, e);
+        return;
+    }
+    uint64_t set = e->line % l1->sets;
+    int want = cm_l1_state_fills(e->state) && e->way < 0;
+    if (want && !e->reserved &&
+        l1->reserved[set] + l1->pinned[set] < l1->nways) {
+        e->reserved = 1;
+        l1->reserved[set]++;
+    } else if (!want && e->reserved) {
+        e->reserved = 0;
+        l1->reserved[set]--;
+        l1_note_freed(l1);
     }
 }
+
+/* ---- messages -------------------------------------------------------------- */
+
+static void outbox_drain(cm_l1 *l1)
+{
+    while (l1->obn) {
+        if (cm_sink_send(&l1->cfg.out, l1->outbox[l1->obh]) != CM_SINK_OK) {
+            l1->blocked = 1;
+            return;
+        }
+        if (++l1->obh == l1->obcap) l1->obh = 0;
+        l1->obn--;
+    }
+}
+
+/* An answer (INVACK, WB, NODATA, PUT) leaves through the outbox. */
+void l1_answer(cm_l1 *l1, cm_mreq *m)
+{
+    uint32_t t = l1->obh + l1->obn++;
+    l1->outbox[t >= l1->obcap ? t - l1->obcap : t] = m;
+    if (l1->obn == 1) outbox_drain(l1);
+}
+
+/* A PUT (or any answer that answers nothing) for the copy in w. */
+static void answer_new(cm_l1 *l1, unsigned msg, const l1_way *w)
+{
+    cm_mreq *m = cm_pool_get(l1->cfg.pool);
+    if (!m) {
+        l1_fail(l1, "the message pool is empty", w->state, CM_L1E_REPLACE);
+        return;
+    }
+    *m = (cm_mreq){.line = w->line,
+                   .id = (uint64_t)l1->cfg.sm << 40 | l1->next_id++,
+                   .sm = l1->cfg.sm,
+                   .value = w->value,
+                   .msg = (uint8_t)msg,
+                   .flags = w->dirty ? CM_MF_DIRTY : 0};
+    l1_answer(l1, m);
+}
+
+/* The victim's REPLACE row (MESI: a PUT for E and M); 0 if the table has
+ * none (an internal error is set). */
+int l1_replace(cm_l1 *l1, l1_way *w, uint64_t now)
+{
+    const cm_proto_row *r = l1_row(l1, w->state, CM_L1E_REPLACE);
+    if (!r) return 0;
+    if ((r->actions & CM_A1_SEND) && l1->timed)
+        answer_new(l1, r->msg, w);
+    else if (r->actions & CM_A1_SEND)
+        l1_warm_answer(l1, r->msg, w);
+    l1->n.evictions++;
+    if (l1->timed) cm_stat_add(l1->st_evict, 1);
+    l1_leave(l1, w, 1, now);
+    return 1;
+}
+
+/* Installs reply m's line in state `state`: the line's own way, an
+ * invalid one, or the victim's (whose REPLACE row runs); NULL when every
+ * way of the set waits (then the line is used without installing). */
+l1_way *l1_install(cm_l1 *l1, const cm_mreq *m, unsigned state, uint64_t now)
+{
+    l1_way *w = l1_way_find(l1, m->line);
+    if (w && !cm_msg_carries_line(m->msg, 1)) { /* a grant without data */
+        w->state = (uint8_t)state;
+        l1_touch(l1, w);
+        return w;
+    }
+    if (w) {
+        l1_leave(l1, w, 0, now); /* refilled in place: a new fill */
+    } else {
+        w = l1_victim(l1, m->line);
+        if (!w) return NULL;
+        if (w->state != CM_L1S_I && !l1_replace(l1, w, now)) return NULL;
+    }
+    w->line = m->line;
+    w->value = m->value;
+    w->dirty = 0;
+    w->lt = m->ts;
+    w->state = (uint8_t)state;
+    w->stamp = ++l1->clock;
+    w->open = (uint8_t)l1->timed; /* a warmed copy's outcome is not counted */
+    if (l1->timed && l1->cfg.obs && l1->cfg.obs->l1_fill)
+        l1->cfg.obs->l1_fill(l1->cfg.obs->obj, l1->cfg.sm,
+                             (int32_t)(w - l1->ways), m, now);
+    return w;
+}
+
+/* ---- accesses -------------------------------------------------------------- */
 
 static void hit_done(cm_engine *eng, void *obj, uint64_t arg)
 {
     (void)eng;
     cm_l1 *l1 = obj;
-    l1->cfg.done(l1->cfg.done_obj, (uint32_t)(arg >> 8), (uint8_t)arg);
+    l1->cfg.done(l1->cfg.done_obj, (uint32_t)(arg >> 8), (uint8_t)arg, 0);
 }
 
-/* ---- accesses ------------------------------------------------------------ */
+void l1_value(cm_l1 *l1, uint32_t warp, uint64_t line, uint64_t value)
+{
+    if (l1->timed && l1->cfg.obs && l1->cfg.obs->value)
+        l1->cfg.obs->value(l1->cfg.obs->obj, l1->cfg.sm, warp, line, value);
+}
+
+static cm_l1_result refuse(cm_l1 *l1, cm_l1_result why)
+{
+    cm_l1_count_fails(l1, why, 1);
+    l1->refused = 1;
+    return why;
+}
+
+/* The request a row sends, built before anything changes; NULL with
+ * *why set when it cannot go now. */
+static cm_mreq *request_make(cm_l1 *l1, const cm_proto_row *r, const l1_ent *e,
+                             const l1_way *way, uint64_t line, uint8_t op,
+                             uint32_t warp, uint16_t bytes, uint64_t value,
+                             cm_l1_result *why)
+{
+    cm_mreq *q = cm_pool_get(l1->cfg.pool);
+    if (!q) {
+        l1_fail(l1, "the message pool is empty (size it for every MSHR)",
+                e ? e->state : CM_L1S_I, l1_event_of(op));
+        *why = CM_L1_ERROR;
+        return NULL;
+    }
+    uint64_t now = cm_engine_now(l1->eng);
+    uint32_t seq = e ? e->gets_seq : 0;
+    if (r->msg == CM_MSG_GETS || l1->cfg.proto->l1_write_back) seq++;
+    *q = (cm_mreq){.line = line,
+                   .id = (uint64_t)l1->cfg.sm << 40 | l1->next_id,
+                   .issue_cycle = now,
+                   .value = value,
+                   .ts = (r->msg == CM_MSG_UPGR && way) ? way->lt : 0,
+                   .sm = l1->cfg.sm,
+                   .warp = warp,
+                   .seq = seq,
+                   /* a write-back L1 keeps the store data */
+                   .bytes = l1->cfg.proto->l1_write_back ? 0 : bytes,
+                   .op = op,
+                   .msg = r->msg};
+    if (way && op == CM_OP_LOAD && l1_expired(l1, way, now))
+        q->flags |= CM_MF_EXPIRED_MISS;
+    if (cm_sink_send(&l1->cfg.out, q) != CM_SINK_OK) {
+        cm_pool_put(l1->cfg.pool, q);
+        l1->blocked = 1;
+        l1->n.busy++;
+        *why = CM_L1_BUSY;
+        return NULL;
+    }
+    l1->next_id++;
+    return q;
+}
+
+/* Whether the row may run now; the refusal's reason if not. */
+static cm_l1_result access_room(cm_l1 *l1, const cm_proto_row *r,
+                                const l1_ent *e, const l1_way *way,
+                                uint64_t line)
+{
+    uint32_t a = r->actions;
+    if (a & CM_A1_STALL) return CM_L1_STALL;
+    if ((a & CM_A1_ENTRY) && !e && !l1->nfree) return CM_L1_FAIL_MSHR;
+    if ((a & CM_A1_MERGE) && e && e->nwait >= l1->cfg.mshr_merge)
+        return CM_L1_FAIL_MERGE;
+    if ((a & CM_A1_SEND) && cm_msg_kind_of(r->msg) == CM_MK_REQUEST &&
+        l1->inflight >= l1->cfg.mshrs)
+        return CM_L1_FAIL_MSHR;
+    uint64_t set = line % l1->sets;
+    if (cm_l1_state_fills(r->next) && !way && !(e && e->reserved) &&
+        l1->reserved[set] + l1->pinned[set] >= l1->nways)
+        return CM_L1_FAIL_LINE;
+    return CM_L1_OK;
+}
 
 cm_l1_result cm_l1_access(cm_l1 *l1, uint64_t line, uint8_t op, uint32_t warp,
-                          uint16_t bytes)
+                          uint16_t bytes, uint64_t value)
 {
     if (l1->err.code != CM_OK) return CM_L1_ERROR;
-    unsigned ev = event_of(op);
-    if (ev == CM_L1E_COUNT) {
-        fail(l1, "not a load, store or atomic", CM_L1S_I, CM_L1E_COUNT);
+    if (op != CM_OP_LOAD && op != CM_OP_STORE && op != CM_OP_ATOMIC) {
+        l1_fail(l1, "not a load, store or atomic", CM_L1S_I, CM_L1E_COUNT);
         return CM_L1_ERROR;
     }
-    l1_mshr *fill = find_filling(l1, line);
-    unsigned state = fill                                ? CM_L1S_I_V
-                     : cm_cache_touch(l1->tags, line, 0) ? CM_L1S_V
-                                                         : CM_L1S_I;
-    const cm_proto_row *r = row_for(l1, state, ev);
-    if (!r) return CM_L1_ERROR;
-    unsigned a = r->actions;
-    /* An MSHR action without a message joins the line's pending fill. */
-    int merge = (a & CM_ACT_MSHR) && !(a & CM_ACT_SEND);
-    int alloc = (a & CM_ACT_ALLOCATE) && !merge;
-    uint64_t set = set_of(l1, line);
-
-    if (merge && !fill) {
-        fail(l1, "merge without a pending fill", state, ev);
-        return CM_L1_ERROR;
-    }
-    cm_l1_result why = CM_L1_OK;
-    if (merge && fill->nwait >= l1->cfg.mshr_merge)
-        why = CM_L1_FAIL_MERGE;
-    else if ((a & CM_ACT_MSHR) && !merge && l1->nfree == 0)
-        why = CM_L1_FAIL_MSHR;
-    else if (alloc && l1->reserved[set] >= l1->cfg.ways)
-        why = CM_L1_FAIL_LINE;
-    if (why != CM_L1_OK) {
-        cm_l1_count_fails(l1, why, 1);
-        l1->refused = 1;
-        return why;
-    }
-    if ((a & CM_ACT_SEND) && !(a & CM_ACT_MSHR)) {
-        fail(l1, "a message without an MSHR entry to answer", state, ev);
-        return CM_L1_ERROR;
-    }
-
     uint64_t now = cm_engine_now(l1->eng);
-    l1_mshr *e = NULL;
-    if (a & CM_ACT_SEND) {
-        cm_mreq *q = cm_pool_get(l1->cfg.pool);
-        if (!q) {
-            fail(l1, "the request pool is empty (size it for every MSHR)",
-                 state, ev);
-            return CM_L1_ERROR;
-        }
-        e = &l1->mshr[l1->free_stack[l1->nfree - 1]];
-        *q = (cm_mreq){.line = line,
-                       .id = (uint64_t)l1->cfg.sm << 40 | l1->next_id,
-                       .issue_cycle = now,
-                       .sm = l1->cfg.sm,
-                       .warp = warp,
-                       .bytes = bytes,
-                       .op = op,
-                       .msg = r->msg,
-                       .owner = e};
-        if (cm_sink_send(&l1->cfg.out, q) != CM_SINK_OK) {
-            cm_pool_put(l1->cfg.pool, q);
-            l1->blocked = 1;
-            l1->n.busy++;
-            return CM_L1_BUSY;
-        }
-        l1->next_id++;
-        l1->nfree--;
-        *e = (l1_mshr){.line = line,
-                       .req = q,
-                       .waiters = e->waiters,
-                       .nwait = 1,
-                       .hnext = -1,
-                       .state = alloc ? CM_L1S_I_V : CM_L1S_I_I,
-                       .op = op,
-                       .in_use = 1,
-                       .reserved = (uint8_t)alloc};
-        e->waiters[0] = warp;
-        if (alloc) {
-            l1->reserved[set]++;
-            uint64_t h = hash_of(l1, line);
-            e->hnext = l1->bucket[h];
-            l1->bucket[h] = (int32_t)(e - l1->mshr);
-        }
-        l1->n.sent++;
-        cm_stat_level(l1->st_occ, l1->cfg.mshrs - l1->nfree, now);
-    }
+    unsigned ev = l1_event_of(op);
+    l1_ent *e = l1_ent_find(l1, line);
+    l1_way *way = l1_way_find(l1, line);
+    int expired = way && l1_expired(l1, way, now);
+    unsigned st = e ? e->state : way && !expired ? way->state : CM_L1S_I;
+    const cm_proto_row *r = l1_row(l1, st, ev);
+    if (!r) return CM_L1_ERROR;
+    uint32_t a = r->actions;
+    cm_l1_result why = access_room(l1, r, e, way, line);
+    if (why != CM_L1_OK) return refuse(l1, why);
+    int request = (a & CM_A1_SEND) &&
+                  cm_msg_kind_of(r->msg) == CM_MK_REQUEST;
+    cm_mreq *q = NULL;
+    if (request && !(q = request_make(l1, r, e, way, line, op, warp, bytes,
+                                      value, &why)))
+        return why;
 
+    /* committed */
     l1->n.accesses++;
     cm_stat_add(l1->st_acc, 1);
-    if (!(a & CM_ACT_HIT)) {
+    if (l1->cfg.obs && l1->cfg.obs->l1_access)
+        l1->cfg.obs->l1_access(l1->cfg.obs->obj, l1->cfg.sm, warp, line, op,
+                               way ? (int32_t)(way - l1->ways) : -1, q, now);
+    if (expired && op == CM_OP_LOAD) l1_outcome(l1, way, 1, now);
+    if (a & CM_A1_HIT) {
+        l1->n.hits++;
+        cm_stat_add(l1->st_hit, 1);
+        l1_touch(l1, way);
+        if (op == CM_OP_LOAD) l1_outcome(l1, way, 1, now);
+        if (op != CM_OP_STORE) l1_value(l1, warp, line, way->value);
+        cm_engine_schedule(l1->eng, l1->cfg.hit_latency, hit_done, l1,
+                           (uint64_t)warp << 8 | op);
+    } else {
         l1->n.misses++;
         cm_stat_add(l1->st_miss, 1);
     }
-    if ((a & CM_ACT_INVALIDATE) && cm_cache_invalidate(l1->tags, line)) {
-        l1->valid[set]--;
-        l1->nvalid--;
+    if ((a & CM_A1_ENTRY) && !e) e = l1_ent_new(l1, line, (uint8_t)st, way);
+    if (a & CM_A1_MERGE) {
+        e->w[e->nwait++] =
+            (l1_waiter){value, warp, e->gets_seq + (request ? 1u : 0u), op};
+        if (!request) {
+            l1->n.merges++;
+            cm_stat_add(l1->st_merge, 1);
+        }
     }
-    /* CM_ACT_WRITE_LOCAL: values are not simulated; the lookup above has
-     * already made the line most recently used. */
-    if (merge) {
-        fill->waiters[fill->nwait++] = warp;
-        l1->n.merges++;
-        cm_stat_add(l1->st_merge, 1);
+    if ((a & CM_A1_WRITE) && way) {
+        way->value = value;
+        way->dirty = 1;
     }
-    if (a & CM_ACT_HIT) {
-        l1->n.hits++;
-        cm_engine_schedule(l1->eng, l1->cfg.hit_latency, hit_done, l1,
-                           (uint64_t)warp << 8 | op);
+    if ((a & CM_A1_INVAL) && way) {
+        l1_leave(l1, way, 0, now);
+        way = NULL;
+    }
+    if (a & CM_A1_CANCEL) e->cancel_seq = e->gets_seq;
+    if (request) {
+        if (r->msg == CM_MSG_GETS || l1->cfg.proto->l1_write_back)
+            e->gets_seq++;
+        e->pending++;
+        l1->inflight++;
+        l1->n.sent++;
+        cm_stat_level(l1->st_occ, l1->inflight, now);
+    }
+    if (e) l1_ent_settle(l1, e, r->next);
+    if (!cm_l1_state_transient(r->next) && way && way->state != CM_L1S_I) {
+        if (r->next == CM_L1S_I)
+            l1_leave(l1, way, 0, now);
+        else
+            way->state = r->next; /* e.g. MESI's silent E -> M */
     }
     return CM_L1_OK;
 }
@@ -373,77 +482,233 @@ void cm_l1_count_fails(cm_l1 *l1, cm_l1_result why, uint64_t n)
         l1->n.fail_line += n;
         cm_stat_add(l1->st_fail[2], (double)n);
         break;
+    case CM_L1_STALL:
+        l1->n.stalls += n;
+        break;
     default:
         break;
     }
 }
 
-uint64_t cm_l1_freed_gen(const cm_l1 *l1)
+/* ---- flash events ------------------------------------------------------------ */
+
+static void flash_line(cm_l1 *l1, l1_way *way, l1_ent *e, unsigned event,
+                       uint64_t now)
 {
-    return l1->freed_gen;
+    unsigned st = e ? e->state : way->state;
+    const cm_proto_row *r = l1_row(l1, st, event);
+    if (!r) return;
+    if ((r->actions & CM_A1_INVAL) && way && way->state != CM_L1S_I)
+        l1_leave(l1, way, 0, now);
+    if ((r->actions & CM_A1_CANCEL) && e) e->cancel_seq = e->gets_seq;
+    if (e) l1_ent_settle(l1, e, r->next);
 }
 
-/* An entry or a way came free: a refused request may now pass. */
-static void note_freed(cm_l1 *l1)
+void cm_l1_flash(cm_l1 *l1, unsigned event)
 {
-    l1->freed_gen++;
-    if (!l1->refused) return;
-    l1->refused = 0;
-    if (l1->cfg.freed.ready) l1->cfg.freed.ready(l1->cfg.freed.obj);
+    if (l1->err.code != CM_OK || l1->flash_keeps[event == CM_L1E_ACQUIRE])
+        return;
+    uint64_t now = cm_engine_now(l1->eng);
+    for (uint32_t i = 0; i < l1->cfg.mshrs; i++) {
+        l1_ent *e = &l1->ent[i];
+        if (!e->used) continue;
+        flash_line(l1, e->way >= 0 ? &l1->ways[e->way] : NULL, e, event, now);
+    }
+    for (uint64_t i = 0; i < l1->sets * l1->nways; i++)
+        if (l1->ways[i].state != CM_L1S_I && !l1->ways[i].pinned)
+            flash_line(l1, &l1->ways[i], NULL, event, now);
 }
 
-/* ---- replies ------------------------------------------------------------- */
+/* ---- replies and forwards ----------------------------------------------------- */
 
-static void fill_line(cm_l1 *l1, uint64_t line)
+/* The event a reply raises (e: the line's entry). */
+static unsigned reply_event(const cm_l1 *l1, const cm_mreq *m, const l1_ent *e,
+                            uint64_t now)
 {
-    uint64_t set = set_of(l1, line);
-    if (cm_cache_touch(l1->tags, line, 1)) return; /* cannot happen: I_V */
-    if (l1->valid[set] < l1->cfg.ways) {
-        l1->valid[set]++;
-        l1->nvalid++;
+    if (l1->cfg.proto->l1_write_back) /* one request at a time: its reply */
+        return m->msg == CM_MSG_DATA_E   ? CM_L1E_DATA_E
+               : m->msg == CM_MSG_DATA_M ? CM_L1E_DATA_M
+               : m->msg == CM_MSG_ACK    ? CM_L1E_ACK
+                                         : CM_L1E_DATA;
+    int last = e->pending == 1;
+    if (m->op == CM_OP_STORE) return last ? CM_L1E_ACK_LAST : CM_L1E_ACK;
+    if (m->op == CM_OP_ATOMIC)
+        return last ? CM_L1E_AREPLY_LAST : CM_L1E_AREPLY;
+    if (m->seq != e->gets_seq || m->seq <= e->cancel_seq)
+        return CM_L1E_DATA_STALE;
+    if (l1->timestamps && m->ts < now) return CM_L1E_DATA_EXP;
+    return last ? CM_L1E_DATA_LAST : CM_L1E_DATA;
+}
+
+static void done_later(cm_l1 *l1, uint32_t warp, uint8_t op, uint64_t gwct)
+{
+    l1->dq[l1->ndq++] = (struct l1_done){warp, op, gwct};
+}
+
+/* Performs the accesses waiting on e that reply m answers, on way (the
+ * installed copy, if the row filled) in arrival order. */
+void l1_wake(cm_l1 *l1, l1_ent *e, const cm_mreq *m, l1_way *way, int filled,
+             int writable)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < e->nwait; i++) {
+        l1_waiter w = e->w[i];
+        if (w.need > m->seq) {
+            e->w[kept++] = w;
+            continue;
+        }
+        if (w.op == CM_OP_LOAD) {
+            l1_value(l1, w.warp, m->line,
+                     way && filled ? way->value : m->value);
+            if (l1->timed) done_later(l1, w.warp, w.op, 0);
+            continue;
+        }
+        /* a buffered store or atomic (write-back): only on permission */
+        if (!way || !filled || !writable) {
+            l1_fail(l1, "a buffered store or atomic woken without write "
+                        "permission",
+                    e->state, CM_L1E_COUNT);
+            return;
+        }
+        if (w.op == CM_OP_ATOMIC) l1_value(l1, w.warp, m->line, way->value);
+        way->value = w.value;
+        way->dirty = 1;
+        if (l1->timed) done_later(l1, w.warp, w.op, 0);
+    }
+    e->nwait = kept;
+}
+
+/* The reply's own access is done (a store's ACK, an atomic's AREPLY, a
+ * bypassing load's DATA). */
+static void reply_done(cm_l1 *l1, const cm_mreq *m)
+{
+    if (m->op != CM_OP_STORE) l1_value(l1, m->warp, m->line, m->value);
+    done_later(l1, m->warp, m->op, m->gwct);
+}
+
+static void reply_handle(cm_l1 *l1, cm_mreq *m)
+{
+    uint64_t now = cm_engine_now(l1->eng);
+    l1_ent *e = l1_ent_find(l1, m->line);
+    if (!e) {
+        l1_fail(l1, "a reply for a line without an entry", CM_L1S_I,
+                CM_L1E_DATA);
         return;
     }
-    /* The fill displaced the set's victim: the victim's REPLACE row. */
-    const cm_proto_row *r = row_for(l1, CM_L1S_V, CM_L1E_REPLACE);
-    if (r && r->actions & CM_ACT_SEND)
-        fail(l1, "eviction messages are not supported", CM_L1S_V,
-             CM_L1E_REPLACE);
-    l1->n.evictions++;
+    l1_way *way = l1_way_find(l1, m->line);
+    unsigned ev = reply_event(l1, m, e, now);
+    const cm_proto_row *r = l1_row(l1, e->state, ev);
+    if (!r) return;
+    uint32_t a = r->actions;
+    if (ev == CM_L1E_DATA_STALE) cm_stat_add(l1->st_fstale, 1);
+    if (ev == CM_L1E_DATA_EXP) cm_stat_add(l1->st_fexp, 1);
+    e->pending--;
+    l1->inflight--;
+    l1->n.replies++;
+    cm_stat_level(l1->st_occ, l1->inflight, now);
+    cm_stat_sample(l1->st_rt, (double)(now - m->issue_cycle));
+    if (m->op == CM_OP_LOAD) e->data_seq = m->seq;
+    if ((a & CM_A1_INVAL) && way) {
+        l1_leave(l1, way, 0, now);
+        way = NULL;
+    }
+    if (a & CM_A1_CANCEL) e->cancel_seq = e->gets_seq;
+    l1_way spill;
+    if (a & CM_A1_FILL) {
+        unsigned in = cm_l1_state_transient(r->next) ? CM_L1S_V : r->next;
+        way = l1_install(l1, m, in, now);
+        if (way) {
+            if (e->reserved) {
+                e->reserved = 0;
+                l1->reserved[e->line % l1->sets]--;
+            }
+            l1_pin(l1, e, way);
+        } else if (l1->cfg.proto->l1_write_back) {
+            /* every way waits: a granted line is still used, then
+             * evicted by its REPLACE row (never dropped silently) */
+            spill = (l1_way){.line = m->line, .value = m->value,
+                             .state = r->next};
+            way = &spill;
+        }
+    }
+    if (a & CM_A1_WAKE)
+        l1_wake(l1, e, m, way, (a & CM_A1_FILL) != 0, r->next == CM_L1S_M);
+    if (a & CM_A1_DONE) reply_done(l1, m);
+    l1_ent_settle(l1, e, r->next);
+    if (way == &spill) {
+        l1_replace(l1, &spill, now);
+    } else if (!cm_l1_state_transient(r->next) && way &&
+               way->state != CM_L1S_I) {
+        if (r->next == CM_L1S_I)
+            l1_leave(l1, way, 0, now);
+        else if (!(a & CM_A1_FILL))
+            way->state = r->next;
+    }
+    if (l1->cfg.obs && l1->cfg.obs->l1_reply)
+        l1->cfg.obs->l1_reply(l1->cfg.obs->obj, l1->cfg.sm, m, now);
+    cm_pool_put(l1->cfg.pool, m);
+    l1_note_freed(l1);
+    /* last, so the SM sees the L1 settled when it reacts */
+    uint32_t n = l1->ndq;
+    l1->ndq = 0;
+    for (uint32_t i = 0; i < n; i++)
+        l1->cfg.done(l1->cfg.done_obj, l1->dq[i].warp, l1->dq[i].op,
+                     l1->dq[i].gwct);
 }
 
-static int reply_accept(void *obj, cm_mreq *q)
+static const unsigned forward_event[CM_MSG_COUNT] = {
+    [CM_MSG_INV] = CM_L1E_INV,
+    [CM_MSG_RCL] = CM_L1E_RCL,
+    [CM_MSG_FWD_GETS] = CM_L1E_FWD_GETS,
+    [CM_MSG_FWD_GETX] = CM_L1E_FWD_GETX};
+
+/* A forward is answered on the same record (it carries the copy if its
+ * class carries a line). */
+static int forward_handle(cm_l1 *l1, cm_mreq *m)
 {
-    cm_l1 *l1 = obj;
-    l1_mshr *e = q->owner;
-    unsigned ev = q->msg == CM_MSG_DATA  ? CM_L1E_DATA
-                  : q->msg == CM_MSG_ACK ? CM_L1E_ACK
-                                         : CM_L1E_COUNT;
-    if (!e || e < l1->mshr || e >= l1->mshr + l1->cfg.mshrs || !e->in_use ||
-        e->req != q) {
-        fail(l1, "a reply for no MSHR entry of this L1", CM_L1S_I, ev);
+    if (l1->obn >= l1->fwd_room) return CM_SINK_BUSY;
+    uint64_t now = cm_engine_now(l1->eng);
+    l1_ent *e = l1_ent_find(l1, m->line);
+    l1_way *way = l1_way_find(l1, m->line);
+    unsigned st = e ? e->state
+                  : way && !l1_expired(l1, way, now) ? way->state
+                                                     : CM_L1S_I;
+    const cm_proto_row *r = l1_row(l1, st, forward_event[m->msg]);
+    if (!r) return CM_SINK_OK;
+    uint32_t a = r->actions;
+    uint64_t value = way ? way->value : 0;
+    int dirty = way && way->dirty;
+    if (a & CM_A1_CANCEL) e->cancel_seq = e->gets_seq;
+    if ((a & CM_A1_INVAL) && way && way->state != CM_L1S_I) {
+        l1_leave(l1, way, 0, now);
+        way = NULL;
+    }
+    if (e) l1_ent_settle(l1, e, r->next);
+    if (!cm_l1_state_transient(r->next) && way && way->state != CM_L1S_I) {
+        if (r->next == CM_L1S_I)
+            l1_leave(l1, way, 0, now);
+        else
+            way->state = r->next; /* MESI: E/M -> S */
+    }
+    if (!(a & CM_A1_SEND)) {
+        l1_fail(l1, "a forward left unanswered", st, forward_event[m->msg]);
         return CM_SINK_OK;
     }
-    const cm_proto_row *r = row_for(l1, e->state, ev);
-    if (!r) return CM_SINK_OK;
-    uint64_t now = cm_engine_now(l1->eng);
-    if (r->actions & CM_ACT_FILL) {
-        unreserve(l1, e);
-        fill_line(l1, e->line);
-    } else if (e->state == CM_L1S_I_V) {
-        unreserve(l1, e);
-    }
-    cm_stat_sample(l1->st_rt, (double)(now - q->issue_cycle));
-    l1->n.replies++;
-    e->in_use = 0;
-    e->req = NULL;
-    l1->free_stack[l1->nfree++] = (uint32_t)(e - l1->mshr);
-    cm_stat_level(l1->st_occ, l1->cfg.mshrs - l1->nfree, now);
-    cm_pool_put(l1->cfg.pool, q);
-    note_freed(l1);
-    /* Last, so the SM sees the entry free when it reacts. */
-    if (r->actions & CM_ACT_COMPLETE)
-        for (uint32_t i = 0; i < e->nwait; i++)
-            l1->cfg.done(l1->cfg.done_obj, e->waiters[i], e->op);
+    m->msg = r->msg;
+    m->sm = l1->cfg.sm;
+    m->value = value;
+    m->flags = dirty ? CM_MF_DIRTY : 0;
+    if (way && cm_msg_carries_line(r->msg, 1)) way->dirty = 0;
+    l1_answer(l1, m);
+    return CM_SINK_OK;
+}
+
+static int reply_accept(void *obj, cm_mreq *m)
+{
+    cm_l1 *l1 = obj;
+    if (l1->err.code != CM_OK) return CM_SINK_OK;
+    if (cm_msg_kind_of(m->msg) == CM_MK_FORWARD) return forward_handle(l1, m);
+    reply_handle(l1, m);
     return CM_SINK_OK;
 }
 
@@ -457,77 +722,11 @@ static void retry_ready(void *obj)
     cm_l1 *l1 = obj;
     if (!l1->blocked) return;
     l1->blocked = 0;
+    outbox_drain(l1);
     if (l1->cfg.wake.ready) l1->cfg.wake.ready(l1->cfg.wake.obj);
 }
 
 cm_retry cm_l1_retry(cm_l1 *l1)
 {
     return (cm_retry){retry_ready, l1};
-}
-
-unsigned cm_l1_warm(cm_l1 *l1, uint64_t line, uint8_t op)
-{
-    unsigned ev = event_of(op);
-    /* A line with a fill in flight is left to it: its reply installs it. */
-    if (l1->err.code != CM_OK || ev == CM_L1E_COUNT || find_filling(l1, line))
-        return CM_MSG_NONE;
-    unsigned state = cm_cache_touch(l1->tags, line, 0) ? CM_L1S_V : CM_L1S_I;
-    const cm_proto_row *r = row_for(l1, state, ev);
-    if (!r) return CM_MSG_NONE;
-    if ((r->actions & CM_ACT_INVALIDATE) &&
-        cm_cache_invalidate(l1->tags, line)) {
-        l1->valid[set_of(l1, line)]--;
-        l1->nvalid--;
-    }
-    if ((r->actions & CM_ACT_ALLOCATE) && state == CM_L1S_I)
-        fill_line(l1, line);
-    return r->actions & CM_ACT_SEND ? r->msg : CM_MSG_NONE;
-}
-
-/* ---- flash events -------------------------------------------------------- */
-
-void cm_l1_flash(cm_l1 *l1, unsigned event)
-{
-    if (l1->err.code != CM_OK) return;
-    if (l1->nvalid > 0) {
-        const cm_proto_row *r = row_for(l1, CM_L1S_V, event);
-        if (!r) return;
-        if (r->actions & CM_ACT_INVALIDATE) {
-            cm_cache_invalidate_all(l1->tags);
-            memset(l1->valid, 0, l1->sets * sizeof *l1->valid);
-            l1->nvalid = 0;
-        }
-    }
-    for (uint32_t i = 0; i < l1->cfg.mshrs; i++) {
-        l1_mshr *e = &l1->mshr[i];
-        if (!e->in_use || e->state != CM_L1S_I_V) continue;
-        const cm_proto_row *r = row_for(l1, CM_L1S_I_V, event);
-        if (!r) return;
-        if (r->next == CM_L1S_I_I) {
-            unreserve(l1, e);
-            note_freed(l1);
-        }
-    }
-}
-
-/* ---- inspection ---------------------------------------------------------- */
-
-const cm_l1_counts *cm_l1_get_counts(const cm_l1 *l1)
-{
-    return &l1->n;
-}
-
-size_t cm_l1_mshr_in_use(const cm_l1 *l1)
-{
-    return l1->cfg.mshrs - l1->nfree;
-}
-
-int cm_l1_probe(cm_l1 *l1, uint64_t line)
-{
-    return cm_cache_touch(l1->tags, line, 0);
-}
-
-const cm_err *cm_l1_error(const cm_l1 *l1)
-{
-    return l1->err.code != CM_OK ? &l1->err : NULL;
 }

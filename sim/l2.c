@@ -1,464 +1,577 @@
-/* l2.c - the L2 banks of l2.h.
+/* l2.c - the L2 banks of l2.h: service of the request queue, the rows'
+ * actions, answers, fills and parked timestamps.
  *
- * Per bank, all sized at setup:
- *  - tags: sets x ways of {line, dirty}, each set newest first (LRU as
- *    sim/cache.c does it).  The bank keeps its own array rather than
- *    cm_cache because a write-back cache must learn its victim and its
- *    dirty bit, which cm_cache_touch does not report;
- *  - the request queue, a ring with each request's arrival time;
- *  - MSHR entries with their merged requests, a free list, and an
- *    open-addressing map line -> entry (linear probing, backward-shift
- *    deletion) for the merge lookup;
- *  - the DRAM FIFO: entries whose read or write-back awaits a DRAM queue
- *    slot, in order;
- *  - the reply FIFO: replies in bank order with the cycle each is ready
- *    (pipeline, atomic unit).  Every served request reserves its slot, so a
- *    fill can always queue the requests it answers.
- * Re-entry: serving may free resources that would serve again (a
- * write-back leaving), so kick() is guarded and its loop re-checks. */
-#include "sim/l2.h"
+ * Every row runs through exec() in the order of protocol.h's actions,
+ * after room() has found everything it needs, so a request that must wait
+ * leaves nothing changed.  Requests that wait on an entry (a fetch, or a
+ * merge into one) leave the queue and come back to its head, in order,
+ * when the entry is done, and are served again in the line's new state.
+ * Re-entry: serving may free what would serve again (a write-back leaving
+ * for DRAM), so l2_kick is guarded and its loop re-checks. */
+#include "sim/l2_impl.h"
 
+#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-/* ---- the baseline table ------------------------------------------------ */
+/* ---- state, events, lifetimes ----------------------------------------------- */
 
-static const char *const state_names[CM_L2S_COUNT] = {"I", "V", "M", "IV",
-                                                      "IM"};
-static const char *const event_names[CM_L2E_COUNT] = {
-    "GETS", "WRITE", "WRITE_FULL", "ATOMIC", "FILL", "REPLACE"};
+unsigned l2_state(cm_l2 *l2, l2_bank *b, uint64_t line, uint64_t now,
+                  l2_way **way, l2_ent **ent)
+{
+    *ent = l2_ent_find(l2, b, line);
+    *way = l2_way_find(l2, b, line);
+    if (*ent) return (*ent)->state;
+    if (!*way) return CM_L2S_I;
+    if (l2->timestamps) return (*way)->gt >= now ? CM_L2S_V : CM_L2S_E;
+    if (l2->cfg.proto->l1_write_back && (*way)->owner >= 0) return CM_L2S_X;
+    uint64_t *sh = l2_sharers(l2, b, line, *way);
+    return sh && *sh ? CM_L2S_S : CM_L2S_N;
+}
 
-#define ROW(s, e, n, m, a)                                                     \
-    {                                                                          \
-        CM_L2S_##s, CM_L2E_##e, CM_L2S_##n, CM_MSG_##m, (a)                    \
+static const unsigned request_event[CM_MSG_COUNT] = {
+    [CM_MSG_GETS] = CM_L2E_GETS,   [CM_MSG_GETX] = CM_L2E_GETX,
+    [CM_MSG_UPGR] = CM_L2E_UPGR,   [CM_MSG_WRITE] = CM_L2E_WRITE,
+    [CM_MSG_ATOMIC] = CM_L2E_ATOMIC};
+
+/* The most specific event a request raises (refined events fall back to
+ * their base where a table has no row for them). */
+unsigned l2_refine(cm_l2 *l2, l2_bank *b, const cm_mreq *m, unsigned st,
+                   l2_way *way)
+{
+    const cm_protocol *p = l2->cfg.proto;
+    unsigned ev = request_event[m->msg];
+    uint64_t me = 1ull << m->sm;
+    if (p->l1_write_back && way && way->owner == (int32_t)m->sm)
+        return CM_L2E_REQ_OWNER;
+    if (p->sharers != CM_SHARERS_NONE) {
+        uint64_t *sh = l2_sharers(l2, b, m->line, way);
+        uint64_t others = sh ? *sh & ~me : 0;
+        /* write-back: an UPGR whose requester lost its copy (invalidated
+         * or recalled while the UPGR was on its way) is the GETX it has
+         * become */
+        if (p->l1_write_back && ev == CM_L2E_UPGR && !(sh && (*sh & me)))
+            ev = CM_L2E_GETX;
+        if (!others && ev == CM_L2E_UPGR && p->l1_write_back)
+            ev = CM_L2E_UPGR_SOLE;
+        if (!others && ev == CM_L2E_GETX) ev = CM_L2E_GETX_SOLE;
+        if (!others && ev == CM_L2E_ATOMIC) ev = CM_L2E_ATOMIC_SOLE;
     }
-#define FETCH (CM_ACT_MSHR | CM_ACT_SEND) /* read the line from DRAM */
-#define HIT (CM_ACT_HIT | CM_ACT_SEND)
-#define WHIT (CM_ACT_HIT | CM_ACT_WRITE_LOCAL | CM_ACT_SEND)
-
-static const cm_proto_row rows[] = {
-    ROW(I, GETS, IV, GETS, FETCH),
-    ROW(I, WRITE, IM, GETS, FETCH), /* fetch-on-write */
-    ROW(I, WRITE_FULL, M, ACK,
-        CM_ACT_ALLOCATE | CM_ACT_WRITE_LOCAL | CM_ACT_SEND),
-    ROW(I, ATOMIC, IM, GETS, FETCH),
-    ROW(V, GETS, V, DATA, HIT),
-    ROW(V, WRITE, M, ACK, WHIT),
-    ROW(V, WRITE_FULL, M, ACK, WHIT),
-    ROW(V, ATOMIC, M, DATA, WHIT),
-    ROW(V, REPLACE, I, NONE, CM_ACT_INVALIDATE),
-    ROW(M, GETS, M, DATA, HIT),
-    ROW(M, WRITE, M, ACK, WHIT),
-    ROW(M, WRITE_FULL, M, ACK, WHIT),
-    ROW(M, ATOMIC, M, DATA, WHIT),
-    ROW(M, REPLACE, I, WRITE, CM_ACT_INVALIDATE | CM_ACT_SEND), /* WB */
-    ROW(IV, GETS, IV, NONE, CM_ACT_MSHR),                       /* merges */
-    ROW(IV, WRITE, IM, NONE, CM_ACT_MSHR),
-    ROW(IV, WRITE_FULL, IM, NONE, CM_ACT_MSHR),
-    ROW(IV, ATOMIC, IM, NONE, CM_ACT_MSHR),
-    ROW(IV, FILL, V, NONE, CM_ACT_FILL | CM_ACT_COMPLETE),
-    ROW(IM, GETS, IM, NONE, CM_ACT_MSHR),
-    ROW(IM, WRITE, IM, NONE, CM_ACT_MSHR),
-    ROW(IM, WRITE_FULL, IM, NONE, CM_ACT_MSHR),
-    ROW(IM, ATOMIC, IM, NONE, CM_ACT_MSHR),
-    ROW(IM, FILL, M, NONE, CM_ACT_FILL | CM_ACT_WRITE_LOCAL | CM_ACT_COMPLETE),
-};
-
-static const cm_proto_table baseline = {
-    state_names,  CM_L2S_COUNT, event_names,
-    CM_L2E_COUNT, rows,         sizeof rows / sizeof *rows};
-
-const cm_proto_table *cm_l2_baseline_table(void)
-{
-    return &baseline;
-}
-
-/* ---- structures --------------------------------------------------------- */
-
-enum { MS_FREE = 0, MS_READ_WAIT, MS_READ, MS_WB };
-
-typedef struct l2_way {
-    uint64_t line;
-    uint8_t dirty;
-} l2_way;
-
-typedef struct l2_mshr {
-    uint64_t line, since;
-    cm_mreq **reqs; /* merged requests, in arrival order */
-    uint32_t n, next_free;
-    uint8_t state, dirty; /* dirty: a store or atomic merged (IM) */
-} l2_mshr;
-
-typedef struct l2_reply {
-    cm_mreq *r;
-    uint64_t ready;
-} l2_reply;
-
-typedef struct l2_bank {
-    cm_l2 *l2;
-    unsigned id, ch;
-    l2_way *tags;
-    uint32_t *fill;
-    cm_mreq **q;
-    uint64_t *q_since;
-    uint32_t qhead, qcount;
-    l2_mshr *mshr;
-    uint32_t free_mshr, nfree;
-    int32_t *map;
-    uint32_t *todram, dhead, dcount;
-    l2_reply *out;
-    uint32_t ohead, ocount, reserved;
-    uint64_t serve_tick, atomic_tick, last_ready, stall_since;
-    int serve_pending, out_pending, kicking, stalled;
-    cm_stat *st_acc, *st_miss, *st_merge, *st_wb, *st_atom, *st_hol;
-    cm_stat *st_qocc, *st_qwait, *st_mocc, *st_mlife;
-} l2_bank;
-
-struct cm_l2 {
-    cm_l2_config cfg;
-    cm_engine *eng;
-    cm_noc *noc;
-    cm_dram *dram;
-    l2_bank *bank;
-    uint64_t sets;
-    uint32_t map_mask, out_cap;
-    const cm_proto_row *row[CM_L2S_COUNT][CM_L2E_COUNT];
-};
-
-#define NO_MSHR UINT32_MAX
-
-/* ---- tags ---------------------------------------------------------------- */
-
-static l2_way *set_of(const cm_l2 *l2, const l2_bank *b, uint64_t line,
-                      uint32_t **fill)
-{
-    /* line mod banks chose the bank; the set comes from the bits above. */
-    uint64_t set = (line / l2->cfg.banks) % l2->sets;
-    *fill = &b->fill[set];
-    return b->tags + set * l2->cfg.ways;
-}
-
-/* The way holding line, moved to the front (LRU), or NULL. */
-static l2_way *tag_touch(cm_l2 *l2, l2_bank *b, uint64_t line)
-{
-    uint32_t *fill;
-    l2_way *t = set_of(l2, b, line, &fill);
-    for (uint32_t i = 0; i < *fill; i++) {
-        if (t[i].line != line) continue;
-        l2_way w = t[i];
-        memmove(t + 1, t, i * sizeof *t);
-        t[0] = w;
-        return t;
+    if (l2->timestamps && ev == CM_L2E_UPGR && way && st == CM_L2S_V) {
+        if (!way->multi && way->reader == (int32_t)m->sm && m->ts == way->gt)
+            ev = CM_L2E_UPGR_PRIV;
+        else if (m->ts != way->gt)
+            ev = CM_L2E_UPGR_STALE;
     }
-    return NULL;
+    if (ev == CM_L2E_WRITE && m->bytes >= l2->cfg.line_bytes)
+        ev = CM_L2E_WRITE_FULL;
+    return ev;
 }
 
-static const l2_way *tag_find(const cm_l2 *l2, const l2_bank *b, uint64_t line)
+uint64_t l2_lifetime(const cm_l2 *l2, const l2_bank *b)
 {
-    uint32_t *fill;
-    const l2_way *t = set_of(l2, b, line, &fill);
-    for (uint32_t i = 0; i < *fill; i++)
-        if (t[i].line == line) return &t[i];
-    return NULL;
+    if (l2->cfg.proto->lifetime == CM_LIFE_PREDICTED)
+        return (uint64_t)llround(b->pred);
+    return l2->lifetime;
 }
 
-/* Installs line (absent) at the front; *victim gets the evicted way, if
- * any (returns 1). */
-static int tag_install(cm_l2 *l2, l2_bank *b, uint64_t line, int dirty,
-                       l2_way *victim)
+void l2_pred_add(l2_bank *b, double d, uint64_t now)
 {
-    uint32_t *fill;
-    l2_way *t = set_of(l2, b, line, &fill);
-    int evicted = *fill == l2->cfg.ways;
-    if (evicted)
-        *victim = t[*fill - 1];
-    else
-        ++*fill;
-    memmove(t + 1, t, (*fill - 1) * sizeof *t);
-    t[0] = (l2_way){line, (uint8_t)dirty};
-    return evicted;
+    const cm_params *p = b->l2->p;
+    if (now > b->pred_t) b->pred_area += b->pred * (double)(now - b->pred_t);
+    if (now > b->pred_t) b->pred_t = now;
+    b->pred += d;
+    if (b->pred < p->tc_predictor_min) b->pred = p->tc_predictor_min;
+    if (b->pred > p->tc_predictor_max) b->pred = p->tc_predictor_max;
 }
 
-static l2_mshr *map_find(const cm_l2 *l2, const l2_bank *b, uint64_t line);
-
-void cm_l2_warm(cm_l2 *l2, uint64_t line, int write)
+/* The TC-Weak predictor's updates (seed 000, section 4.4).  Every
+ * timestamp protocol counts the events (tc.pred.*), so that a fixed
+ * lifetime shows the rates the predictor would see there; only the
+ * predicting one acts on them. */
+static void pred_count(l2_bank *b, int kind, double d, uint64_t now)
 {
-    l2_bank *b = &l2->bank[line % l2->cfg.banks];
-    if (map_find(l2, b, line)) return; /* its fill will install it */
-    l2_way *w = tag_touch(l2, b, line), victim;
-    if (w)
-        w->dirty |= (uint8_t)(write != 0);
-    else
-        tag_install(l2, b, line, write, &victim);
+    if (b->l2->timed) cm_stat_add(b->st_pred[kind], 1);
+    if (b->l2->cfg.proto->lifetime == CM_LIFE_PREDICTED) l2_pred_add(b, d, now);
 }
 
-/* ---- the MSHR map ------------------------------------------------------- */
-
-static uint32_t hash(uint64_t line, uint32_t mask)
-{
-    return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
-
-static l2_mshr *map_find(const cm_l2 *l2, const l2_bank *b, uint64_t line)
-{
-    uint32_t m = l2->map_mask;
-    for (uint32_t i = hash(line, m); b->map[i] >= 0; i = (i + 1) & m)
-        if (b->mshr[b->map[i]].line == line) return &b->mshr[b->map[i]];
-    return NULL;
-}
-
-static void map_insert(const cm_l2 *l2, l2_bank *b, uint32_t idx)
-{
-    uint32_t m = l2->map_mask, i = hash(b->mshr[idx].line, m);
-    while (b->map[i] >= 0) i = (i + 1) & m;
-    b->map[i] = (int32_t)idx;
-}
-
-static void map_remove(const cm_l2 *l2, l2_bank *b, uint64_t line)
-{
-    uint32_t m = l2->map_mask, i = hash(line, m);
-    while (b->mshr[b->map[i]].line != line) i = (i + 1) & m;
-    /* Backward shift: pull later entries of the probe run into the hole
-     * unless their home lies cyclically in (hole, slot]. */
-    for (uint32_t j = (i + 1) & m; b->map[j] >= 0; j = (j + 1) & m) {
-        uint32_t k = hash(b->mshr[b->map[j]].line, m);
-        int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-        if (stays) continue;
-        b->map[i] = b->map[j];
-        i = j;
-    }
-    b->map[i] = -1;
-}
-
-/* ---- MSHRs ------------------------------------------------------------- */
-
-static l2_mshr *mshr_alloc(cm_l2 *l2, l2_bank *b, uint64_t line)
-{
-    uint32_t idx = b->free_mshr;
-    l2_mshr *e = &b->mshr[idx];
-    b->free_mshr = e->next_free;
-    b->nfree--;
-    e->line = line;
-    e->since = l2->eng->now;
-    e->n = 0;
-    e->dirty = 0;
-    cm_stat_level(b->st_mocc, l2->cfg.mshrs - b->nfree, l2->eng->now);
-    return e;
-}
-
-static void mshr_release(cm_l2 *l2, l2_bank *b, l2_mshr *e)
-{
-    cm_stat_sample(b->st_mlife, (double)(l2->eng->now - e->since));
-    e->state = MS_FREE;
-    e->next_free = b->free_mshr;
-    b->free_mshr = (uint32_t)(e - b->mshr);
-    b->nfree++;
-    cm_stat_level(b->st_mocc, l2->cfg.mshrs - b->nfree, l2->eng->now);
-}
-
-static void todram_push(cm_l2 *l2, l2_bank *b, l2_mshr *e)
-{
-    uint32_t t = b->dhead + b->dcount++;
-    b->todram[t >= l2->cfg.mshrs ? t - l2->cfg.mshrs : t] =
-        (uint32_t)(e - b->mshr);
-}
-
-static void kick(l2_bank *b);
-
-/* Sends the DRAM FIFO's entries in order while the channel takes them. */
-static void drain_todram(l2_bank *b)
+void l2_pred_event(l2_bank *b, unsigned st, unsigned ev, const cm_mreq *m,
+                   uint64_t now)
 {
     cm_l2 *l2 = b->l2;
-    int released = 0;
-    while (b->dcount) {
-        l2_mshr *e = &b->mshr[b->todram[b->dhead]];
-        cm_dram_req q = {e->line, e, b->id, e->state == MS_WB};
-        if (cm_dram_send(l2->dram, b->ch, &q) != CM_SINK_OK) break;
-        if (++b->dhead == l2->cfg.mshrs) b->dhead = 0;
-        b->dcount--;
-        if (e->state == MS_WB) {
-            mshr_release(l2, b, e);
-            released = 1;
-        } else {
-            e->state = MS_READ;
-        }
+    const cm_params *p = l2->p;
+    if (!l2->timestamps) return;
+    unsigned base = cm_l2_event_base(ev);
+    int write = base == CM_L2E_GETX || base == CM_L2E_UPGR ||
+                base == CM_L2E_ATOMIC;
+    /* a load served again after waiting on an entry (a miss) was counted
+     * when it first came, and the line it finds, filled with GT 0, is no
+     * valid line whose GT expired */
+    int load = ev == CM_L2E_GETS && m && !(m->flags & CM_MF_WAITED);
+    if (load && (m->flags & CM_MF_EXPIRED_MISS))
+        pred_count(b, PE_L1_EXPIRED, p->tc_t_hit, now);
+    if (load && st == CM_L2S_E) pred_count(b, PE_L2_EXPIRED, p->tc_t_hit, now);
+    if (write && st == CM_L2S_V &&
+        (p->tc_write_update == 1 ||
+         (p->tc_write_update == 0 && l2->fences_seen)))
+        pred_count(b, PE_WRITE, -p->tc_t_write, now);
+    if (ev == CM_L2E_REPLACE && st == CM_L2S_V)
+        pred_count(b, PE_EVICT, -p->tc_t_evict, now);
+}
+
+static const cm_proto_row *row_of(cm_l2 *l2, unsigned st, unsigned ev)
+{
+    const cm_proto_row *r = l2->row[st][ev];
+    if (!r && l2->eng->err.code == CM_OK) {
+        cm_err_set(&l2->eng->err, CM_EINTERNAL,
+                   "protocol %s, L2: no row for state %s, event %s",
+                   l2->cfg.proto->name, cm_l2_state_names[st],
+                   cm_l2_event_names[ev]);
+        cm_engine_stop(l2->eng);
     }
-    if (released) kick(b);
+    return r;
 }
 
-static void dram_ready(void *obj)
+/* ---- what a row needs ----------------------------------------------------- */
+
+static double blocked_now(const l2_bank *b, uint64_t now)
 {
-    drain_todram(obj);
+    return b->hol_cum + (b->stalled ? (double)(now - b->stall_since) : 0);
 }
 
-/* A victim: the REPLACE row; a dirty one is written back through an MSHR
- * entry (e, or a spare one the caller reserved). */
-static void replace(cm_l2 *l2, l2_bank *b, const l2_way *v, l2_mshr *e)
+static void obs_at(cm_obs_l2 *at, l2_bank *b, const l2_way *way, unsigned st,
+                   unsigned ev, const cm_proto_row *r, const uint64_t *sh,
+                   uint64_t now)
 {
-    const cm_proto_row *row =
-        l2->row[v->dirty ? CM_L2S_M : CM_L2S_V][CM_L2E_REPLACE];
-    if (!(row->actions & CM_ACT_SEND)) {
-        if (e) mshr_release(l2, b, e);
+    cm_l2 *l2 = b->l2;
+    *at = (cm_obs_l2){.bank = b->id,
+                      .way = way ? (int32_t)(way - b->tags) : -1,
+                      .state = (uint8_t)st,
+                      .event = (uint8_t)ev,
+                      .actions = r ? r->actions : 0,
+                      .sharers = sh ? *sh : 0,
+                      .gt = way ? way->gt : 0,
+                      .reader = way ? way->reader : -1,
+                      .multi = way ? way->multi : 0,
+                      .blocked = blocked_now(b, now),
+                      .lifetime = l2->timestamps ? l2_lifetime(l2, b) : 0};
+}
+
+/* The L1s an INV (all sharers but req) or RCL (all, and the owner) of
+ * the row reaches. */
+static uint64_t targets(const cm_proto_row *r, const uint64_t *sh,
+                        const l2_way *way, int32_t req)
+{
+    uint64_t to = 0;
+    if (r->actions & CM_A2_INV) to |= (sh ? *sh : 0) & ~(req >= 0 ? 1ull << req : 0);
+    if (r->actions & CM_A2_RCL) {
+        to |= sh ? *sh : 0;
+        if (way && way->owner >= 0) to |= 1ull << way->owner;
+    }
+    return to;
+}
+
+static int dir_make_room(l2_bank *b, uint64_t line, uint64_t now);
+static int replace(l2_bank *b, uint64_t line, unsigned ev, uint64_t now,
+                   uint64_t *retry);
+static void fill_ev(cm_engine *eng, void *obj, uint64_t arg);
+
+/* Entries and reply slots the row takes (m: the request, or NULL). */
+static void needs(cm_l2 *l2, l2_bank *b, const cm_proto_row *r, uint64_t line,
+                  l2_way *way, const cm_mreq *m, uint32_t *ents,
+                  uint32_t *slots)
+{
+    uint32_t a = r->actions;
+    uint64_t *sh = l2_sharers(l2, b, line, way);
+    *ents = ((a & (CM_A2_FETCH | CM_A2_TXN)) != 0) +
+            ((a & (CM_A2_PARK | CM_A2_PARK_SIDE)) != 0) +
+            ((a & CM_A2_EVICT) && way && way->dirty);
+    *slots = (uint32_t)__builtin_popcountll(
+                 targets(r, sh, way, m ? (int32_t)m->sm : -1)) +
+             ((a & CM_A2_FWD) != 0) + ((a & CM_A2_REPLY) != 0) +
+             ((a & CM_A2_TXN) && m);
+}
+
+/* Whether row r may run for line now.  What it evicts to make room comes
+ * first (an allocation's victim, a load's directory entry: they may wait
+ * themselves), then its entries and reply slots are counted. */
+static int room(l2_bank *b, const cm_proto_row *r, uint64_t line, l2_way *way,
+                l2_ent *e, const cm_mreq *m, uint64_t now)
+{
+    cm_l2 *l2 = b->l2;
+    if ((r->actions & CM_A2_MERGE) && e && e->nwait >= l2->cfg.merge) return 0;
+    if (r->actions & CM_A2_ALLOC) {
+        l2_way *v = l2_victim(l2, b, line);
+        uint64_t retry = 0;
+        if (!v || (v->valid &&
+                   !replace(b, v->line, CM_L2E_REPLACE, now, &retry)))
+            return 0;
+    }
+    if ((r->actions & CM_A2_ADD) && l2->cfg.proto->sharers == CM_SHARERS_DIR &&
+        !l2_dir_find(l2, b, line) && !dir_make_room(b, line, now))
+        return 0;
+    uint32_t ents, slots;
+    needs(l2, b, r, line, way, m, &ents, &slots);
+    return ents <= b->nfree && b->reserved + slots <= l2->out_cap;
+}
+
+/* ---- the rows' actions ------------------------------------------------------- */
+
+static void send_forward(l2_bank *b, unsigned msg, uint64_t line, uint32_t to)
+{
+    cm_l2 *l2 = b->l2;
+    cm_mreq *x = cm_pool_get(l2->cfg.pool);
+    if (!x) {
+        l2_fail(l2, "protocol %s, L2: the message pool is empty (%s%s)", "",
+                "");
         return;
     }
-    if (!e) e = mshr_alloc(l2, b, v->line);
-    e->line = v->line;
-    e->state = MS_WB;
-    cm_stat_add(b->st_wb, 1);
-    todram_push(l2, b, e);
+    *x = (cm_mreq){.line = line, .sm = to, .msg = (uint8_t)msg,
+                   .id = UINT64_MAX};
+    if (msg == CM_MSG_INV) cm_stat_add(b->st_inv, 1);
+    if (msg == CM_MSG_RCL) cm_stat_add(b->st_rcl, 1);
+    l2_out_push(l2, b, x, 0);
 }
 
-/* ---- replies ----------------------------------------------------------- */
+static void wait_on(l2_ent *e, cm_mreq *m)
+{
+    m->next = NULL;
+    m->flags |= CM_MF_WAITED;
+    if (e->wt)
+        e->wt->next = m;
+    else
+        e->wh = m;
+    e->wt = m;
+    e->nwait++;
+}
 
-static void out_ev(cm_engine *eng, void *obj, uint64_t arg);
+static void release_credit(cm_l2 *l2, l2_bank *b, cm_mreq *m)
+{
+    if (!(m->flags & CM_MF_CREDIT)) return;
+    m->flags &= (uint8_t)~CM_MF_CREDIT;
+    cm_noc_release_req(l2->noc, b->id);
+}
 
-/* Sends ready replies in order while the reply network takes them. */
-static void out_kick(l2_bank *b)
+/* Frees e (a detached copy is not freed) and puts what waited on it back
+ * at the head of the queue; an owner's dirty line taken meanwhile goes to
+ * DRAM, on the entry. */
+static void done(l2_bank *b, l2_ent *e, int detached)
 {
     cm_l2 *l2 = b->l2;
-    int freed = 0;
-    if (b->out_pending) return;
-    while (b->ocount) {
-        l2_reply *h = &b->out[b->ohead];
-        if (h->ready > l2->eng->now) {
-            b->out_pending = 1;
-            cm_engine_schedule_at(l2->eng, h->ready, out_ev, b, 0);
-            break;
+    if (e->wh) {
+        /* back in the queue, out of the pipeline: waiting there anew */
+        for (cm_mreq *m = e->wh; m; m = m == e->wt ? NULL : m->next)
+            m->queued = b->l2->eng->now;
+        e->wt->next = b->qh;
+        if (!b->qh) b->qt = e->wt;
+        b->qh = e->wh;
+        b->qn += e->nwait;
+    }
+    e->wh = e->wt = NULL;
+    e->nwait = 0;
+    if (!detached) {
+        if (e->wb) {
+            uint64_t line = e->line, value = e->value;
+            l2_ent_free(l2, b, e); /* the line's map entry goes */
+            l2_ent *w = l2_ent_new(l2, b, line, ENT_WB, 0);
+            l2_writeback(l2, b, line, value, w);
+        } else {
+            l2_ent_free(l2, b, e);
         }
-        if (cm_noc_send_reply(l2->noc, b->id, h->r) != CM_SINK_OK) break;
-        if (++b->ohead == l2->out_cap) b->ohead = 0;
-        b->ocount--;
-        b->reserved--;
-        freed = 1;
     }
-    if (freed && b->stalled) kick(b);
+    l2_kick(b);
 }
 
-static void out_ev(cm_engine *eng, void *obj, uint64_t arg)
+static void expire_ev(cm_engine *eng, void *obj, uint64_t arg);
+
+static void install(cm_l2 *l2, l2_bank *b, l2_way *v, uint64_t line,
+                    uint64_t now)
 {
-    (void)eng;
-    (void)arg;
-    l2_bank *b = obj;
-    b->out_pending = 0;
-    out_kick(b);
+    *v = (l2_way){.line = line, .value = l2_mem_read(l2, line), .valid = 1,
+                  .owner = -1, .reader = -1, .stamp = ++b->stamp};
+    /* a TC-Weak refetch takes the parked timestamps (GT >= every LT) */
+    for (uint32_t i = 0; l2->timestamps && i < l2->cfg.mshrs; i++)
+        if (b->ent[i].kind == ENT_SIDE && b->ent[i].line == line &&
+            b->ent[i].gt > v->gt) {
+            v->gt = b->ent[i].gt;
+            v->multi = 1;
+        }
+    if (l2->timed && l2->cfg.obs && l2->cfg.obs->l2_fill)
+        l2->cfg.obs->l2_fill(l2->cfg.obs->obj, b->id, (int32_t)(v - b->tags),
+                             line, now);
 }
 
-static void noc_ready(void *obj)
-{
-    out_kick(obj);
-}
-
-/* Queues r's reply (its slot was reserved when r was served). */
-static void reply(cm_l2 *l2, l2_bank *b, cm_mreq *r, unsigned msg)
-{
-    uint64_t now = l2->eng->now, ready = now + l2->cfg.pipe;
-    if (r->msg == CM_MSG_ATOMIC) {
-        cm_ratio a = l2->cfg.atomic;
-        uint64_t start = ready * a.den;
-        if (start < b->atomic_tick) start = b->atomic_tick;
-        b->atomic_tick = start + a.num;
-        ready = cm_ratio_ceil(b->atomic_tick, a);
-        cm_stat_add(b->st_atom, 1);
-    }
-    /* Replies leave in bank order (point-to-point ordering). */
-    if (ready < b->last_ready) ready = b->last_ready;
-    b->last_ready = ready;
-    r->msg = (uint8_t)msg;
-    uint32_t t = b->ohead + b->ocount++;
-    b->out[t >= l2->out_cap ? t - l2->out_cap : t] = (l2_reply){r, ready};
-    out_kick(b);
-}
-
-static unsigned reply_msg(const cm_mreq *r)
-{
-    return r->msg == CM_MSG_WRITE ? CM_MSG_ACK : CM_MSG_DATA;
-}
-
-/* ---- serving the queue -------------------------------------------------- */
-
-static unsigned state_of(const cm_l2 *l2, const l2_bank *b, uint64_t line)
-{
-    const l2_mshr *e = map_find(l2, b, line);
-    if (e) return e->dirty ? CM_L2S_IM : CM_L2S_IV;
-    const l2_way *w = tag_find(l2, b, line);
-    if (w) return w->dirty ? CM_L2S_M : CM_L2S_V;
-    return CM_L2S_I;
-}
-
-static const cm_proto_row *find_row(cm_l2 *l2, unsigned s, unsigned ev)
-{
-    const cm_proto_row *row = l2->row[s][ev];
-    if (!row)
-        cm_err_set(&l2->eng->err, CM_EINTERNAL,
-                   "L2 table (baseline): no row for state %s, event %s",
-                   state_names[s], event_names[ev]);
-    return row;
-}
-
-/* Serves r, the queue head: 1, or 0 when it must wait for a resource (or
- * the table has no row: the engine's sticky error then stops the run). */
-static int serve(l2_bank *b, cm_mreq *r)
+static void evict(l2_bank *b, l2_way *w, uint64_t now)
 {
     cm_l2 *l2 = b->l2;
-    unsigned ev;
-    switch (r->msg) {
-    case CM_MSG_GETS:
-        ev = CM_L2E_GETS;
-        break;
-    case CM_MSG_WRITE:
-        ev = r->bytes >= l2->cfg.line_bytes ? CM_L2E_WRITE_FULL : CM_L2E_WRITE;
-        break;
-    case CM_MSG_ATOMIC:
-        ev = CM_L2E_ATOMIC;
-        break;
-    default:
-        cm_err_set(&l2->eng->err, CM_EINTERNAL,
-                   "L2 bank %u: request %llu carries message %u, not a "
-                   "request",
-                   b->id, (unsigned long long)r->id, (unsigned)r->msg);
+    if (l2->timed) {
+        cm_stat_add(b->st_evict, 1);
+        if (l2->cfg.obs && l2->cfg.obs->l2_evict)
+            l2->cfg.obs->l2_evict(l2->cfg.obs->obj, b->id,
+                                  (int32_t)(w - b->tags), now);
+    }
+    if (w->dirty) l2_writeback(l2, b, w->line, w->value, NULL);
+    w->valid = 0;
+}
+
+/* The reply to request m, on m's record. */
+static void reply(l2_bank *b, const cm_proto_row *r, const cm_obs_l2 *at,
+                  cm_mreq *m, const l2_way *way, uint64_t old, uint64_t gwct,
+                  uint64_t now)
+{
+    cm_l2 *l2 = b->l2;
+    int atomic = m->msg == CM_MSG_ATOMIC;
+    m->msg = r->msg;
+    m->value = r->msg == CM_MSG_AREPLY ? old : way ? way->value : 0;
+    m->ts = way ? way->gt : 0;
+    m->gwct = gwct;
+    if (l2->cfg.obs && l2->cfg.obs->l2_reply)
+        l2->cfg.obs->l2_reply(l2->cfg.obs->obj, at, m, now);
+    l2_out_push(l2, b, m, atomic);
+}
+
+/* Executes row r for line.  m: the request (served, or the transaction's
+ * on an answer), may be NULL; resp: the answer being handled.  Returns 1
+ * if m left the queue for good (answered, waiting, held). */
+static int exec(l2_bank *b, const cm_proto_row *r, const cm_obs_l2 *at,
+                uint64_t line, l2_way *way, l2_ent *e, int detached,
+                cm_mreq *m, const cm_mreq *resp, uint64_t now)
+{
+    cm_l2 *l2 = b->l2;
+    uint32_t a = r->actions;
+    int32_t req = m ? (int32_t)m->sm : -1;
+    uint64_t old = way ? way->value : 0, gwct = 0;
+    if (a & CM_A2_FETCH) {
+        e = l2_ent_new(l2, b, line, ENT_LINE, r->next);
+        wait_on(e, m);
+        l2_todram(l2, b, e);
+        l2_drain_todram(b);
+        return 1;
+    }
+    if (a & CM_A2_MERGE) {
+        wait_on(e, m);
+        cm_stat_add(b->st_merge, 1);
+        return 1;
+    }
+    if (a & CM_A2_ALLOC) {
+        way = l2_victim(l2, b, line); /* room() made it free */
+        install(l2, b, way, line, now);
+    }
+    if (a & CM_A2_TXN) {
+        e = l2_ent_new(l2, b, line, ENT_LINE, r->next);
+        e->txn = m;
+    }
+    uint64_t *sh = l2_sharers(l2, b, line, way);
+    uint64_t to = targets(r, sh, way, req);
+    for (uint32_t i = 0; to >> i; i++)
+        if (to >> i & 1) {
+            send_forward(b, (a & CM_A2_INV) ? CM_MSG_INV : CM_MSG_RCL, line, i);
+            e->acks++;
+        }
+    if (a & CM_A2_FWD) {
+        if (!way || way->owner < 0 || way->owner == req) {
+            l2_fail(l2, "protocol %s, L2: %s to %s owner", cm_msg_name(r->msg),
+                    way && way->owner >= 0 ? "the requesting" : "no");
+            return 1;
+        }
+        send_forward(b, r->msg, line, (uint32_t)way->owner);
+        e->acks++;
+    }
+    if ((a & CM_A2_WRITE) && way && m) {
+        if (l2->cfg.obs && l2->cfg.obs->l2_write)
+            l2->cfg.obs->l2_write(l2->cfg.obs->obj, at, m, now);
+        way->value = m->value;
+        way->dirty = 1;
+        if (m->flags & CM_MF_STALLED)
+            cm_stat_add(b->st_sstall, (double)(now - m->stall_cycle));
+    }
+    if ((a & CM_A2_TAKE) && resp) {
+        if (way) {
+            way->value = resp->value;
+            way->dirty |= (resp->flags & CM_MF_DIRTY) != 0;
+        } else if ((resp->flags & CM_MF_DIRTY) && e) { /* the line left */
+            e->wb = 1;
+            e->value = resp->value;
+        }
+    }
+    if ((a & CM_A2_GT) && way) {
+        if (way->gt < now) {
+            way->reader = -1;
+            way->multi = 0;
+        }
+        uint64_t t = now + l2_lifetime(l2, b);
+        if (t > way->gt) way->gt = t;
+        if (way->reader < 0)
+            way->reader = req;
+        else if (way->reader != req)
+            way->multi = 1;
+    }
+    if ((a & CM_A2_GWCT) && way) gwct = way->gt;
+    if ((a & CM_A2_GTINC) && way) way->gt++;
+    if ((a & CM_A2_ADD) && req >= 0) {
+        if (!sh && l2->cfg.proto->sharers == CM_SHARERS_DIR) {
+            if (!l2_dir_find(l2, b, line)) dir_make_room(b, line, now);
+            sh = l2_sharers(l2, b, line, way);
+        }
+        if (sh) *sh |= 1ull << req;
+    }
+    if ((a & CM_A2_KEEP) && sh) *sh &= req >= 0 ? 1ull << req : 0;
+    if ((a & CM_A2_DROP) && sh) *sh = 0;
+    if ((a & CM_A2_DROP) && way) way->owner = -1;
+    if ((a & CM_A2_OWN) && way && req >= 0) {
+        way->owner = req;
+        way->sharers = 0;
+    }
+    if ((a & CM_A2_DEMOTE) && way && way->owner >= 0) {
+        way->sharers |= 1ull << way->owner;
+        way->owner = -1;
+    }
+    if ((a & CM_A2_REPLY) && m) reply(b, r, at, m, way, old, gwct, now);
+    if ((a & (CM_A2_PARK | CM_A2_PARK_SIDE)) && way) {
+        l2_ent *p = l2_ent_new(l2, b, line,
+                               (a & CM_A2_PARK) ? ENT_LINE : ENT_SIDE,
+                               CM_L2S_M_I);
+        p->gt = way->gt;
+        cm_engine_schedule_at(l2->eng, way->gt + 1, expire_ev, b,
+                              (uint64_t)(p - b->ent));
+    }
+    if ((a & CM_A2_EVICT) && way) evict(b, way, now);
+    if (a & CM_A2_DONE) done(b, e, detached);
+    if ((a & CM_A2_TXN) && e->acks == 0) done(b, e, 0);
+    return (a & (CM_A2_REPLY | CM_A2_TXN)) != 0;
+}
+
+/* ---- replacement and the directory --------------------------------------------- */
+
+/* Runs the REPLACE (or DIR_REPLACE) row of a stable line; 0 if it stalls
+ * or lacks room, *retry then the time to try again (0: at the next change). */
+static int replace(l2_bank *b, uint64_t line, unsigned ev, uint64_t now,
+                   uint64_t *retry)
+{
+    cm_l2 *l2 = b->l2;
+    l2_way *way;
+    l2_ent *e;
+    unsigned st = l2_state(l2, b, line, now, &way, &e);
+    const cm_proto_row *r = row_of(l2, st, ev);
+    if (!r) return 0;
+    uint32_t ents, slots;
+    needs(l2, b, r, line, way, NULL, &ents, &slots);
+    if ((r->actions & CM_A2_STALL) || ents > b->nfree ||
+        b->reserved + slots > l2->out_cap) {
+        if (way && st == CM_L2S_V) *retry = way->gt + 1;
         return 0;
     }
-    unsigned s = state_of(l2, b, r->line);
-    const cm_proto_row *row = find_row(l2, s, ev);
-    if (!row) return 0;
-    /* Resources first, so a blocked head changes nothing. */
-    l2_mshr *e = NULL;
-    if (b->reserved == l2->out_cap) return 0;
-    if (row->actions & CM_ACT_MSHR) {
-        e = map_find(l2, b, r->line);
-        if (e ? e->n == l2->cfg.merge : !b->nfree) return 0;
-    }
-    /* A line allocated without a fetch may evict a dirty victim, whose
-     * write-back needs an MSHR entry. */
-    if ((row->actions & CM_ACT_ALLOCATE) && !b->nfree) return 0;
+    b->reserved += slots;
+    l2_pred_event(b, st, ev, NULL, now);
+    uint64_t *sh = l2_sharers(l2, b, line, way);
+    if ((ev == CM_L2E_DIR_REPLACE ||
+         l2->cfg.proto->sharers != CM_SHARERS_DIR) &&
+        l2->cfg.obs && l2->cfg.obs->l2_replace)
+        l2->cfg.obs->l2_replace(
+            l2->cfg.obs->obj, b->id,
+            (unsigned)(sh ? __builtin_popcountll(*sh) : 0) +
+                (way && way->owner >= 0),
+            now);
+    if (ev == CM_L2E_DIR_REPLACE) cm_stat_add(b->st_direv, 1);
+    cm_obs_l2 at;
+    obs_at(&at, b, way, st, ev, r, sh, now);
+    exec(b, r, &at, line, way, e, 0, NULL, NULL, now);
+    return 1;
+}
 
-    b->reserved++;
-    cm_stat_add(b->st_acc, 1);
-    if (s != CM_L2S_V && s != CM_L2S_M) cm_stat_add(b->st_miss, 1);
-    if (row->actions & CM_ACT_HIT) {
-        l2_way *w = tag_touch(l2, b, r->line);
-        if (row->next == CM_L2S_M) w->dirty = 1;
-        reply(l2, b, r, row->msg);
-    } else if (row->actions & CM_ACT_MSHR) {
-        if (e) {
-            cm_stat_add(b->st_merge, 1);
-        } else {
-            e = mshr_alloc(l2, b, r->line);
-            e->state = MS_READ_WAIT;
-            map_insert(l2, b, (uint32_t)(e - b->mshr));
-            todram_push(l2, b, e);
-        }
-        e->reqs[e->n++] = r;
-        if (row->next == CM_L2S_IM) e->dirty = 1;
-        drain_todram(b);
-    } else if (row->actions & CM_ACT_ALLOCATE) {
-        l2_way v;
-        if (tag_install(l2, b, r->line, row->next == CM_L2S_M, &v))
-            replace(l2, b, &v, NULL);
-        reply(l2, b, r, row->msg);
-        drain_todram(b);
+/* GPU-VIni: a free directory way for line, evicting (DIR_REPLACE) the LRU
+ * entry of the set if needed.  0 when every candidate is busy. */
+static int dir_make_room(l2_bank *b, uint64_t line, uint64_t now)
+{
+    cm_l2 *l2 = b->l2;
+    l2_dirent *set = l2_dir_set(l2, b, line), *v = NULL;
+    for (uint32_t i = 0; i < l2->dir_ways && !v; i++)
+        if (!set[i].valid || !set[i].sharers) v = &set[i];
+    if (!v) { /* LRU among lines with no transaction */
+        for (uint32_t j = 0; j < l2->dir_ways; j++)
+            if (!l2_ent_find(l2, b, set[j].line) &&
+                (!v || set[j].stamp < v->stamp))
+                v = &set[j];
+        uint64_t retry = 0;
+        if (!v || !replace(b, v->line, CM_L2E_DIR_REPLACE, now, &retry))
+            return 0;
     }
+    *v = (l2_dirent){.line = line, .stamp = ++b->stamp, .valid = 1};
+    return 1;
+}
+
+/* ---- serving the queue --------------------------------------------------------- */
+
+static void kick_at(cm_engine *eng, void *obj, uint64_t arg)
+{
+    (void)arg;
+    l2_bank *b = obj;
+    if (cm_engine_now(eng) >= b->wake_at) b->wake_at = 0;
+    l2_kick(b);
+}
+
+/* The request could not go: noted once (a write's stall time starts), and
+ * a write held by an unexpired GT wakes the bank when it passes. */
+static void stall(l2_bank *b, cm_mreq *m, const cm_proto_row *r, l2_way *way,
+                  unsigned st, unsigned ev, uint64_t now)
+{
+    cm_l2 *l2 = b->l2;
+    if (!(m->flags & CM_MF_STALLED)) {
+        m->flags |= CM_MF_STALLED;
+        m->stall_cycle = now;
+        if (l2->cfg.obs && l2->cfg.obs->l2_stall) {
+            cm_obs_l2 at;
+            obs_at(&at, b, way, st, ev, r, l2_sharers(l2, b, m->line, way),
+                   now);
+            l2->cfg.obs->l2_stall(l2->cfg.obs->obj, &at, m, now);
+        }
+    }
+    uint64_t t = way ? way->gt + 1 : 0;
+    if (st == CM_L2S_V && way && (r->actions & CM_A2_STALL) &&
+        (b->wake_at <= now || t < b->wake_at)) {
+        b->wake_at = t;
+        cm_engine_schedule_at(l2->eng, t, kick_at, b, 0);
+    }
+}
+
+/* Serves request m (unlinked from the queue): 1 done, 0 stalled. */
+static int serve(l2_bank *b, cm_mreq *m, uint64_t now)
+{
+    cm_l2 *l2 = b->l2;
+    l2_way *way;
+    l2_ent *e;
+    unsigned st = l2_state(l2, b, m->line, now, &way, &e);
+    unsigned ev = l2_refine(l2, b, m, st, way);
+    const cm_proto_row *r = row_of(l2, st, ev);
+    if (!r) return 0;
+    if ((r->actions & CM_A2_STALL) || !room(b, r, m->line, way, e, m, now)) {
+        stall(b, m, r, way, st, ev, now);
+        return 0;
+    }
+    uint32_t ents, slots;
+    needs(l2, b, r, m->line, way, m, &ents, &slots);
+    b->reserved += slots;
+    l2_pred_event(b, st, ev, m, now);
+    /* a request served again after waiting on a fetch was counted, as a
+     * miss, when it first came */
+    if (!(m->flags & CM_MF_WAITED)) {
+        cm_stat_add(b->st_acc, 1);
+        if (r->actions & (CM_A2_FETCH | CM_A2_MERGE))
+            cm_stat_add(b->st_miss, 1);
+    }
+    if (way) way->stamp = ++b->stamp;
+    if (l2->cfg.proto->sharers == CM_SHARERS_DIR) { /* LRU over requests */
+        l2_dirent *d = l2_dir_find(l2, b, m->line);
+        if (d) d->stamp = ++b->stamp;
+    }
+    cm_obs_l2 at;
+    obs_at(&at, b, way, st, ev, r, l2_sharers(l2, b, m->line, way), now);
+    if (l2->cfg.obs && l2->cfg.obs->l2_request)
+        l2->cfg.obs->l2_request(l2->cfg.obs->obj, &at, m, now);
+    cm_stat_sample(b->st_qwait, (double)(now - m->queued));
+    release_credit(l2, b, m);
+    if (!exec(b, r, &at, m->line, way, e, 0, m, NULL, now))
+        l2_fail(l2, "protocol %s, L2: a request left unanswered (%s%s)", "",
+                "");
     return 1;
 }
 
@@ -468,27 +581,106 @@ static void serve_ev(cm_engine *eng, void *obj, uint64_t arg)
     (void)arg;
     l2_bank *b = obj;
     b->serve_pending = 0;
-    kick(b);
+    l2_kick(b);
 }
 
-/* Serves queue heads, one per L2 cycle, until the queue empties, the next
- * slot lies ahead (an event is set) or the head blocks. */
-static void kick(l2_bank *b)
+/* A request leaves the bank's input pipeline. */
+static void pipe_ev(cm_engine *eng, void *obj, uint64_t arg)
+{
+    (void)arg;
+    l2_bank *b = obj;
+    if (cm_engine_now(eng) < b->pipe_at) return; /* a later one is due */
+    b->pipe_pending = 0;
+    l2_kick(b);
+}
+
+/* One request served: the queue head, or (out of order) the oldest whose
+ * line no earlier request blocks; 0 if none could go, *ready then the time
+ * the first request still in the bank's input pipeline comes out of it
+ * (0: none). */
+static int serve_one(l2_bank *b, uint64_t now, uint64_t *ready)
+{
+    cm_l2 *l2 = b->l2;
+    uint64_t seen[64];
+    uint32_t nseen = 0;
+    uint32_t depth = l2->cfg.proto->l2_out_of_order ? l2->cfg.queue : 1;
+    cm_mreq *prev = NULL;
+    *ready = 0;
+    for (cm_mreq *m = b->qh; m && depth; prev = m, m = m->next, depth--) {
+        if (m->queued > now) { /* arrivals are in order: the rest too */
+            *ready = m->queued;
+            return 0;
+        }
+        int blocked = 0;
+        for (uint32_t i = 0; i < nseen; i++) blocked |= seen[i] == m->line;
+        if (blocked) continue;
+        cm_mreq *next = m->next;
+        /* unlinked first: serving may put replays at the head */
+        if (prev)
+            prev->next = next;
+        else
+            b->qh = next;
+        if (b->qt == m) b->qt = prev;
+        b->qn--;
+        if (serve(b, m, now)) return 1;
+        m->next = next; /* stalled: back in place */
+        if (prev)
+            prev->next = m;
+        else
+            b->qh = m;
+        if (!next) b->qt = m;
+        b->qn++;
+        if (nseen < 64) seen[nseen++] = m->line;
+        if (l2->eng->err.code != CM_OK) return 0;
+    }
+    return 0;
+}
+
+/* Requests out of the input pipeline join the queue proper (occupancy). */
+static void pipe_advance(l2_bank *b, uint64_t now)
+{
+    int moved = 0;
+    while (b->pipe_first && b->pipe_first->queued <= now) {
+        b->pipe_first = b->pipe_first->next;
+        b->npipe--;
+        moved = 1;
+    }
+    if (moved) cm_stat_level(b->st_qocc, b->qn - b->npipe, now);
+}
+
+/* Serves requests, one per L2 cycle, until the queue empties, the next
+ * slot lies ahead (an event is set) or nothing can go. */
+void l2_kick(l2_bank *b)
 {
     cm_l2 *l2 = b->l2;
     cm_ratio sv = l2->cfg.service;
-    if (b->kicking || b->serve_pending) return;
+    if (b->kicking || b->serve_pending || !l2->timed) return;
+    pipe_advance(b, l2->eng->now);
     b->kicking = 1;
-    while (b->qcount) {
+    while (b->qn && l2->eng->err.code == CM_OK) {
         uint64_t now = l2->eng->now;
         if (now < b->serve_tick / sv.den) {
             b->serve_pending = 1;
-            cm_engine_schedule_at(l2->eng, b->serve_tick / sv.den, serve_ev, b,
-                                  0);
+            cm_engine_schedule_at(l2->eng, b->serve_tick / sv.den, serve_ev,
+                                  b, 0);
             break;
         }
-        cm_mreq *r = b->q[b->qhead];
-        if (!serve(b, r)) {
+        uint64_t ready;
+        if (!serve_one(b, now, &ready)) {
+            if (ready && ready > now) {
+                /* the pipeline is no stall: only a request that could
+                 * go and may not blocks the bank */
+                if (!b->pipe_pending || ready < b->pipe_at) {
+                    b->pipe_pending = 1;
+                    b->pipe_at = ready;
+                    cm_engine_schedule_at(l2->eng, ready, pipe_ev, b, 0);
+                }
+                if (b->qh->queued <= now && !b->stalled) {
+                    b->stalled = 1;
+                    b->stall_since = now;
+                }
+                break;
+            }
             if (!b->stalled) {
                 b->stalled = 1;
                 b->stall_since = now;
@@ -497,16 +689,13 @@ static void kick(l2_bank *b)
         }
         if (b->stalled) {
             cm_stat_add(b->st_hol, (double)(now - b->stall_since));
+            b->hol_cum += (double)(now - b->stall_since);
             b->stalled = 0;
         }
-        cm_stat_sample(b->st_qwait, (double)(now - b->q_since[b->qhead]));
-        if (++b->qhead == l2->cfg.queue) b->qhead = 0;
-        b->qcount--;
-        cm_stat_level(b->st_qocc, b->qcount, now);
+        cm_stat_level(b->st_qocc, b->qn - b->npipe, now);
         uint64_t start = now * sv.den;
         if (start < b->serve_tick) start = b->serve_tick;
         b->serve_tick = start + sv.num;
-        cm_noc_release_req(l2->noc, b->id);
     }
     b->kicking = 0;
 }
@@ -514,185 +703,139 @@ static void kick(l2_bank *b)
 void cm_l2_accept(cm_l2 *l2, unsigned bank, cm_mreq *r)
 {
     l2_bank *b = &l2->bank[bank];
-    uint32_t t = b->qhead + b->qcount;
-    if (t >= l2->cfg.queue) t -= l2->cfg.queue;
-    b->q[t] = r;
-    b->q_since[t] = l2->eng->now;
-    b->qcount++;
-    cm_stat_level(b->st_qocc, b->qcount, l2->eng->now);
-    kick(b);
+    r->next = NULL;
+    r->queued = l2->eng->now + l2->pipe_in; /* out of the input pipeline */
+    r->flags |= CM_MF_CREDIT;
+    if (b->qt)
+        b->qt->next = r;
+    else
+        b->qh = r;
+    b->qt = r;
+    b->qn++;
+    if (!b->pipe_first) b->pipe_first = r;
+    b->npipe++;
+    if (l2->cfg.obs && l2->cfg.obs->l2_enqueue)
+        l2->cfg.obs->l2_enqueue(l2->cfg.obs->obj, bank, r, l2->eng->now);
+    l2_kick(b);
+}
+
+/* ---- answers, fills, parked timestamps ---------------------------------------- */
+
+/* An answer handled on arrival: INVACK (to INV or RCL), WB or NODATA (an
+ * owner's answer to FWD or RCL) each count one of the answers the line's
+ * entry awaits; a PUT (eviction of E or M) needs no entry. */
+void cm_l2_response(cm_l2 *l2, unsigned bank, cm_mreq *m)
+{
+    l2_bank *b = &l2->bank[bank];
+    uint64_t now = l2->eng->now;
+    l2_way *way;
+    l2_ent *e;
+    unsigned st = l2_state(l2, b, m->line, now, &way, &e), ev;
+    if (m->msg == CM_MSG_PUT) {
+        ev = CM_L2E_PUT;
+        if (way && way->owner != (int32_t)m->sm) {
+            l2_fail(l2, "protocol %s, L2: PUT in state %s from an L1 that "
+                        "does not own the line%s",
+                    cm_l2_state_names[st], "");
+            return;
+        }
+    } else {
+        if (!e || !e->acks) {
+            l2_fail(l2, "protocol %s, L2: %s without a transaction%s",
+                    cm_msg_name(m->msg), "");
+            return;
+        }
+        const cm_mreq *t = e->txn;
+        --e->acks;
+        if (m->msg == CM_MSG_WB)
+            ev = CM_L2E_WB;
+        else if (m->msg == CM_MSG_NODATA)
+            ev = CM_L2E_NODATA;
+        else if (e->acks)
+            ev = CM_L2E_INVACK;
+        else if (t && t->msg == CM_MSG_ATOMIC)
+            ev = CM_L2E_INVACK_LAST_A;
+        else if (t && t->msg == CM_MSG_UPGR && way &&
+                 (way->sharers >> t->sm & 1))
+            ev = CM_L2E_INVACK_LAST_U; /* its copy survived: no data */
+        else
+            ev = CM_L2E_INVACK_LAST;
+    }
+    const cm_proto_row *r = row_of(l2, st, ev);
+    if (r) {
+        cm_obs_l2 at;
+        obs_at(&at, b, way, st, ev, r, l2_sharers(l2, b, m->line, way), now);
+        exec(b, r, &at, m->line, way, e, 0, e ? e->txn : NULL, m, now);
+    }
+    cm_pool_put(l2->cfg.pool, m);
+    l2_kick(b);
+}
+
+static void fill(l2_bank *b, l2_ent *e);
+
+static void fill_ev(cm_engine *eng, void *obj, uint64_t arg)
+{
+    (void)eng;
+    l2_bank *b = obj;
+    fill(b, &b->ent[arg]);
+}
+
+/* The line arrives from DRAM.  The fill leaves its entry before its
+ * victim is evicted, so an eviction that needs an entry (a recall, a
+ * parked timestamp, a write-back) can take it: otherwise fills holding
+ * every entry would wait for each other. */
+static void fill(l2_bank *b, l2_ent *e)
+{
+    cm_l2 *l2 = b->l2;
+    uint64_t now = l2->eng->now, retry = 0;
+    l2_ent f = *e;
+    l2_ent_free(l2, b, e);
+    l2_way *v = l2_victim(l2, b, f.line);
+    if (!v ||
+        (v->valid && !replace(b, v->line, CM_L2E_REPLACE, now, &retry))) {
+        /* every way busy or the victim waits: the entry back (the one
+         * just freed: nothing took it), and try again */
+        e = l2_ent_new(l2, b, f.line, ENT_LINE, f.state);
+        f.kind = e->kind;
+        *e = f;
+        cm_ratio sv = l2->cfg.service;
+        uint64_t next = now + cm_ratio_ceil(sv.num, sv);
+        cm_engine_schedule_at(l2->eng, retry > now ? retry : next, fill_ev, b,
+                              (uint64_t)(e - b->ent));
+        return;
+    }
+    install(l2, b, v, f.line, now);
+    const cm_proto_row *r = row_of(l2, f.state, CM_L2E_FILL);
+    if (!r) return;
+    cm_obs_l2 at;
+    obs_at(&at, b, v, f.state, CM_L2E_FILL, r, NULL, now);
+    exec(b, r, &at, f.line, v, &f, 1, NULL, NULL, now);
 }
 
 void cm_l2_dram_done(cm_l2 *l2, const cm_dram_req *q)
 {
-    if (q->write) return; /* a write-back left its MSHR when queued */
+    if (q->write) return; /* a write-back left its entry when queued */
     l2_bank *b = &l2->bank[q->src];
-    l2_mshr *e = q->ctx;
-    const cm_proto_row *row =
-        find_row(l2, e->dirty ? CM_L2S_IM : CM_L2S_IV, CM_L2E_FILL);
-    if (!row) return;
-    map_remove(l2, b, e->line);
-    l2_way v;
-    int evicted = tag_install(l2, b, e->line, row->next == CM_L2S_M, &v);
-    for (uint32_t k = 0; k < e->n; k++)
-        reply(l2, b, e->reqs[k], reply_msg(e->reqs[k]));
-    if (evicted)
-        replace(l2, b, &v, e); /* e holds a write-back or is released */
-    else
-        mshr_release(l2, b, e);
-    drain_todram(b);
-    kick(b);
+    l2_ent *e = q->ctx;
+    e->dram = DR_NONE;
+    fill(b, e);
 }
 
-/* ---- setup ------------------------------------------------------------ */
-
-size_t cm_l2_events(const cm_l2_config *cfg)
+static void expire_ev(cm_engine *eng, void *obj, uint64_t arg)
 {
-    return 2 * (size_t)cfg->banks;
-}
-
-uint64_t cm_l2_inside(const cm_l2 *l2)
-{
-    uint64_t n = 0;
-    for (unsigned i = 0; i < l2->cfg.banks; i++)
-        n += l2->bank[i].qcount + l2->bank[i].reserved;
-    return n;
-}
-
-unsigned cm_l2_line_state(const cm_l2 *l2, uint64_t line)
-{
-    return state_of(l2, &l2->bank[line % l2->cfg.banks], line);
-}
-
-static cm_status bank_stats(l2_bank *b, cm_stats *st, cm_err *err)
-{
-    const cm_l2_config *c = &b->l2->cfg;
-    char comp[32];
-    snprintf(comp, sizeof comp, "bank%u", b->id);
-    cm_status s = cm_stats_counter(st, "l2.accesses", comp, &b->st_acc, err);
-    if (!s) s = cm_stats_counter(st, "l2.misses", comp, &b->st_miss, err);
-    if (!s)
-        s = cm_stats_ratio(st, "l2.miss_ratio", comp, b->st_miss, b->st_acc,
-                           err);
-    if (!s) s = cm_stats_counter(st, "l2.mshr.merges", comp, &b->st_merge, err);
-    if (!s) s = cm_stats_counter(st, "l2.writebacks", comp, &b->st_wb, err);
-    if (!s) s = cm_stats_counter(st, "l2.atomics", comp, &b->st_atom, err);
-    if (!s)
-        s = cm_stats_counter(st, "l2.hol_stall_cycles", comp, &b->st_hol, err);
-    if (!s)
-        s = cm_stats_occupancy(st, "l2.queue.occupancy", comp, c->queue,
-                               "l2.queue.full_fraction", &b->st_qocc, err);
-    if (!s)
-        s = cm_stats_latency(st, "l2.queue.wait", comp, 32, 0, &b->st_qwait,
-                             err);
-    if (!s)
-        s = cm_stats_occupancy(st, "l2.mshr.occupancy", comp, c->mshrs,
-                               "l2.mshr.full_fraction", &b->st_mocc, err);
-    if (!s)
-        s = cm_stats_latency(st, "l2.mshr.lifetime", comp, 32, 0, &b->st_mlife,
-                             err);
-    return s;
-}
-
-static cm_status bank_init(cm_l2 *l2, l2_bank *b, unsigned id, cm_err *err)
-{
-    const cm_l2_config *c = &l2->cfg;
-    b->l2 = l2;
-    b->id = id;
-    b->ch = id % c->channels;
-    b->tags = malloc(l2->sets * c->ways * sizeof *b->tags);
-    b->fill = calloc(l2->sets, sizeof *b->fill);
-    b->q = malloc(c->queue * sizeof *b->q);
-    b->q_since = malloc(c->queue * sizeof *b->q_since);
-    b->mshr = calloc(c->mshrs, sizeof *b->mshr);
-    b->map = malloc(((size_t)l2->map_mask + 1) * sizeof *b->map);
-    b->todram = malloc(c->mshrs * sizeof *b->todram);
-    b->out = malloc(l2->out_cap * sizeof *b->out);
-    if (!b->tags || !b->fill || !b->q || !b->q_since || !b->mshr || !b->map ||
-        !b->todram || !b->out)
-        return cm_err_set(err, CM_EINTERNAL, "out of memory for L2 bank %u",
-                          id);
-    for (uint32_t k = 0; k < c->mshrs; k++) {
-        b->mshr[k].reqs = malloc(c->merge * sizeof *b->mshr[k].reqs);
-        if (!b->mshr[k].reqs)
-            return cm_err_set(err, CM_EINTERNAL, "out of memory for L2 bank %u",
-                              id);
-        b->mshr[k].next_free = k + 1 < c->mshrs ? k + 1 : NO_MSHR;
+    l2_bank *b = obj;
+    cm_l2 *l2 = b->l2;
+    l2_ent *e = &b->ent[arg];
+    if (e->kind == ENT_SIDE) {
+        l2_ent_free(l2, b, e);
+        l2_kick(b);
+        return;
     }
-    b->nfree = c->mshrs;
-    memset(b->map, 0xff, ((size_t)l2->map_mask + 1) * sizeof *b->map);
-    return CM_OK;
-}
-
-cm_status cm_l2_new(const cm_l2_config *cfg, cm_engine *eng, cm_stats *stats,
-                    cm_noc *noc, cm_dram *dram, cm_l2 **out, cm_err *err)
-{
-    *out = NULL;
-    if (!cfg->banks || !cfg->channels || !cfg->ways || !cfg->line_bytes ||
-        !cfg->queue || !cfg->mshrs || !cfg->merge || !cfg->service.num ||
-        !cfg->service.den || !cfg->atomic.num || !cfg->atomic.den)
-        return cm_err_set(err, CM_EINPUT, "L2: incomplete configuration");
-    if (cfg->bank_bytes % (cfg->ways * cfg->line_bytes) != 0 ||
-        cfg->bank_bytes < cfg->ways * cfg->line_bytes)
-        return cm_err_set(err, CM_EINPUT,
-                          "l2.bank_size %llu is not a positive multiple of "
-                          "l2.ways x l2.line = %llu x %llu",
-                          (unsigned long long)cfg->bank_bytes,
-                          (unsigned long long)cfg->ways,
-                          (unsigned long long)cfg->line_bytes);
-    cm_l2 *l2 = calloc(1, sizeof *l2);
-    if (!l2) return cm_err_set(err, CM_EINTERNAL, "out of memory");
-    l2->cfg = *cfg;
-    l2->eng = eng;
-    l2->noc = noc;
-    l2->dram = dram;
-    l2->sets = cfg->bank_bytes / (cfg->ways * cfg->line_bytes);
-    uint32_t m = 1;
-    while (m < 2 * cfg->mshrs) m <<= 1;
-    l2->map_mask = m - 1;
-    /* Room for every request an MSHR can hold plus the hits in the
-     * pipeline at full rate: the reply FIFO throttles only when the reply
-     * network backs up. */
-    l2->out_cap =
-        cfg->mshrs * cfg->merge + cfg->queue + 2 +
-        (uint32_t)((cfg->pipe + 2) * cfg->service.den / cfg->service.num);
-    for (size_t i = 0; i < baseline.nrows; i++)
-        l2->row[rows[i].state][rows[i].event] = &rows[i];
-    l2->bank = calloc(cfg->banks, sizeof *l2->bank);
-    cm_status st =
-        l2->bank ? CM_OK : cm_err_set(err, CM_EINTERNAL, "out of memory");
-    for (unsigned i = 0; !st && i < cfg->banks; i++) {
-        st = bank_init(l2, &l2->bank[i], i, err);
-        if (!st) st = bank_stats(&l2->bank[i], stats, err);
-        if (!st) {
-            cm_noc_set_reply_retry(noc, i, (cm_retry){noc_ready, &l2->bank[i]});
-            cm_dram_set_retry(dram, i, (cm_retry){dram_ready, &l2->bank[i]});
-        }
-    }
-    if (st) {
-        cm_l2_free(l2);
-        return st;
-    }
-    *out = l2;
-    return CM_OK;
-}
-
-void cm_l2_free(cm_l2 *l2)
-{
-    if (!l2) return;
-    for (unsigned i = 0; l2->bank && i < l2->cfg.banks; i++) {
-        l2_bank *b = &l2->bank[i];
-        for (uint32_t k = 0; b->mshr && k < l2->cfg.mshrs; k++)
-            free(b->mshr[k].reqs);
-        free(b->tags);
-        free(b->fill);
-        free(b->q);
-        free(b->q_since);
-        free(b->mshr);
-        free(b->map);
-        free(b->todram);
-        free(b->out);
-    }
-    free(l2->bank);
-    free(l2);
+    if (e->kind != ENT_LINE || e->state != CM_L2S_M_I) return;
+    const cm_proto_row *r = row_of(l2, CM_L2S_M_I, CM_L2E_EXPIRE);
+    if (!r) return;
+    cm_obs_l2 at;
+    obs_at(&at, b, NULL, CM_L2S_M_I, CM_L2E_EXPIRE, r, NULL,
+           cm_engine_now(eng));
+    exec(b, r, &at, e->line, NULL, e, 0, NULL, NULL, cm_engine_now(eng));
 }

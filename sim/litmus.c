@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_rng.h>
+
+#include "sim/gpu.h"
 #include "sim/stats.h"
 
 /* ---- the tests ----------------------------------------------------------- */
@@ -20,9 +23,9 @@ enum { X = 0, Y = 1 };
 #define ST(v) {CM_LITMUS_ST, (v), 0}
 #define FENCE {CM_LITMUS_FENCE, 0, 0}
 
-#define M_NONE (1u << CM_COH_MODEL_NONE)
-#define M_RCPC (1u << CM_COH_MODEL_RCPC)
-#define M_RCSC (1u << CM_COH_MODEL_RCSC)
+#define M_NONE (1u << CM_CONSISTENCY_NONE)
+#define M_RCPC (1u << CM_CONSISTENCY_RCPC)
+#define M_RCSC (1u << CM_CONSISTENCY_RCSC)
 
 /* Thread t's k-th store, as the predicates read it. */
 #define S(t, k) cm_litmus_store_value((t), (k))
@@ -145,27 +148,19 @@ const cm_litmus_test *cm_litmus_test_find(const char *name)
     return NULL;
 }
 
-int cm_litmus_forbids(const cm_litmus_test *t, cm_coh_model m)
+int cm_litmus_forbids(const cm_litmus_test *t, cm_consistency m)
 {
     return (t->forbidden >> m) & 1u;
 }
 
-const char *cm_litmus_model_name(cm_coh_model m)
+const char *cm_litmus_model_name(cm_consistency m)
 {
-    switch (m) {
-    case CM_COH_MODEL_NONE:
-        return "none";
-    case CM_COH_MODEL_RCPC:
-        return "rcpc";
-    case CM_COH_MODEL_RCSC:
-        return "rcsc";
-    }
-    return "?";
+    return (unsigned)m < 3 ? cm_consistency_names[m] : "?";
 }
 
 uint64_t cm_litmus_store_value(uint32_t thread, uint32_t k)
 {
-    return cm_coh_store_value(thread, 0, 1, k);
+    return cm_store_value(thread, 0, 1, k);
 }
 
 static int format_value(uint64_t v, char *buf, size_t len)
@@ -216,7 +211,10 @@ uint64_t cm_litmus_run_seed(uint64_t seed, uint64_t r)
 
 typedef struct lit_run {
     const cm_litmus_test *t;
+    gsl_rng *rng; /* the threads' issue timing */
+    uint32_t jitter;
     uint32_t pc[CM_LITMUS_MAX_THREADS];
+    uint8_t delayed[CM_LITMUS_MAX_THREADS]; /* the next op's delay given */
     uint32_t loads[CM_LITMUS_MAX_THREADS]; /* answered so far */
     uint64_t line[CM_LITMUS_MAX_THREADS];  /* the addrs of the instruction */
     cm_litmus_outcome out;
@@ -225,6 +223,8 @@ typedef struct lit_run {
     uint64_t bad_line;
 } lit_run;
 
+/* Thread `core`'s next instruction: a random delay before every op of
+ * its program, then the op. */
 static cm_status lit_next(void *obj, uint32_t core, uint32_t warp,
                           cm_inst *inst, cm_err *err)
 {
@@ -235,6 +235,14 @@ static cm_status lit_next(void *obj, uint32_t core, uint32_t warp,
     if (warp != 0 || core >= r->t->nthreads || r->pc[core] >= CM_LITMUS_MAX_OPS)
         return CM_OK;
     const cm_litmus_op *op = &r->t->prog[core][r->pc[core]];
+    if (!op->kind) return CM_OK; /* the end of the program */
+    if (r->jitter && !r->delayed[core]) {
+        r->delayed[core] = 1;
+        inst->kind = CM_INST_COMPUTE;
+        inst->n = (uint32_t)gsl_rng_uniform_int(r->rng, r->jitter + 1ul);
+        return CM_OK;
+    }
+    r->delayed[core] = 0;
     switch (op->kind) {
     case CM_LITMUS_LD:
     case CM_LITMUS_ST:
@@ -244,11 +252,9 @@ static cm_status lit_next(void *obj, uint32_t core, uint32_t warp,
         r->line[core] = CM_LITMUS_LINE(op->var);
         inst->addrs = &r->line[core];
         break;
-    case CM_LITMUS_FENCE:
+    default:
         inst->kind = CM_INST_FENCE;
         break;
-    default: /* the end of the program */
-        return CM_OK;
     }
     r->pc[core]++;
     return CM_OK;
@@ -280,8 +286,24 @@ static void lit_on_load(void *obj, uint32_t core, uint32_t warp,
     r->out.reg[op->reg] = value;
 }
 
+/* The machine of params with one SM per thread, one warp each. */
+static void lit_params(const cm_litmus_test *t, const cm_params *params,
+                       uint64_t run_seed, uint32_t jitter, cm_params *p)
+{
+    *p = *params;
+    p->gpu_sms = t->nthreads;
+    p->gpu_warps_per_sm = 1;
+    p->sched_active_warps = 1;
+    p->noc_jitter = jitter;
+    p->sim_seed = (double)(run_seed & 0xffffffffu);
+    p->sim_sample = 0;
+    p->sim_max_instructions = 0;
+    if (p->sim_max_cycles > CM_LITMUS_MAX_CYCLES)
+        p->sim_max_cycles = CM_LITMUS_MAX_CYCLES;
+}
+
 cm_status cm_litmus_run_once(const cm_litmus_test *t,
-                             const cm_coh_protocol *proto,
+                             const cm_protocol *proto,
                              const cm_params *params, uint64_t run_seed,
                              uint32_t jitter, cm_litmus_outcome *out,
                              int *finished, cm_err *err)
@@ -289,44 +311,43 @@ cm_status cm_litmus_run_once(const cm_litmus_test *t,
     lit_run run;
     memset(&run, 0, sizeof run);
     run.t = t;
+    run.jitter = jitter;
     *finished = 0;
+    cm_params p;
+    lit_params(t, params, run_seed, jitter, &p);
     cm_stats *stats = cm_stats_new();
-    if (!stats) return cm_err_set(err, CM_EINTERNAL, "out of memory");
-    cm_coh_config cfg = {
-        .proto = proto,
-        .params = params,
-        .cores = t->nthreads,
-        .warps = 1,
-        .src = {lit_next, &run},
-        .seed = run_seed,
-        .jitter = jitter,
-        .stats = stats,
-        .on_load = lit_on_load,
-        .on_load_obj = &run,
-    };
-    uint64_t max_cycles = CM_LITMUS_MAX_CYCLES;
-    if (params->sim_max_cycles < (double)max_cycles)
-        max_cycles = (uint64_t)params->sim_max_cycles;
-    cm_coh *c = NULL;
-    cm_coh_result res = {0};
-    cm_status st = cm_coh_new(&cfg, &c, err);
-    if (!st) st = cm_coh_run(c, max_cycles, &res, err);
+    run.rng = gsl_rng_alloc(gsl_rng_taus2);
+    if (!stats || !run.rng) {
+        cm_stats_free(stats);
+        if (run.rng) gsl_rng_free(run.rng);
+        return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    }
+    gsl_rng_set(run.rng, (unsigned long)(run_seed >> 32));
+    uint64_t lines[CM_LITMUS_MAX_VARS];
+    for (unsigned v = 0; v < CM_LITMUS_MAX_VARS; v++)
+        lines[v] = CM_LITMUS_LINE(v);
+    cm_observer obs = {.obj = &run, .value = lit_on_load};
+    cm_gpu_run_config cfg = {.params = &p,
+                             .protocol = proto,
+                             .source = {lit_next, &run},
+                             .observer = &obs,
+                             .probe_lines = lines,
+                             .probe_values = run.out.mem,
+                             .nprobe = t->nvars};
+    cm_gpu_result res;
+    cm_status st = cm_gpu_run(&cfg, stats, &res, err);
     if (!st && run.bad)
         st = cm_err_set(err, CM_EINTERNAL,
                         "core %" PRIu32 " was answered a load of line %" PRIu64
                         " it did not ask for", run.bad_core, run.bad_line);
-    if (!st) {
-        for (unsigned v = 0; v < t->nvars; v++)
-            run.out.mem[v] = cm_coh_value(c, CM_LITMUS_LINE(v));
-        *finished = res.finished;
-    }
-    cm_coh_free(c);
+    if (!st) *finished = res.finished;
     cm_stats_free(stats);
+    gsl_rng_free(run.rng);
     *out = run.out;
     if (st) {
         char where[128];
         snprintf(where, sizeof where, "litmus %s on %s, run seed %" PRIu64,
-                 t->name, cm_coh_protocol_name(proto), run_seed);
+                 t->name, proto->name, run_seed);
         cm_err_prefix(err, where);
     }
     return st;
@@ -335,12 +356,12 @@ cm_status cm_litmus_run_once(const cm_litmus_test *t,
 /* ---- batches ------------------------------------------------------------- */
 
 void cm_litmus_result_init(cm_litmus_result *res, const cm_litmus_test *t,
-                           const cm_coh_protocol *proto)
+                           const cm_protocol *proto)
 {
     memset(res, 0, sizeof *res);
     res->test = t;
     res->proto = proto;
-    res->model = cm_coh_protocol_model(proto);
+    res->model = proto->consistency;
     res->model_forbids = cm_litmus_forbids(t, res->model);
 }
 
@@ -401,7 +422,7 @@ cm_status cm_litmus_run_range(cm_litmus_result *res, const cm_params *params,
     return CM_OK;
 }
 
-cm_status cm_litmus_run(const cm_litmus_test *t, const cm_coh_protocol *proto,
+cm_status cm_litmus_run(const cm_litmus_test *t, const cm_protocol *proto,
                         const cm_params *params, uint64_t runs, uint64_t seed,
                         uint32_t jitter, cm_litmus_result *res, cm_err *err)
 {

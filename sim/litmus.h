@@ -1,12 +1,12 @@
-/* litmus.h - litmus tests of the coherence simulator (sim/coh.h): tiny
+/* litmus.h - litmus tests of the simulator (sim/gpu.h): tiny
  * multi-threaded programs run many times under random timing, whose
  * outcomes (the values loads return, the final memory) are checked against
  * what each protocol's consistency model allows.  A forbidden outcome is a
  * protocol bug, replayable from the seed of the run that showed it.
  *
- * The machine as the tests see it (sim/coh.h, sim/sm.h):
- *  - a thread is warp 0 of its own core (cm_coh with cores = threads,
- *    warps = 1; any other warp would run nothing);
+ * The machine as the tests see it (sim/gpu.h, sim/sm.h):
+ *  - a thread is warp 0 of its own SM (gpu.sms = threads,
+ *    gpu.warps_per_sm = 1);
  *  - one memory instruction per program line, one line per instruction
  *    (cm_inst per_thread = 0, n = 1, addrs = the variable's line);
  *  - loads block their warp until they answer, so load->load and
@@ -30,8 +30,9 @@
  * l2.banks >= 2 (and in different L1 and L2 sets of the default machines:
  * 1001 mod 64 = 41, 2002 mod 64 = 18), which lets messages to x and y take
  * independent paths and overtake each other.  Memory starts at 0; the k-th
- * store of thread t writes cm_coh_store_value(t, 0, 1, k) (written "t.k"
- * below and in outcome strings), so a load's value names the store it read.
+ * store of thread t writes cm_store_value(t, 0, 1, k) (sim/mem.h; written
+ * "t.k" below and in outcome strings), so a load's value names the store it
+ * read.
  *
  * The tests (registers r0.. numbered over all threads; a warm-up load is a
  * load whose value the weak outcome ignores: it puts a copy of the line in
@@ -100,14 +101,15 @@
  *            own later store is coherence-before it).  Forbidden by RCpc
  *            and RCsc; structurally impossible here since the load blocks.
  *
- * Every test's forbidden set is per cm_coh_model; "weak" counts the weak
+ * Every test's forbidden set is per cm_consistency; "weak" counts the weak
  * outcome whether or not the model allows it, "forbidden" only where the
  * protocol's model forbids it.
  *
  * Runs.  Run r of a batch uses a fresh machine with seed
- * cm_litmus_run_seed(seed, r) and random timing of up to `jitter` cycles
- * (litmus.jitter) on every message, every thread's start and every issue:
- * the simulator's own randomisation (sim/coh.h).  A run that has not
+ * cm_litmus_run_seed(seed, r) and random timing of up to `jitter` cycles:
+ * at every crossbar port (noc.jitter, the simulator's own randomisation)
+ * and before every thread's instruction (a compute stretch of 0..jitter
+ * cycles).  A run that has not
  * finished after min(sim.max_cycles, CM_LITMUS_MAX_CYCLES) cycles is
  * counted as unfinished (a deadlock or livelock: a bug) and has no outcome.
  * cm_litmus_run_once replays a single run from its seed. */
@@ -119,7 +121,7 @@
 
 #include "data/err.h"
 #include "data/params.h"
-#include "sim/coh.h"
+#include "sim/protocol.h"
 
 #define CM_LITMUS_MAX_THREADS 4
 #define CM_LITMUS_MAX_OPS 6
@@ -141,7 +143,7 @@ typedef struct cm_litmus_op {
 } cm_litmus_op;
 
 /* What a run produced: every register and the final value of every
- * variable (raw 64-bit values: 0 or a cm_coh_store_value). */
+ * variable (raw 64-bit values: 0 or a cm_store_value). */
 typedef struct cm_litmus_outcome {
     uint64_t reg[CM_LITMUS_MAX_REGS];
     uint64_t mem[CM_LITMUS_MAX_VARS];
@@ -154,7 +156,8 @@ typedef struct cm_litmus_test {
     cm_litmus_op prog[CM_LITMUS_MAX_THREADS][CM_LITMUS_MAX_OPS];
     /* The weak (relaxed) outcome: nonzero when o is it. */
     int (*weak)(const cm_litmus_outcome *o);
-    unsigned forbidden; /* bit (1u << cm_coh_model) per model forbidding it */
+    unsigned forbidden; /* bit (1u << cm_consistency) per model forbidding
+                           it */
 } cm_litmus_test;
 
 size_t cm_litmus_test_count(void);
@@ -162,9 +165,9 @@ const cm_litmus_test *cm_litmus_test_at(size_t i); /* NULL past the end */
 const cm_litmus_test *cm_litmus_test_find(const char *name);
 
 /* Whether the model forbids the test's weak outcome. */
-int cm_litmus_forbids(const cm_litmus_test *t, cm_coh_model m);
+int cm_litmus_forbids(const cm_litmus_test *t, cm_consistency m);
 /* "none", "rcpc", "rcsc". */
-const char *cm_litmus_model_name(cm_coh_model m);
+const char *cm_litmus_model_name(cm_consistency m);
 
 /* The value of thread t's k-th store (k >= 1) in a litmus run. */
 uint64_t cm_litmus_store_value(uint32_t thread, uint32_t k);
@@ -183,7 +186,7 @@ uint64_t cm_litmus_run_seed(uint64_t seed, uint64_t r);
  * row...), or a load answering on a line it did not ask for, prefixed by
  * the test, protocol and run seed. */
 cm_status cm_litmus_run_once(const cm_litmus_test *t,
-                             const cm_coh_protocol *proto,
+                             const cm_protocol *proto,
                              const cm_params *params, uint64_t run_seed,
                              uint32_t jitter, cm_litmus_outcome *out,
                              int *finished, cm_err *err);
@@ -195,8 +198,8 @@ typedef struct cm_litmus_count {
 
 typedef struct cm_litmus_result {
     const cm_litmus_test *test;
-    const cm_coh_protocol *proto;
-    cm_coh_model model;
+    const cm_protocol *proto;
+    cm_consistency model;
     int model_forbids;   /* the model forbids the weak outcome */
     uint64_t runs;       /* runs done (finished or not) */
     uint64_t unfinished; /* runs that hit the cycle limit */
@@ -212,7 +215,7 @@ typedef struct cm_litmus_result {
 } cm_litmus_result;
 
 void cm_litmus_result_init(cm_litmus_result *res, const cm_litmus_test *t,
-                           const cm_coh_protocol *proto);
+                           const cm_protocol *proto);
 void cm_litmus_result_free(cm_litmus_result *res);
 
 /* Runs first .. first + n - 1 of the batch seeded with seed, adding to
@@ -224,7 +227,7 @@ cm_status cm_litmus_run_range(cm_litmus_result *res, const cm_params *params,
 
 /* runs runs of test t on protocol proto: *res is initialised here (free it
  * with cm_litmus_result_free, on error too). */
-cm_status cm_litmus_run(const cm_litmus_test *t, const cm_coh_protocol *proto,
+cm_status cm_litmus_run(const cm_litmus_test *t, const cm_protocol *proto,
                         const cm_params *params, uint64_t runs, uint64_t seed,
                         uint32_t jitter, cm_litmus_result *res, cm_err *err);
 

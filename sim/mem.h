@@ -1,31 +1,26 @@
-/* mem.h - what the simulator's components exchange: memory requests, the
- * sink interface between components, and the protocol-as-table form.
+/* mem.h - what the simulator's components exchange: messages and the sink
+ * interface between components.
  *
  * Data path (one request per unique line per warp instruction, from the
  * coalescer):
  *
  *   SM (warps, scheduler, coalescer, LD/ST unit)
  *     -> L1 (tags, MSHRs, the protocol's L1 table)
- *     -> memsys input sink of that SM: crossbar request network
- *        -> L2 bank (in-order queue, tags, MSHRs, atomic unit, L2 table)
- *           -> DRAM channel -> back to the bank
- *        -> crossbar reply network
+ *     -> memsys input sink of that SM: crossbar (request and response
+ *        networks)
+ *        -> L2 bank (request queue, tags, sharers, MSHRs, atomic unit, the
+ *           protocol's L2 table) -> DRAM channel -> back to the bank
+ *        -> crossbar (replies and forwards, ordered per bank and SM)
  *     -> the SM's reply sink (the L1) -> the waiting warps.
  *
- * A component hands a request to the next through a cm_sink; a sink that
+ * A component hands a message to the next through a cm_sink; a sink that
  * cannot take it now returns CM_SINK_BUSY and later calls the `retry`
  * callback its sender registered, so back-pressure is exact and nothing is
- * dropped.  Requests live in one pool (sim/engine.h cm_pool) sized at setup,
- * so the run loop never allocates: the L1 gets one for each request it
- * sends and puts it back when the reply has been consumed.
- *
- * A protocol is a table (design.md, "A protocol is a table"): each
- * controller (L1, L2) has states, events and rows state x event -> next
- * state, actions, message sent.  The simulator executes the table; the
- * directory-bandwidth model weights the same rows' messages by the
- * probabilities of (state, event) pairs.  A missing row means the event
- * cannot happen in that state, and the simulator reports it as an internal
- * error with the protocol, controller, state and event named. */
+ * dropped.  Messages live in one pool (sim/engine.h cm_pool) sized at
+ * setup, so the run loop never allocates.  A request's record travels to
+ * the L2 and back as its reply, and the L1 returns it to the pool; a
+ * forward's record (INV, RCL, FWD_*) comes back as its answer (INVACK, WB,
+ * NODATA), which the L2 returns; a PUT's record is the L2's to return. */
 #ifndef CM_MEM_H
 #define CM_MEM_H
 
@@ -33,35 +28,45 @@
 #include <stdint.h>
 
 #include "data/trace.h" /* cm_op */
+#include "sim/protocol.h"
 
-/* ---- requests ------------------------------------------------------------ */
-
-/* Message classes on the crossbar; each protocol names the ones it uses.
- * Sizes in flits follow from the payload: control messages carry a header,
- * data messages a header and a line (or the written bytes). */
-typedef enum cm_msg {
-    CM_MSG_NONE = 0,
-    CM_MSG_GETS,     /* read request */
-    CM_MSG_WRITE,    /* write-through / write-around store, with data */
-    CM_MSG_ATOMIC,   /* atomic, performed at the L2 atomic unit */
-    CM_MSG_DATA,     /* reply with a line */
-    CM_MSG_ACK,      /* store acknowledgement */
-    CM_MSG_COUNT
-} cm_msg;
-
-const char *cm_msg_name(cm_msg m); /* "gets", "write", ... */
+/* cm_mreq.flags */
+enum {
+    CM_MF_EXPIRED_MISS = 1, /* a load that found its L1 copy expired (TC) */
+    CM_MF_DIRTY = 2,        /* WB or PUT of a written copy */
+    CM_MF_WAITED = 4,       /* a request that waited on an L2 entry */
+    CM_MF_STALLED = 8,      /* a request that stalled at the L2 */
+    CM_MF_CREDIT = 16       /* holds a credit of the bank's queue */
+};
 
 typedef struct cm_mreq {
     uint64_t line;        /* byte address >> log2(line size) */
     uint64_t id;          /* unique per run, for the conservation checks */
     uint64_t issue_cycle; /* when the L1 sent it: round-trip latency */
     uint64_t noc_cycle;   /* when it entered the crossbar: NoC latency */
+    uint64_t queued;      /* when it joined the L2 bank's queue */
+    uint64_t value;  /* a store's or atomic's value; a reply's line (an
+                        atomic's old value); a WB's or PUT's copy */
+    uint64_t ts;     /* UPGR: the copy's LT; a reply: the line's GT */
+    uint64_t gwct;   /* TC-Weak write replies: the GWCT (0: none) */
+    uint64_t stall_cycle; /* when it first stalled at the L2 */
     uint32_t sm, warp;
-    uint16_t bytes;       /* store or atomic payload bytes */
-    uint8_t op;           /* cm_op of the instruction */
-    uint8_t msg;          /* cm_msg travelling now */
-    void *owner;          /* the L1 MSHR entry (or warp) awaiting the reply */
+    uint32_t seq;  /* the L1 entry's request number (fill ordering) */
+    uint16_t bytes; /* store or atomic payload bytes */
+    uint8_t op;     /* cm_op of the instruction */
+    uint8_t msg;    /* cm_msg travelling now */
+    uint8_t flags;  /* CM_MF_* */
+    struct cm_mreq *next; /* the holder's list (L2 queue, waiters) */
 } cm_mreq;
+
+/* The value the k-th store or atomic line (k >= 1) of warp w of SM sm
+ * writes: distinct for every store of a run, so a load's value names the
+ * store it read; memory starts at 0. */
+static inline uint64_t cm_store_value(uint32_t sm, uint32_t warp,
+                                      uint32_t warps, uint32_t k)
+{
+    return ((uint64_t)sm * warps + warp + 1) << 32 | k;
+}
 
 /* ---- sinks ------------------------------------------------------------- */
 
@@ -86,44 +91,25 @@ static inline int cm_sink_send(const cm_sink *s, cm_mreq *r)
     return s->accept(s->obj, r);
 }
 
-/* ---- protocols as tables ----------------------------------------------- */
+/* ---- functional answers (sampling: warming and traffic injection) ------ */
 
-/* Actions a row can take (bit set). */
-enum {
-    CM_ACT_ALLOCATE = 1u << 0,   /* reserve a line (fill on data) */
-    CM_ACT_MSHR = 1u << 1,       /* reserve or merge into an MSHR entry */
-    CM_ACT_SEND = 1u << 2,       /* send the row's message */
-    CM_ACT_HIT = 1u << 3,        /* complete from the local copy */
-    CM_ACT_FILL = 1u << 4,       /* write the arriving line into the cache */
-    CM_ACT_INVALIDATE = 1u << 5, /* drop the local copy */
-    CM_ACT_COMPLETE = 1u << 6,   /* wake the waiting warp(s), free MSHR */
-    CM_ACT_WRITE_LOCAL = 1u << 7 /* write the store into the local copy */
-};
+/* The memory side's functional answer to a request: the reply class, the
+ * line's value and its GT. */
+typedef struct cm_warm_reply {
+    uint8_t msg;
+    uint64_t value, ts;
+} cm_warm_reply;
 
-typedef struct cm_proto_row {
-    uint8_t state, event, next;
-    uint8_t msg;      /* cm_msg sent when CM_ACT_SEND */
-    uint16_t actions; /* CM_ACT_* */
-} cm_proto_row;
+/* Asked of the memory side by an L1: the answer to message m (a request,
+ * or a PUT: then out is ignored) at the virtual time vtime. */
+typedef void (*cm_l1_warm_fn)(void *obj, const cm_mreq *m, uint64_t vtime,
+                              cm_warm_reply *out);
 
-typedef struct cm_proto_table {
-    const char *const *states; /* names, index = state */
-    size_t nstates;
-    const char *const *events; /* names, index = event */
-    size_t nevents;
-    const cm_proto_row *rows;
-    size_t nrows;
-} cm_proto_table;
-
-typedef struct cm_protocol {
-    const char *name; /* as given to --protocol */
-    const char *summary;
-    cm_proto_table l1, l2;
-    int bypass_l1; /* NO-L1: the L1 never holds data */
-} cm_protocol;
-
-/* The row for (state, event), or NULL if the table has none. */
-const cm_proto_row *cm_proto_find(const cm_proto_table *t, unsigned state,
-                                  unsigned event);
+/* Asked of an L1 by the memory side: forward msg (INV, RCL, FWD_*) for
+ * line at L1 sm; returns the answer class, with the copy's value and dirty
+ * bit where it carries the line. */
+typedef unsigned (*cm_l2_forward_fn)(void *obj, uint32_t sm, uint64_t line,
+                                     unsigned msg, uint64_t vtime,
+                                     uint64_t *value, int *dirty);
 
 #endif

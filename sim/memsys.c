@@ -1,14 +1,15 @@
 /* memsys.c - assembles the crossbar, the L2 banks and the DRAM channels of
  * memsys.h from cm_params, and holds replies an SM cannot take yet.
  *
- * Wiring: SM input sink -> cm_noc request network -> cm_l2_accept; L2
- * misses -> cm_dram -> cm_l2_dram_done; L2 replies -> cm_noc reply network
- * -> this file's per-SM ejection buffer -> the SM's reply sink.  The
+ * Wiring: SM input sink -> cm_noc request network -> cm_l2_accept
+ * (requests) or cm_l2_response (responses); L2 misses -> cm_dram ->
+ * cm_l2_dram_done; L2 replies and forwards -> cm_noc reply network ->
+ * this file's per-SM ejection buffer -> the SM's reply sink.  The
  * ejection buffer has noc.vc_buffer slots (the reply network's credits of
- * that SM); a refused reply stays at its head and is offered again every
- * NoC cycle (cm_sink has no retry path from receiver to sender in this
- * direction: the SM may call cm_memsys_reply_ready to skip the wait).
- * Cache lines (cm_mreq.line) are in units of l2.line. */
+ * that SM); a refused message stays at its head and is offered again
+ * every NoC cycle (cm_sink has no retry path from receiver to sender in
+ * this direction: the SM may call cm_memsys_reply_ready to skip the
+ * wait).  Cache lines (cm_mreq.line) are in units of l2.line. */
 #include "sim/memsys.h"
 
 #include <math.h>
@@ -17,6 +18,7 @@
 #include "sim/dram.h"
 #include "sim/l2.h"
 #include "sim/noc.h"
+#include "sim/observe.h"
 
 cm_ratio cm_ratio_of(double x)
 {
@@ -52,7 +54,12 @@ static cm_noc_config noc_config(const cm_params *p)
         (uint64_t)llround(p->noc_latency * p->gpu_core_clock / p->noc_clock);
     c.in_buffer = (uint32_t)p->noc_vc_buffer;
     c.bank_queue = (uint32_t)p->l2_queue;
+    /* a bank takes responses at once: a VC buffer's worth from the SMs */
+    c.bank_resp = (uint32_t)p->noc_vc_buffer;
     c.sm_buffer = (uint32_t)p->noc_vc_buffer;
+    c.vnets = (uint32_t)p->noc_vnets;
+    c.jitter = (uint32_t)p->noc_jitter;
+    c.seed = (uint64_t)p->sim_seed;
     return c;
 }
 
@@ -68,8 +75,9 @@ cm_status cm_memsys_timing_of(const cm_params *p, cm_memsys_timing *t,
     t->dram_burst =
         cm_ratio_of(p->l2_line / (p->dram_bus_bytes * p->dram_data_rate) *
                     core / p->dram_clock);
-    t->noc_gets = cm_noc_traversal(&nc, cm_noc_flits(&nc, CM_MSG_GETS, 0));
-    t->noc_data = cm_noc_traversal(&nc, cm_noc_flits(&nc, CM_MSG_DATA, 0));
+    cm_mreq gets = {.msg = CM_MSG_GETS}, data = {.msg = CM_MSG_DATA};
+    t->noc_gets = cm_noc_traversal(&nc, cm_noc_flits(&nc, &gets));
+    t->noc_data = cm_noc_traversal(&nc, cm_noc_flits(&nc, &data));
     uint64_t l2lat = (uint64_t)llround(p->l2_latency);
     uint64_t dlat = (uint64_t)llround(p->dram_latency);
     if (l2lat < t->noc_gets + t->noc_data)
@@ -81,6 +89,10 @@ cm_status cm_memsys_timing_of(const cm_params *p, cm_memsys_timing *t,
                           (unsigned long long)t->noc_gets,
                           (unsigned long long)t->noc_data);
     t->l2_pipe = l2lat - t->noc_gets - t->noc_data;
+    t->l2_pipe_in = t->l2_pipe / 2;
+    t->l2_pipe_slots =
+        (uint32_t)((t->l2_pipe_in * t->l2_service.den + t->l2_service.num - 1) /
+                   t->l2_service.num);
     uint64_t burst = cm_ratio_ceil(t->dram_burst.num, t->dram_burst);
     if (dlat < l2lat + burst)
         return cm_err_set(err, CM_EINPUT,
@@ -121,9 +133,10 @@ struct cm_memsys {
     uint64_t poll, accepted, replied;
 };
 
-void cm_memsys_warm(cm_memsys *ms, uint64_t line, unsigned msg)
+void cm_memsys_warm(cm_memsys *ms, const cm_mreq *m, uint64_t vtime,
+                    cm_warm_reply *out, cm_l2_forward_fn forward, void *obj)
 {
-    cm_l2_warm(ms->l2, line, msg != CM_MSG_GETS);
+    cm_l2_warm(ms->l2, m, vtime, out, forward, obj);
 }
 
 static int input_accept(void *obj, cm_mreq *r)
@@ -131,7 +144,8 @@ static int input_accept(void *obj, cm_mreq *r)
     ms_port *pt = obj;
     r->sm = pt->sm; /* the input fixes where the reply goes */
     int st = cm_noc_send_req(pt->ms->noc, pt->sm, r);
-    if (st == CM_SINK_OK) pt->ms->accepted++;
+    if (st == CM_SINK_OK && cm_msg_kind_of(r->msg) == CM_MK_REQUEST)
+        pt->ms->accepted++;
     return st;
 }
 
@@ -151,10 +165,11 @@ static void hold_drain(cm_memsys *ms, unsigned sm)
             }
             break;
         }
-        /* The SM owns the request again: only the pointer is dropped. */
+        /* The SM owns the message now: only the pointer is dropped. */
+        int reply = cm_msg_kind_of(h->ring[h->head]->msg) == CM_MK_REPLY;
         if (++h->head == ms->hold_cap) h->head = 0;
         h->count--;
-        ms->replied++;
+        ms->replied += reply;
         cm_noc_release_reply(ms->noc, sm);
     }
     h->draining = 0;
@@ -179,10 +194,21 @@ static void deliver_reply(void *obj, unsigned sm, cm_mreq *r)
     if (h->count == 1 && !h->poll_pending) hold_drain(ms, sm);
 }
 
+static void deliver_resp(void *obj, unsigned bank, cm_mreq *r)
+{
+    cm_memsys *ms = obj;
+    cm_l2_response(ms->l2, bank, r);
+    cm_noc_release_resp(ms->noc, bank); /* taken at once */
+}
+
+/* Requests, and responses too with one virtual network. */
 static void deliver_req(void *obj, unsigned bank, cm_mreq *r)
 {
     cm_memsys *ms = obj;
-    cm_l2_accept(ms->l2, bank, r);
+    if (cm_msg_kind_of(r->msg) == CM_MK_RESPONSE)
+        deliver_resp(obj, bank, r);
+    else
+        cm_l2_accept(ms->l2, bank, r);
 }
 
 static void dram_done(void *obj, const cm_dram_req *q)
@@ -195,6 +221,7 @@ static void configs(const cm_params *p, const cm_memsys_timing *t,
                     cm_noc_config *nc, cm_dram_config *dc, cm_l2_config *lc)
 {
     *nc = noc_config(p);
+    nc->bank_queue += t->l2_pipe_slots;
     *dc = (cm_dram_config){0};
     dc->channels = (unsigned)p->dram_channels;
     dc->sources = (unsigned)p->l2_banks;
@@ -209,6 +236,8 @@ static void configs(const cm_params *p, const cm_memsys_timing *t,
     *lc = (cm_l2_config){0};
     lc->banks = (unsigned)p->l2_banks;
     lc->channels = (unsigned)p->dram_channels;
+    lc->sms = (unsigned)p->gpu_sms;
+    lc->params = p;
     lc->bank_bytes = (uint64_t)p->l2_bank_size;
     lc->ways = (uint64_t)p->l2_ways;
     lc->line_bytes = (uint64_t)p->l2_line;
@@ -218,6 +247,7 @@ static void configs(const cm_params *p, const cm_memsys_timing *t,
     lc->service = t->l2_service;
     lc->atomic = t->atomic;
     lc->pipe = t->l2_pipe;
+    lc->pipe_in = t->l2_pipe_in;
 }
 
 size_t cm_memsys_events(const cm_params *p)
@@ -232,9 +262,10 @@ size_t cm_memsys_events(const cm_params *p)
            (size_t)p->gpu_sms;
 }
 
-cm_status cm_memsys_new(const cm_params *p, cm_engine *eng, cm_stats *stats,
-                        const cm_sink *reply_sinks, cm_memsys **out,
-                        cm_err *err)
+cm_status cm_memsys_new(const cm_params *p, const cm_protocol *proto,
+                        cm_pool *pool, const cm_observer *obs, cm_engine *eng,
+                        cm_stats *stats, const cm_sink *reply_sinks,
+                        cm_memsys **out, cm_err *err)
 {
     *out = NULL;
     cm_memsys_timing t;
@@ -252,7 +283,11 @@ cm_status cm_memsys_new(const cm_params *p, cm_engine *eng, cm_stats *stats,
     cm_l2_config lc;
     configs(p, &t, &nc, &dc, &lc);
     nc.deliver_req = deliver_req;
+    nc.deliver_resp = deliver_resp;
     nc.deliver_reply = deliver_reply;
+    lc.proto = proto;
+    lc.pool = pool;
+    lc.obs = obs;
     nc.obj = ms;
     dc.done = dram_done;
     dc.obj = ms;
@@ -312,7 +347,27 @@ uint64_t cm_memsys_outstanding(const cm_memsys *ms)
     return ms->accepted - ms->replied;
 }
 
+void cm_memsys_fence_seen(cm_memsys *ms)
+{
+    cm_l2_fence_seen(ms->l2);
+}
+
+void cm_memsys_finish(cm_memsys *ms)
+{
+    cm_l2_finish(ms->l2);
+}
+
 const char *cm_memsys_line_state(const cm_memsys *ms, uint64_t line)
 {
-    return cm_l2_baseline_table()->states[cm_l2_line_state(ms->l2, line)];
+    return cm_l2_state_names[cm_l2_line_state(ms->l2, line)];
+}
+
+uint64_t cm_memsys_value(const cm_memsys *ms, uint64_t line)
+{
+    return cm_l2_value(ms->l2, line);
+}
+
+int cm_memsys_owner(const cm_memsys *ms, uint64_t line)
+{
+    return cm_l2_owner(ms->l2, line);
 }

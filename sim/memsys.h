@@ -1,15 +1,18 @@
 /* memsys.h - the GPU memory side behind one interface: crossbar (sim/noc),
- * L2 banks (sim/l2) and DRAM channels (sim/dram), sized from cm_params.
+ * L2 banks (sim/l2) and DRAM channels (sim/dram), sized from cm_params,
+ * running one protocol's L2 table.
  *
- * An SM hands requests (sim/mem.h cm_mreq, msg GETS, WRITE or ATOMIC) to
- * cm_memsys_input(ms, sm); a refused request is re-sent when the retry
+ * An SM hands requests and responses (sim/mem.h cm_mreq) to
+ * cm_memsys_input(ms, sm); a refused message is re-sent when the retry
  * registered with cm_memsys_set_retry is called.  Every request gets
- * exactly one reply, through the SM's reply sink given at creation: loads
- * and atomics DATA, stores ACK (r->msg says which).  A reply sink that
- * returns CM_SINK_BUSY keeps the reply in the reply network's ejection
- * buffer of that SM (noc.vc_buffer messages; the network stops sending to
- * the SM when it is full); the memsys retries every NoC cycle, or at once
- * when the SM calls cm_memsys_reply_ready.
+ * exactly one reply, and every forward (INV, RCL, FWD_*) one response,
+ * through the SM's reply sink given at creation.  A reply sink that
+ * returns CM_SINK_BUSY (an L1 refusing a forward while its outbox is full)
+ * keeps the message in the reply network's ejection buffer of that SM
+ * (noc.vc_buffer messages; the network stops sending to the SM when it is
+ * full), and the messages behind it wait too (point-to-point order); the
+ * memsys retries every NoC cycle, or at once when the SM calls
+ * cm_memsys_reply_ready.
  *
  * Latency split (seed 000 / configs.md tc2013: "Min L2 latency 340 core
  * cycles; min DRAM latency 460"): both are unloaded round trips seen by
@@ -18,7 +21,9 @@
  *               of f flits: serialised on the injection and on the
  *               ejection link (store-and-forward), plus the router pipeline;
  *   l2 pipe   = l2.latency - T(GETS flits) - T(DATA flits)   tag + data
- *               pipeline of a bank (includes GPGPU-Sim's ROP delay);
+ *               pipeline of a bank (includes GPGPU-Sim's ROP delay), half
+ *               before a request is served (its lease, TC, starts then),
+ *               half after;
  *   DRAM      = dram.latency - l2.latency = burst + the access latency of a
  *               row-closed access (tRCD + tCL + controller pipeline).
  * tc2013: link 2 core cycles per 32 B flit, noc.latency 4 NoC = 8 core
@@ -40,6 +45,8 @@
 #include "sim/engine.h"
 #include "sim/mem.h"
 #include "sim/stats.h"
+
+struct cm_observer;
 
 /* A positive rational num/den (core cycles per item). */
 typedef struct cm_ratio {
@@ -65,6 +72,12 @@ typedef struct cm_memsys_timing {
     uint64_t noc_gets;      /* unloaded traversal of a GETS (header only) */
     uint64_t noc_data;      /* ... of a DATA reply (header + line) */
     uint64_t l2_pipe;       /* L2 bank pipeline */
+    uint64_t l2_pipe_in;    /* ... the part before a request is served (the
+                               tag lookup comes after GPGPU-Sim's ROP delay):
+                               half of it */
+    uint32_t l2_pipe_slots; /* requests that input part holds at one per
+                               service slot: the bank's credits are its
+                               queue's and these */
     uint64_t dram_closed;   /* after the burst: row closed (first access) */
     uint64_t dram_hit;      /* open-row hit: dram_closed - tRCD */
     uint64_t dram_conflict; /* other row open: dram_closed + tRP */
@@ -78,9 +91,12 @@ cm_status cm_memsys_timing_of(const cm_params *p, cm_memsys_timing *t,
 typedef struct cm_memsys cm_memsys;
 
 /* reply_sinks: gpu.sms sinks, copied.  stats: the registry every component
- * registers in (not NULL).  The engine must have room for
- * cm_memsys_events(p) pending events besides the caller's own. */
-cm_status cm_memsys_new(const cm_params *p, cm_engine *eng, cm_stats *stats,
+ * registers in (not NULL); pool: the messages' (forwards come from it);
+ * obs: optional.  The engine must have room for cm_memsys_events(p)
+ * pending events besides the caller's own. */
+cm_status cm_memsys_new(const cm_params *p, const cm_protocol *proto,
+                        cm_pool *pool, const struct cm_observer *obs,
+                        cm_engine *eng, cm_stats *stats,
                         const cm_sink *reply_sinks, cm_memsys **out,
                         cm_err *err);
 void cm_memsys_free(cm_memsys *ms);
@@ -89,23 +105,33 @@ void cm_memsys_free(cm_memsys *ms);
  * are invalid (cm_memsys_new says why). */
 size_t cm_memsys_events(const cm_params *p);
 
-/* The request sink of SM sm (requests need line, id, sm, msg, bytes). */
+/* The input of SM sm (messages need line, id, sm, msg, bytes). */
 cm_sink cm_memsys_input(cm_memsys *ms, unsigned sm);
 
-/* Called when SM sm's refused request can be re-sent. */
+/* Called when SM sm's refused message can be re-sent. */
 void cm_memsys_set_retry(cm_memsys *ms, unsigned sm, cm_retry retry);
 
-/* The SM's reply sink has room again: deliver held replies now. */
+/* The SM's reply sink has room again: deliver held messages now. */
 void cm_memsys_reply_ready(cm_memsys *ms, unsigned sm);
 
-/* Functional warming of the L2 tags by a request of msg (GETS, WRITE,
- * ATOMIC) to line (cm_l2_warm). */
-void cm_memsys_warm(cm_memsys *ms, uint64_t line, unsigned msg);
+/* Functional execution of message m at virtual time vtime (sim/l2.h
+ * cm_l2_warm): the answer in *out; invalidations and forwards go to the
+ * L1s through forward. */
+void cm_memsys_warm(cm_memsys *ms, const cm_mreq *m, uint64_t vtime,
+                    cm_warm_reply *out, cm_l2_forward_fn forward, void *obj);
+
+/* Some warp executed a fence (sim/l2.h cm_l2_fence_seen). */
+void cm_memsys_fence_seen(cm_memsys *ms);
+/* The end of a run (sim/l2.h cm_l2_finish). */
+void cm_memsys_finish(cm_memsys *ms);
 
 /* Requests accepted and not yet replied to (conservation checks). */
 uint64_t cm_memsys_outstanding(const cm_memsys *ms);
 
-/* The L2's state of a line: "I", "V", "M", "IV" or "IM" (tests). */
+/* The L2's state of a line ("I", "N", "S", ..., sim/protocol.h), its value
+ * in coherent memory below the L1s, and its owner (MESI) or -1. */
 const char *cm_memsys_line_state(const cm_memsys *ms, uint64_t line);
+uint64_t cm_memsys_value(const cm_memsys *ms, uint64_t line);
+int cm_memsys_owner(const cm_memsys *ms, uint64_t line);
 
 #endif

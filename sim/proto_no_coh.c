@@ -4,48 +4,44 @@
  * Seed statement (seed 000 via protocols.md A, "NO-COH"): "L1 write-evict
  * (a store invalidates the local copy), write-no-allocate, not coherent.
  * States: L1 4 (2 stable, 2 transient)."  The four are I, V (stable), I_V
- * (load miss awaiting its fill) and I_I (store or atomic in flight, line
- * not kept).  Atomics run at the L2 (protocols.md A, common machine), so an
- * atomic drops the local copy like a store.  Choices the seed leaves open:
- *  - a store to a line whose fill is pending (I_V) is sent through and the
- *    fill still installs the line: values are not simulated, and the seed's
- *    four states leave none for "fill, then drop";
+ * (a load miss awaiting its fill) and I_I (stores or atomics in flight,
+ * nothing kept).  Atomics run at the L2 (protocols.md A, common machine)
+ * and drop the local copy like a store.  Choices the seed leaves open:
+ *  - a store to a line whose fill is pending (I_V) cancels that fill's
+ *    install: write-evict means the store leaves no copy, and the fill
+ *    predates the store at the L2 (installing it would let the storing
+ *    warp read a value older than its own store); the loads merged on it
+ *    still complete with it.  (The detailed machine this one replaced let
+ *    the fill install; write-evict decides.);
+ *  - a fill arriving while stores of its line are still in flight is
+ *    used by the loads that waited and not installed: write-evict keeps
+ *    no copy of a line with stores out (the four states have none for
+ *    it);
  *  - kernel start and acquire change nothing: the protocol is not coherent
- *    and relies on no invalidation (the rows exist so the L1 can run them);
+ *    and relies on no invalidation;
  *  - a clean eviction (REPLACE) is silent.
- * The L2 table belongs to the memory side (sim/memsys) and is empty here. */
+ * The L2 is the plain one (proto_l2_plain.c). */
 #include "sim/proto_rows.h"
 
-static const cm_proto_row rows[] = {
-    ROW(I, LOAD, I_V, GETS, MISS),
-    ROW(I, STORE, I_I, WRITE, THRU),
-    ROW(I, ATOMIC, I_I, ATOMIC, THRU),
-    ROW(V, LOAD, V, NONE, CM_ACT_HIT),
-    ROW(V, STORE, I_I, WRITE, CM_ACT_INVALIDATE | THRU),
-    ROW(V, ATOMIC, I_I, ATOMIC, CM_ACT_INVALIDATE | THRU),
-    ROW(V, REPLACE, I, NONE, CM_ACT_INVALIDATE),
-    ROW(I_V, LOAD, I_V, NONE, CM_ACT_MSHR), /* merge */
-    ROW(I_V, STORE, I_V, WRITE, THRU),      /* not merged */
-    ROW(I_V, ATOMIC, I_V, ATOMIC, THRU),
-    ROW(I_V, DATA, V, NONE, CM_ACT_FILL | CM_ACT_COMPLETE),
-    ROW(I_I, LOAD, I_V, GETS, MISS),
-    ROW(I_I, STORE, I_I, WRITE, THRU),
-    ROW(I_I, ATOMIC, I_I, ATOMIC, THRU),
-    ROW(I_I, DATA, I, NONE, CM_ACT_COMPLETE),
-    ROW(I_I, ACK, I, NONE, CM_ACT_COMPLETE),
-    ROW(I, KERNEL_START, I, NONE, 0),
-    ROW(V, KERNEL_START, V, NONE, 0),
-    ROW(I_V, KERNEL_START, I_V, NONE, 0),
-    ROW(I, ACQUIRE, I, NONE, 0),
-    ROW(V, ACQUIRE, V, NONE, 0),
-    ROW(I_V, ACQUIRE, I_V, NONE, 0),
+static const cm_proto_row l1[] = {
+    L1_WT_COMMON,
+    R1(I_V, DATA, I_I, NONE, CM_A1_WAKE),
+    R1(V, LOAD, V, NONE, CM_A1_HIT),
+    R1(I, STORE, I_I, WRITE, THRU),
+    R1(V, STORE, I_I, WRITE, CM_A1_INVAL | THRU),
+    R1(V, ATOMIC, I_I, ATOMIC, CM_A1_INVAL | THRU),
+    R1(I_V, STORE, I_I, WRITE, CM_A1_CANCEL | CM_A1_SEND),
+    R1(I_I, STORE, I_I, WRITE, CM_A1_SEND),
+    L1_WT_FLASH_KEEP(KERNEL_START),
+    L1_WT_FLASH_KEEP(ACQUIRE),
 };
+
+static const cm_proto_table l1_tab = TAB(l1);
 
 const cm_protocol cm_proto_no_coh = {
     .name = "no-coh",
     .summary = "non-coherent L1: write-evict, write-no-allocate (seed 000)",
-    .l1 = {cm_l1_state_names, CM_L1S_COUNT, cm_l1_event_names, CM_L1E_COUNT,
-           rows, sizeof rows / sizeof *rows},
-    .l2 = {0},
-    .bypass_l1 = 0,
+    .consistency = CM_CONSISTENCY_NONE,
+    .l1 = &l1_tab,
+    .l2 = &cm_l2_plain,
 };

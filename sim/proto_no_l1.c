@@ -1,33 +1,41 @@
 /* proto_no_l1.c - NO-L1: global loads, stores and atomics bypass the L1.
  *
  * Seed statement (seed 000 via protocols.md A, "NO-L1"): "Global loads and
- * stores bypass the L1 entirely. Baseline for how much private caches buy."
- * Every access is sent straight through (GETS, WRITE, ATOMIC) and never
- * allocates or merges: the MSHR entry it takes is only the LD/ST unit's
- * record of the request in flight (so l1.mshrs bounds outstanding requests
- * for every protocol alike), in state I_I until its reply.  No line is ever
- * valid, so V and I_V are unreachable and the flash events do nothing.
- * The L2 table belongs to the memory side (sim/memsys) and is empty here. */
+ * stores bypass the L1 entirely.  Baseline for how much private caches
+ * buy."  Every access is sent straight through (GETS, WRITE, ATOMIC) and
+ * never allocates or merges: "entirely" leaves out the L1's MSHR merging
+ * too, as GPGPU-Sim's L1 bypass sends each warp's request on its own.  The
+ * line's MSHR entry only counts the requests in flight (so l1.mshrs bounds
+ * outstanding requests under every protocol alike), in state I_I until the
+ * last reply; each reply completes its own access (CM_A1_DONE, a load's
+ * value included).  No line is ever valid, so the flash events find only
+ * entries and change nothing.  (The coherence engine this machine replaced
+ * merged loads here; the seed's "entirely" decides.) */
 #include "sim/proto_rows.h"
 
-static const cm_proto_row rows[] = {
-    ROW(I, LOAD, I_I, GETS, CM_ACT_MSHR | CM_ACT_SEND),
-    ROW(I, STORE, I_I, WRITE, CM_ACT_MSHR | CM_ACT_SEND),
-    ROW(I, ATOMIC, I_I, ATOMIC, CM_ACT_MSHR | CM_ACT_SEND),
-    ROW(I_I, LOAD, I_I, GETS, CM_ACT_MSHR | CM_ACT_SEND),
-    ROW(I_I, STORE, I_I, WRITE, CM_ACT_MSHR | CM_ACT_SEND),
-    ROW(I_I, ATOMIC, I_I, ATOMIC, CM_ACT_MSHR | CM_ACT_SEND),
-    ROW(I_I, DATA, I, NONE, CM_ACT_COMPLETE),
-    ROW(I_I, ACK, I, NONE, CM_ACT_COMPLETE),
-    ROW(I, KERNEL_START, I, NONE, 0),
-    ROW(I, ACQUIRE, I, NONE, 0),
+#define NO_L1_SEND(ev, m)                                                      \
+    R1(I, ev, I_I, m, THRU), R1(I_I, ev, I_I, m, CM_A1_SEND)
+#define NO_L1_REPLY(ev)                                                        \
+    R1(I_I, ev, I_I, NONE, CM_A1_DONE), R1(I_I, ev##_LAST, I, NONE, CM_A1_DONE)
+
+static const cm_proto_row l1[] = {
+    NO_L1_SEND(LOAD, GETS),
+    NO_L1_SEND(STORE, WRITE),
+    NO_L1_SEND(ATOMIC, ATOMIC),
+    NO_L1_REPLY(DATA),
+    NO_L1_REPLY(ACK),
+    NO_L1_REPLY(AREPLY),
+    R1(I_I, DATA_STALE, I_I, NONE, CM_A1_DONE),
+    R1(I_I, KERNEL_START, I_I, NONE, 0),
+    R1(I_I, ACQUIRE, I_I, NONE, 0),
 };
+
+static const cm_proto_table l1_tab = TAB(l1);
 
 const cm_protocol cm_proto_no_l1 = {
     .name = "no-l1",
-    .summary = "global accesses bypass the L1 (seed 000 baseline)",
-    .l1 = {cm_l1_state_names, CM_L1S_COUNT, cm_l1_event_names, CM_L1E_COUNT,
-           rows, sizeof rows / sizeof *rows},
-    .l2 = {0},
-    .bypass_l1 = 1,
+    .summary = "no private L1: every access goes to the L2 (seed 000)",
+    .consistency = CM_CONSISTENCY_RCSC,
+    .l1 = &l1_tab,
+    .l2 = &cm_l2_plain,
 };

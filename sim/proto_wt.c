@@ -1,55 +1,59 @@
 /* proto_wt.c - WT: the conventional write-through L1 of release
  * consistency, invalidated at kernel start and at acquire.
  *
- * Seed statement (seed 003 via protocols.md C, "WT"): "Write-through L1s,
- * shared L2. Release (kernel end, barrier, store-release) waits until all
- * earlier writes are globally visible. Acquire (kernel begin, load-acquire)
- * invalidates the whole L1. L1 also invalidated at every kernel launch."
- *  - a store to a valid line updates the copy and is sent through (V stays
- *    V); a store miss does not allocate (write-no-allocate, as GPU-VI);
+ * Seed statement (seed 003, section 2.4.1, via protocols.md C "WT"): "a
+ * release operation (kernel end, barrier, or StRel) will need to wait for
+ * all prior writes to be visible globally before executing more memory
+ * operations.  In addition, an acquiring memory fence (kernel begin or
+ * LdAcq) will invalidate all clean and potentially stale L1 cache data."
+ *  - a store to a valid line writes the copy and is sent through, so the
+ *    storing warp reads its own store; the copy is V_M while stores are in
+ *    flight and V again at the last ACK.  The seed names no states; V_M is
+ *    the write-through state of GPU-VI and TC, and it is what lets the
+ *    entry count the line's stores in flight (one machine parameter,
+ *    l1.mshrs, bounds outstanding requests under every protocol).  (The
+ *    detailed machine this one replaced kept such a line in V; the two
+ *    differ only in that bookkeeping.);
+ *  - a store miss does not allocate (write-no-allocate, as GPU-VI);
  *  - atomics run at the L2 and drop the local copy (as GPU-VI, seed 000);
- *  - KERNEL_START and ACQUIRE flash-invalidate: every V line goes to I, and
- *    a fill in flight (I_V) is cancelled to I_I, because its data may
- *    predate the acquire; its waiting loads still complete on DATA, later
- *    loads miss anew;
- *  - release is the SM's job: a fence waits for the warp's store ACKs.
- * "Needs no MSHRs; relies on in-order responses": here the requests in
- * flight still occupy l1.mshrs entries so that one machine parameter bounds
- * outstanding requests under every protocol.  The L2 table belongs to the
- * memory side (sim/memsys) and is empty here. */
+ *  - KERNEL_START and ACQUIRE flash-invalidate: every V line goes to I, a
+ *    V_M line drops its copy and waits for its stores (I_I), and a fill in
+ *    flight (I_V) is cancelled to I_I because its data may predate the
+ *    acquire; its waiting loads still complete with it, later loads miss
+ *    anew;
+ *  - release is the SM's: a fence waits for the warp's store ACKs.
+ * "Needs no MSHRs; relies on in-order responses": requests in flight
+ * still hold l1.mshrs entries here, and replies come in order per bank.
+ * The L2 is the plain one (proto_l2_plain.c). */
 #include "sim/proto_rows.h"
 
-static const cm_proto_row rows[] = {
-    ROW(I, LOAD, I_V, GETS, MISS),
-    ROW(I, STORE, I_I, WRITE, THRU),
-    ROW(I, ATOMIC, I_I, ATOMIC, THRU),
-    ROW(V, LOAD, V, NONE, CM_ACT_HIT),
-    ROW(V, STORE, V, WRITE, CM_ACT_WRITE_LOCAL | THRU),
-    ROW(V, ATOMIC, I_I, ATOMIC, CM_ACT_INVALIDATE | THRU),
-    ROW(V, REPLACE, I, NONE, CM_ACT_INVALIDATE),
-    ROW(I_V, LOAD, I_V, NONE, CM_ACT_MSHR), /* merge */
-    ROW(I_V, STORE, I_V, WRITE, THRU),      /* not merged */
-    ROW(I_V, ATOMIC, I_V, ATOMIC, THRU),
-    ROW(I_V, DATA, V, NONE, CM_ACT_FILL | CM_ACT_COMPLETE),
-    ROW(I_I, LOAD, I_V, GETS, MISS),
-    ROW(I_I, STORE, I_I, WRITE, THRU),
-    ROW(I_I, ATOMIC, I_I, ATOMIC, THRU),
-    ROW(I_I, DATA, I, NONE, CM_ACT_COMPLETE),
-    ROW(I_I, ACK, I, NONE, CM_ACT_COMPLETE),
-    ROW(I, KERNEL_START, I, NONE, 0),
-    ROW(V, KERNEL_START, I, NONE, CM_ACT_INVALIDATE),
-    ROW(I_V, KERNEL_START, I_I, NONE, 0),
-    ROW(I, ACQUIRE, I, NONE, 0),
-    ROW(V, ACQUIRE, I, NONE, CM_ACT_INVALIDATE),
-    ROW(I_V, ACQUIRE, I_I, NONE, 0),
+#define WT_FLASH(ev)                                                           \
+    R1(V, ev, I, NONE, CM_A1_INVAL), R1(V_M, ev, I_I, NONE, CM_A1_INVAL),      \
+        R1(I_V, ev, I_I, NONE, CM_A1_CANCEL), R1(I_I, ev, I_I, NONE, 0)
+
+static const cm_proto_row l1[] = {
+    L1_WT_COMMON,
+    L1_V_M_REPLIES,
+    R1(V, LOAD, V, NONE, CM_A1_HIT),
+    R1(V_M, LOAD, V_M, NONE, CM_A1_HIT),
+    R1(I, STORE, I_I, WRITE, THRU),
+    R1(V, STORE, V_M, WRITE, CM_A1_ENTRY | CM_A1_WRITE | CM_A1_SEND),
+    R1(V_M, STORE, V_M, WRITE, CM_A1_WRITE | CM_A1_SEND),
+    R1(V, ATOMIC, I_I, ATOMIC, CM_A1_INVAL | THRU),
+    R1(V_M, ATOMIC, I_I, ATOMIC, CM_A1_INVAL | CM_A1_SEND),
+    R1(I_V, STORE, I_I, WRITE, CM_A1_CANCEL | CM_A1_SEND),
+    R1(I_I, STORE, I_I, WRITE, CM_A1_SEND),
+    WT_FLASH(KERNEL_START),
+    WT_FLASH(ACQUIRE),
 };
+
+static const cm_proto_table l1_tab = TAB(l1);
 
 const cm_protocol cm_proto_wt = {
     .name = "wt",
-    .summary = "write-through L1, invalidated at kernel start and acquire "
+    .summary = "write-through L1 invalidated at kernel start and acquire "
                "(seed 003)",
-    .l1 = {cm_l1_state_names, CM_L1S_COUNT, cm_l1_event_names, CM_L1E_COUNT,
-           rows, sizeof rows / sizeof *rows},
-    .l2 = {0},
-    .bypass_l1 = 0,
+    .consistency = CM_CONSISTENCY_RCSC,
+    .l1 = &l1_tab,
+    .l2 = &cm_l2_plain,
 };

@@ -53,7 +53,10 @@ typedef struct sm_warp {
     uint32_t orphans;    /* replies of loads a fast-forward moved past */
     uint32_t memk;       /* memory instructions issued in its kernel */
     uint32_t ktgt;       /* a kernel hold's place for it (cm_sm_kernel_hold) */
+    uint32_t k;          /* store and atomic lines written so far */
     uint64_t age;        /* launch order, for GTO's "oldest" */
+    uint64_t gwct;       /* the largest GWCT its writes brought back */
+    uint64_t fence_t;    /* when its waiting fence issued */
     uint8_t state, where;
     uint8_t cls; /* counted under nclass[cls] */
 } sm_warp;
@@ -97,6 +100,10 @@ struct cm_sm {
     uint8_t lop;
     uint16_t lbytes;
     int lwait; /* refused by a busy memory side: wait for the retry */
+    /* functional calls: the memory side's answers, and a stop asked */
+    cm_sm_mem_fn fmem;
+    void *fobj;
+    int fstop;
     /* Refused by a reservation failure (a cm_l1_result): until the L1
      * frees something (its freed generation moves) every retry fails the
      * same way, so it is counted without being made. */
@@ -123,12 +130,15 @@ struct cm_sm {
      * (stats_flush: windows edges, the end): a registry counter per
      * cycle is a cache miss per cycle. */
     uint64_t insts, stall[CM_STALL_COUNT], mem_stall, cycles, meminsts;
+    uint64_t fences, fence_wait;
     struct {
         uint64_t insts, stall[CM_STALL_COUNT], mem_stall, cycles, meminsts;
+        uint64_t fences, fence_wait;
     } flushed;
     cm_stat *st_inst, *st_cycles, *st_stall[CM_STALL_COUNT], *st_mem;
     cm_stat *st_meminst; /* memory instructions issued: the models' wl.mem_rate
                             and wl.reqs_per_inst are ratios of it */
+    cm_stat *st_fences, *st_fwait; /* fences completed, their warp-cycles */
     cm_err err;
 };
 
@@ -148,6 +158,22 @@ static void sm_fail(cm_sm *sm, const char *msg)
         cm_err_set(&sm->err, CM_EINTERNAL, "sm%u: %s", (unsigned)sm->cfg.id,
                    msg);
     cm_engine_stop(sm->eng);
+}
+
+static void obs_warp(cm_sm *sm, uint32_t w, cm_obs_warp_event what)
+{
+    if (sm->cfg.obs && sm->cfg.obs->warp && !sm->functional)
+        sm->cfg.obs->warp(sm->cfg.obs->obj, sm->cfg.id, w, what,
+                          cm_engine_now(sm->eng));
+}
+
+/* n more instructions issued: the machine's budget, if any, runs down. */
+static void budget_spend(cm_sm *sm, uint64_t n)
+{
+    uint64_t *b = sm->cfg.budget;
+    if (!b || !*b) return;
+    *b = n >= *b ? 0 : *b - n;
+    if (!*b) cm_engine_stop(sm->eng);
 }
 
 static int is_mem(uint8_t kind)
@@ -274,6 +300,7 @@ static void check_kernel(cm_sm *sm)
     sm->kernel_arrived = 0;
     sm->kernels++;
     sm->kinsts = sm->insts + sm->fcount;
+    obs_warp(sm, 0, CM_OBS_KERNEL);
     cm_l1_flash(sm->l1, CM_L1E_KERNEL_START);
     for (uint32_t w = 0; w < sm->nwarps; w++)
         if (sm->w[w].state == W_WAIT_KERNEL) {
@@ -371,6 +398,7 @@ static void batch_settle(cm_sm *sm, uint64_t t)
     }
     sm->bpos = pos;
     sm->insts += m;
+    budget_spend(sm, m);
     sm->cycles += m;
     sm->last_tick += m;
 }
@@ -392,18 +420,48 @@ static int batch_stop(cm_sm *sm)
     return cancel;
 }
 
-static void l1_done(void *obj, uint32_t w, uint8_t op)
+static void fence_timer(cm_engine *eng, void *obj, uint64_t arg);
+
+/* A fence of warp w may go once its stores are acknowledged and time has
+ * passed its GWCT (a copy is valid while TIME <= LT, so TIME > GWCT is when
+ * every copy its writes raced with has expired); then the acquire. */
+static void fence_try(cm_sm *sm, uint32_t w)
+{
+    sm_warp *wp = &sm->w[w];
+    uint64_t now = cm_engine_now(sm->eng);
+    if (wp->state != W_WAIT_FENCE || wp->stores_out) return;
+    if (now <= wp->gwct && !sm->functional) {
+        cm_engine_schedule_at(sm->eng, wp->gwct + 1, fence_timer, sm, w);
+        return;
+    }
+    cm_l1_flash(sm->l1, CM_L1E_ACQUIRE);
+    obs_warp(sm, w, CM_OBS_FENCE_DONE);
+    if (!sm->functional) {
+        sm->fences++;
+        sm->fence_wait += now - wp->fence_t;
+    }
+    fetch(sm, w);
+}
+
+static void fence_timer(cm_engine *eng, void *obj, uint64_t arg)
+{
+    (void)eng;
+    cm_sm *sm = obj;
+    batch_stop(sm);
+    fence_try(sm, (uint32_t)arg);
+    wake(sm);
+}
+
+static void l1_done(void *obj, uint32_t w, uint8_t op, uint64_t gwct)
 {
     cm_sm *sm = obj;
     sm_warp *wp = &sm->w[w];
     batch_stop(sm);
+    if (gwct > wp->gwct) wp->gwct = gwct;
     if (op == CM_OP_STORE) {
         wp->stores_out--;
         sm->stores_total--;
-        if (wp->stores_out == 0 && wp->state == W_WAIT_FENCE) {
-            cm_l1_flash(sm->l1, CM_L1E_ACQUIRE);
-            fetch(sm, w);
-        }
+        if (wp->stores_out == 0) fence_try(sm, w);
         if (sm->stores_total == 0) check_kernel(sm);
     } else if (wp->orphans > 0) {
         wp->orphans--;
@@ -473,6 +531,7 @@ static void issue(cm_sm *sm, uint32_t w)
     sm->last = w;
     sm->have_last = 1;
     sm->insts++;
+    budget_spend(sm, 1);
     switch (kind) {
     case CM_INST_COMPUTE:
         if (--wp->compute_left == 0) fetch(sm, w);
@@ -482,6 +541,7 @@ static void issue(cm_sm *sm, uint32_t w)
     case CM_INST_ATOMIC: {
         sm->meminsts++;
         wp->memk++;
+        obs_warp(sm, w, CM_OBS_MEMORY);
         int n = coalesce(sm, &wp->inst, sm->lines);
         if (n < 0) {
             sm_fail(sm, "a memory instruction touches more lines than the "
@@ -507,18 +567,18 @@ static void issue(cm_sm *sm, uint32_t w)
     }
     case CM_INST_BARRIER: {
         uint32_t b = w / sm->block_warps;
+        obs_warp(sm, w, CM_OBS_BARRIER);
         set_wait(sm, w, W_WAIT_BARRIER);
         sm->arrived[b]++;
         check_barrier(sm, b);
         return;
     }
     case CM_INST_FENCE:
-        if (wp->stores_out == 0) {
-            cm_l1_flash(sm->l1, CM_L1E_ACQUIRE);
-            fetch(sm, w);
-        } else {
-            set_wait(sm, w, W_WAIT_FENCE);
-        }
+        obs_warp(sm, w, CM_OBS_FENCE);
+        wp->fence_t = now;
+        if (sm->cfg.fenced) sm->cfg.fenced(sm->cfg.fenced_obj);
+        set_wait(sm, w, W_WAIT_FENCE);
+        fence_try(sm, w);
         return;
     default:
         sm_fail(sm, "issued an instruction that cannot issue");
@@ -634,6 +694,8 @@ static void stats_flush(cm_sm *sm)
     FLUSH(sm->st_cycles, cycles);
     FLUSH(sm->st_mem, mem_stall);
     FLUSH(sm->st_meminst, meminsts);
+    FLUSH(sm->st_fences, fences);
+    FLUSH(sm->st_fwait, fence_wait);
     for (int r = 0; r < CM_STALL_COUNT; r++) FLUSH(sm->st_stall[r], stall[r]);
 #undef FLUSH
 }
@@ -711,11 +773,21 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
         } else if (sm->lfail && cm_l1_freed_gen(sm->l1) == sm->lfail_gen) {
             cm_l1_count_fails(sm->l1, sm->lfail, 1);
         } else {
+            sm_warp *lw = &sm->w[sm->lwarp];
+            uint64_t value = sm->lop == CM_OP_LOAD
+                                 ? 0
+                                 : cm_store_value(sm->cfg.id, sm->lwarp,
+                                                  sm->nwarps, lw->k + 1);
             cm_l1_result r = cm_l1_access(sm->l1, sm->lines[sm->lpos], sm->lop,
-                                          sm->lwarp, sm->lbytes);
+                                          sm->lwarp, sm->lbytes, value);
             sm->lfail = 0;
             if (r == CM_L1_OK) {
                 stuck = 0;
+                if (sm->lop != CM_OP_LOAD) lw->k++;
+                if (sm->lop != CM_OP_ATOMIC)
+                    obs_warp(sm, sm->lwarp,
+                             sm->lop == CM_OP_STORE ? CM_OBS_STORE
+                                                    : CM_OBS_LOAD);
                 if (++sm->lpos == sm->ln) sm->ln = 0;
             } else if (r == CM_L1_BUSY) {
                 sm->lwait = 1;
@@ -783,8 +855,17 @@ int cm_sm_quiet(const cm_sm *sm)
 
 /* One instruction (or compute run of at most budget) of ready warp w,
  * functionally; returns the instructions it counts for. */
+/* The L1's functional questions go to the caller's mem, which may ask
+ * for a stop after the instruction. */
+static void functional_mem(void *obj, const cm_mreq *m, uint64_t vtime,
+                           cm_warm_reply *out)
+{
+    cm_sm *sm = obj;
+    if (sm->fmem(sm->fobj, m, vtime, out)) sm->fstop = 1;
+}
+
 static uint64_t functional_step(cm_sm *sm, uint32_t w, uint64_t budget,
-                                cm_sm_mem_fn mem, void *obj, int *stop)
+                                cm_sm_mem_fn mem, uint64_t vtime, int *stop)
 {
     sm_warp *wp = &sm->w[w];
     switch (wp->inst.kind) {
@@ -812,10 +893,14 @@ static uint64_t functional_step(cm_sm *sm, uint32_t w, uint64_t budget,
                      : wp->inst.kind == CM_INST_STORE ? CM_OP_STORE
                                                       : CM_OP_ATOMIC;
         for (int i = 0; i < n; i++) {
-            unsigned msg = cm_l1_warm(sm->l1, sm->flines[i], op);
-            if (msg != CM_MSG_NONE && mem(obj, sm->cfg.id, sm->flines[i], msg))
-                *stop = 1;
+            uint64_t value =
+                op == CM_OP_LOAD
+                    ? 0
+                    : cm_store_value(sm->cfg.id, w, sm->nwarps, ++wp->k);
+            cm_l1_warm(sm->l1, sm->flines[i], op, value, vtime,
+                       functional_mem, sm);
         }
+        if (sm->fstop) *stop = 1;
         fetch(sm, w);
         return 1;
     }
@@ -827,12 +912,8 @@ static uint64_t functional_step(cm_sm *sm, uint32_t w, uint64_t budget,
         return 1;
     }
     case CM_INST_FENCE: /* timed stores may still be out: as issue() does */
-        if (wp->stores_out == 0) {
-            cm_l1_flash(sm->l1, CM_L1E_ACQUIRE);
-            fetch(sm, w);
-        } else {
-            set_wait(sm, w, W_WAIT_FENCE);
-        }
+        set_wait(sm, w, W_WAIT_FENCE);
+        fence_try(sm, w);
         return 1;
     default:
         sm_fail(sm, "functional execution met an instruction it cannot run");
@@ -936,7 +1017,8 @@ uint64_t cm_sm_kernels(const cm_sm *sm, uint64_t *insts)
     return sm->kernels;
 }
 
-uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj)
+uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj,
+                          uint64_t vtime)
 {
     batch_stop(sm);
     launch_all(sm); /* an SM that only ever runs functionally */
@@ -945,6 +1027,9 @@ uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj)
     memset(sm->fused, 0, sm->nwarps * sizeof *sm->fused);
     int stop = 0, progress = 1;
     sm->functional = 1;
+    sm->fmem = mem;
+    sm->fobj = obj;
+    sm->fstop = 0;
     check_kernel(sm); /* warps may wait only for timed stores */
     while (progress && !stop && sm->err.code == CM_OK) {
         progress = 0;
@@ -957,7 +1042,7 @@ uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj)
             while (sm->w[w].state == W_READY && sm->fused[w] < quota && !stop &&
                    sm->err.code == CM_OK && !kernel_held(sm, w)) {
                 uint64_t d = functional_step(sm, w, quota - sm->fused[w],
-                                             mem, obj, &stop);
+                                             mem, vtime, &stop);
                 sm->fused[w] += d;
                 total += d;
                 sm->fcount = total;
@@ -992,6 +1077,10 @@ static cm_status register_stats(cm_sm *sm, cm_err *err)
                              err)) ||
         (st = cm_stats_counter(reg, "sm.mem_instructions", sm->comp,
                                &sm->st_meminst, err)) ||
+        (st = cm_stats_counter(reg, "fence.count", sm->comp, &sm->st_fences,
+                               err)) ||
+        (st = cm_stats_counter(reg, "fence.wait_cycles", sm->comp,
+                               &sm->st_fwait, err)) ||
         (st = cm_stats_counter(reg, "mem_pipeline.stall_cycles", sm->comp,
                                &sm->st_mem, err)) ||
         (st = cm_stats_ratio(reg, "mem_pipeline.stall_ratio", sm->comp,
@@ -1053,6 +1142,7 @@ cm_status cm_sm_new(const cm_sm_config *cfg, cm_engine *eng, cm_sm **out,
     lc.freed = (cm_retry){l1_freed, sm};
     lc.stats = cfg->stats;
     lc.component = sm->comp;
+    lc.obs = cfg->obs;
     cm_status st = cm_l1_new(&lc, eng, &sm->l1, err);
     if (!st) st = register_stats(sm, err);
     if (st) {

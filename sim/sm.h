@@ -18,8 +18,13 @@
  *    while it is busy no other memory instruction issues;
  *  - a load or atomic instruction blocks its warp until every request of
  *    it has completed; stores are fire-and-forget, but counted per warp;
- *  - FENCE waits for the warp's outstanding stores (release) and then
- *    performs an acquire at the L1 (flash event ACQUIRE: WT invalidates);
+ *  - FENCE waits for the warp's outstanding stores (release) and, where
+ *    acknowledgements carry a Global Write Completion Time (TC-Weak), until
+ *    time has passed the warp's largest; then it performs an acquire at
+ *    the L1 (flash event ACQUIRE: WT invalidates);
+ *  - data values: the k-th store or atomic line (k = 1, 2, ...) of warp w
+ *    writes cm_store_value(sm, w, warps, k), so a load's value names the
+ *    store it read (the L1 reports values through the observer);
  *  - BARRIER waits until every live warp of its block (block_warps warps,
  *    0: the whole SM) has arrived; KERNEL (a kernel boundary) waits for
  *    every live warp of the SM, then sends KERNEL_START to the L1.  Grid
@@ -51,6 +56,7 @@
 #include "data/params.h"
 #include "sim/engine.h"
 #include "sim/l1.h"
+#include "sim/observe.h"
 #include "sim/stats.h"
 
 /* ---- instruction source -------------------------------------------------- */
@@ -113,6 +119,13 @@ typedef struct cm_sm_config {
     cm_l1_config l1;           /* all but sm, done, wake, stats, component */
     cm_warp_source src;
     cm_stats *stats; /* required */
+    const cm_observer *obs; /* optional; also the L1's */
+    /* optional: the machine's instruction budget (sim.max_instructions),
+     * shared by the SMs; the engine stops when it runs out */
+    uint64_t *budget;
+    /* optional: called at every fence issued (the L2's t_write rule) */
+    void (*fenced)(void *obj);
+    void *fenced_obj;
     /* Optional trace of every issued instruction (tests, debugging). */
     void (*on_issue)(void *obj, uint32_t sm, uint32_t warp, uint8_t kind,
                      uint64_t cycle);
@@ -156,10 +169,12 @@ void cm_sm_sync(cm_sm *sm);
  * an atomic or a store acknowledgement. */
 int cm_sm_quiet(const cm_sm *sm);
 
-/* A line request a functional instruction sends to the memory side (a
- * cm_msg); nonzero asks cm_sm_functional to stop after this instruction. */
-typedef int (*cm_sm_mem_fn)(void *obj, uint32_t sm, uint64_t line,
-                            unsigned msg);
+/* The memory side's functional answer to a message a functional
+ * instruction's L1 access sends (sim/mem.h cm_l1_warm_fn: a request, or a
+ * victim's PUT); nonzero asks cm_sm_functional to stop after this
+ * instruction. */
+typedef int (*cm_sm_mem_fn)(void *obj, const cm_mreq *m, uint64_t vtime,
+                            cm_warm_reply *out);
 
 /* Functional execution (fast-forward and traffic injection): about n
  * instructions, an equal share per live warp (a compute run counts its
@@ -175,7 +190,7 @@ typedef int (*cm_sm_mem_fn)(void *obj, uint32_t sm, uint64_t line,
  * (a fast-forward's unwarmed stretch).
  * An SM never started runs functionally only (a traffic injector's). */
 uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem,
-                          void *obj);
+                          void *obj, uint64_t vtime);
 
 /* Kernel boundaries the SM has passed (timed or functionally), and in
  * *insts (if not NULL) its instructions when it passed the last. */

@@ -2,9 +2,8 @@
  *
  * What.  Seed 000's GPU coherence protocols (NO-L1, NO-COH, MESI, GPU-VI,
  * GPU-VIni, TCSUO, TCS, TCSOO, TCW, TCW-FIXED; not WT, which no seed
- * statement compares, to keep the section short) run on the
- * coherence simulator (sim/coh.h), so every protocol runs on one machine
- * model, over seed 000's workload profiles (bh cc cl dlb stn vpr
+ * statement compares, to keep the section short) run on the one
+ * simulated machine (sim/gpu.h), over seed 000's workload profiles (bh cc cl dlb stn vpr
  * communicate between workgroups; hsp kmn lps ndl rg sr do not need
  * coherence).  By default four of the twelve (DEFAULT_WORKLOADS, below);
  * --coh-workloads all runs every one.  Then three small sweeps: fixed
@@ -21,7 +20,7 @@
  *
  * Runs.  Each run is the first COH_CYCLES cycles of the workload (or
  * sim.max_cycles when that is smaller, so tests can shrink the section):
- * full runs take 10-40 s each.  Speed is coh.ipc over the window (warp
+ * full runs take 10-40 s each.  Speed is ipc over the window (warp
  * instructions per cycle: the same instruction mix under every protocol),
  * so a protocol that stalls issues fewer instructions.  Traffic is
  * noc.flits per 1000 warp instructions (flits_per_kinst): the runs stop at
@@ -43,8 +42,8 @@
 
 #include "data/atomic.h"
 #include "study/study.h"
-#include "sim/coh.h"
-#include "sim/coh_proto.h"
+#include "sim/gpu.h"
+#include "sim/protocol.h"
 #include "sim/stats.h"
 #include "sim/workload.h"
 
@@ -106,7 +105,7 @@ typedef struct coh_run {
     double key[NKEY];
     int ok, finished, tc;
     char error[CM_ERR_MSG_MAX];
-    double cycles, instructions, ipc, flits, msgs[COHM_COUNT], msgs_total;
+    double cycles, instructions, ipc, flits, msgs[CM_MSG_COUNT], msgs_total;
     double recalls, invalidations, store_stall, fence_wait, l1_miss_ratio;
     double outcome_count[NOUT], outcome[NOUT], lifetime_mean;
 } coh_run;
@@ -115,7 +114,7 @@ typedef struct coh_ctx {
     cm_study *s;
     cm_params base; /* the study's machine, runs cut at `cycles` */
     double cycles;
-    const cm_coh_protocol *proto[NPROTO];
+    const cm_protocol *proto[NPROTO];
     size_t wl[NWL], nwl, ninter; /* the selected workloads, inter first */
     char wl_names[NWL * 8];      /* their names, space-separated */
     char intra_names[NWL * 8];   /* those of the no-coherence set */
@@ -279,17 +278,17 @@ static double stat_of(const cm_stat_row *rows, size_t n, const char *metric,
 }
 
 static void fill_run(coh_run *r, const cm_stat_row *rows, size_t n,
-                     const cm_coh_result *res)
+                     const cm_gpu_result *res)
 {
     r->finished = res->finished;
     r->cycles = (double)res->cycles;
     r->instructions = (double)res->instructions;
-    r->ipc = stat_of(rows, n, "coh.ipc", NULL);
+    r->ipc = stat_of(rows, n, "ipc", NULL);
     r->flits = stat_of(rows, n, "noc.flits", NULL);
     r->msgs_total = 0;
-    for (size_t m = 1; m < COHM_COUNT; m++) {
+    for (size_t m = 1; m < CM_MSG_COUNT; m++) {
         char name[64];
-        snprintf(name, sizeof name, "noc.msgs.%s", coh_msg_names[m]);
+        snprintf(name, sizeof name, "noc.msgs.%s", cm_msg_names[m]);
         double v = stat_of(rows, n, name, NULL);
         r->msgs[m] = isfinite(v) ? v : 0; /* not registered: never sent */
         r->msgs_total += r->msgs[m];
@@ -348,10 +347,11 @@ static cm_status get_run(coh_ctx *c, size_t wl, size_t pr, const cm_params *p,
                           workloads[wl]);
     cm_stats *stats = cm_stats_new();
     if (!stats) return cm_err_set(err, CM_EINTERNAL, "out of memory");
-    cm_coh_result res = {0};
+    cm_gpu_result res = {0};
     cm_err run_err = {0};
-    cm_status st = cm_coh_simulate(p, prof, (cm_warp_source){0},
-                                   c->proto[pr], stats, &res, &run_err);
+    cm_gpu_run_config gc = {.params = p, .workload = prof,
+                            .protocol = c->proto[pr]};
+    cm_status st = cm_gpu_run(&gc, stats, &res, &run_err);
     cm_stat_row *rows = NULL;
     size_t nrows = 0;
     if (!st) {
@@ -370,7 +370,7 @@ static cm_status get_run(coh_ctx *c, size_t wl, size_t pr, const cm_params *p,
         r->recalls = r->invalidations = r->store_stall = NAN;
         r->fence_wait = r->l1_miss_ratio = r->lifetime_mean = NAN;
         r->msgs_total = NAN;
-        for (size_t m = 0; m < COHM_COUNT; m++) r->msgs[m] = NAN;
+        for (size_t m = 0; m < CM_MSG_COUNT; m++) r->msgs[m] = NAN;
         for (size_t o = 0; o < NOUT; o++) r->outcome[o] = NAN;
         c->failed++;
     }
@@ -417,8 +417,8 @@ static cm_status write_compare(coh_ctx *c, cm_err *err)
     const char *cols[ROW_MAX];
     size_t nc = 0;
     for (size_t i = 0; i < sizeof head / sizeof *head; i++) cols[nc++] = head[i];
-    for (size_t m = 1; m < COHM_COUNT; m++, nc++) {
-        snprintf(names[nc], sizeof names[nc], "noc.msgs.%s", coh_msg_names[m]);
+    for (size_t m = 1; m < CM_MSG_COUNT; m++, nc++) {
+        snprintf(names[nc], sizeof names[nc], "noc.msgs.%s", cm_msg_names[m]);
         cols[nc] = names[nc];
     }
     for (size_t i = 0; i < sizeof tail / sizeof *tail; i++) cols[nc++] = tail[i];
@@ -441,7 +441,7 @@ static cm_status write_compare(coh_ctx *c, cm_err *err)
             rb_num(&rb, r->flits);
             rb_num(&rb, fpk(r));
             rb_num(&rb, ratio(fpk(r), flits_of(c, w, P_NOCOH)));
-            for (size_t m = 1; m < COHM_COUNT; m++) rb_num(&rb, r->msgs[m]);
+            for (size_t m = 1; m < CM_MSG_COUNT; m++) rb_num(&rb, r->msgs[m]);
             rb_num(&rb, r->msgs_total);
             rb_num(&rb, r->recalls);
             rb_num(&rb, r->invalidations);
@@ -525,8 +525,8 @@ static cm_status per_workload_figure(coh_ctx *c, const char *name,
 /* Messages per class per 1000 warp instructions, pooled over workloads. */
 static cm_status traffic_by_class(coh_ctx *c, cm_err *err)
 {
-    int used[COHM_COUNT] = {0};
-    double msgs[NPROTO][COHM_COUNT], inst[NPROTO];
+    int used[CM_MSG_COUNT] = {0};
+    double msgs[NPROTO][CM_MSG_COUNT], inst[NPROTO];
     memset(msgs, 0, sizeof msgs);
     memset(inst, 0, sizeof inst);
     for (size_t p = 0; p < NPROTO; p++)
@@ -534,19 +534,19 @@ static cm_status traffic_by_class(coh_ctx *c, cm_err *err)
             const coh_run *r = c->cmp[w][p];
             if (!r || !r->ok) continue;
             inst[p] += r->instructions;
-            for (size_t m = 1; m < COHM_COUNT; m++) {
+            for (size_t m = 1; m < CM_MSG_COUNT; m++) {
                 msgs[p][m] += r->msgs[m];
                 if (r->msgs[m] > 0) used[m] = 1;
             }
         }
-    const char *cols[COHM_COUNT + 2];
+    const char *cols[CM_MSG_COUNT + 2];
     size_t nc = 0;
     cols[nc++] = "protocol";
     cols[nc++] = "index";
-    for (size_t m = 1; m < COHM_COUNT; m++) cols[nc++] = coh_msg_names[m];
+    for (size_t m = 1; m < CM_MSG_COUNT; m++) cols[nc++] = cm_msg_names[m];
     cm_table *t;
     cm_status st = table_new(nc, cols, &t, err);
-    series_buf b[COHM_COUNT];
+    series_buf b[CM_MSG_COUNT];
     memset(b, 0, sizeof b);
     label_buf xl = {.n = 0};
     lb_add(&xl, "protocol (index:");
@@ -556,12 +556,12 @@ static cm_status traffic_by_class(coh_ctx *c, cm_err *err)
         rowbuf rb = {.n = 0};
         rb_str(&rb, protocols[p]);
         rb_num(&rb, (double)k);
-        for (size_t m = 1; m < COHM_COUNT; m++) {
+        for (size_t m = 1; m < CM_MSG_COUNT; m++) {
             double v = inst[p] > 0 ? 1000 * msgs[p][m] / inst[p] : NAN;
             rb_num(&rb, v);
             if (used[m]) {
                 snprintf(b[m].label, sizeof b[m].label, "%s",
-                         coh_msg_names[m]);
+                         cm_msg_names[m]);
                 sb_add(&b[m], (double)k, v > 0 ? v : NAN); /* log axis */
             }
         }
@@ -573,7 +573,7 @@ static cm_status traffic_by_class(coh_ctx *c, cm_err *err)
         st = render(c, "coh/traffic_class",
                     "Messages by class, the workloads pooled", xl.text,
                     "messages per 1000 warp instructions (log)", 0, 1,
-                    CM_PLOT_POINTS, b, COHM_COUNT, err);
+                    CM_PLOT_POINTS, b, CM_MSG_COUNT, err);
     return st;
 }
 
@@ -1149,7 +1149,7 @@ cm_status cm_study_section_coh(cm_study *s, cm_err *err)
                                       m ? " " : "", workloads[w]);
         }
     for (size_t p = 0; !st && p < NPROTO; p++) {
-        c->proto[p] = cm_coh_protocol_find(protocols[p]);
+        c->proto[p] = cm_protocol_find(protocols[p]);
         if (!c->proto[p])
             st = cm_err_set(err, CM_EINTERNAL,
                             "coherence protocol '%s' missing", protocols[p]);

@@ -20,6 +20,7 @@
 #include "data/atomic.h"
 #include "plots/plot.h"
 #include "sim/gpu.h"
+#include "sim/profile_rec.h"
 #include "sim/workload.h"
 
 #define MAX_AXES 8
@@ -38,7 +39,7 @@ typedef struct vrun {
     const cm_workload_profile **wl;
     vpoint *pts;
     char *obs; /* nrep x n observations of obs_size bytes, replicate-major */
-    cm_profile **prof; /* coherence runs: nrep x n profiles, else NULL */
+    cm_profile **prof; /* models with profiles: nrep x n, else NULL */
     size_t n, nrep;
 } vrun;
 
@@ -66,21 +67,27 @@ static void point_label(const vrun *r, const vpoint *pt, char *buf,
     }
 }
 
-/* Runs one point on the machine the configuration names. */
+/* Runs one point; with a profile, records it (*prof). */
 static cm_status run_engine(const vrun *r, const cm_params *p,
                             const cm_workload_profile *wl, cm_stats *stats,
-                            cm_profile *prof, cm_err *err)
+                            cm_profile **prof, cm_err *err)
 {
-    if (r->cfg->coh) {
-        cm_coh_result res;
-        return cm_coh_simulate_profile(p, wl, (cm_warp_source){0},
-                                       r->cfg->coh, stats, prof, &res, err);
-    }
+    cm_profile_rec *rec = NULL;
+    cm_status st = prof ? cm_profile_rec_new(p, r->cfg->protocol, &rec, err)
+                        : CM_OK;
     cm_gpu_run_config gc = {.params = p,
                             .workload = wl,
-                            .protocol = r->cfg->protocol};
+                            .protocol = r->cfg->protocol,
+                            .observer = rec ? cm_profile_rec_observer(rec)
+                                            : NULL};
     cm_gpu_result res;
-    return cm_gpu_run(&gc, stats, &res, err);
+    if (!st) st = cm_gpu_run(&gc, stats, &res, err);
+    cm_table *t = NULL;
+    if (!st && rec) st = cm_profile_rec_table(rec, stats, res.cycles, &t, err);
+    if (!st && rec) st = cm_profile_from_table(t, prof, err);
+    cm_table_free(t);
+    cm_profile_rec_free(rec);
+    return st;
 }
 
 /* Simulates replicate rep of point i and hands its statistics to the
@@ -95,14 +102,14 @@ static cm_status simulate_point(vrun *r, const cm_params *p, size_t i,
     cm_status st = cm_params_validate(p, err);
     cm_stats *stats = st ? NULL : cm_stats_new();
     if (!st && !stats) st = cm_err_set(err, CM_EINTERNAL, "out of memory");
-    if (!st && r->prof && !(r->prof[slot] = cm_profile_new()))
-        st = cm_err_set(err, CM_EINTERNAL, "out of memory");
-    cm_profile *prof = r->prof ? r->prof[slot] : NULL;
-    if (!st) st = run_engine(r, p, r->wl[pt->wl], stats, prof, err);
+    if (!st)
+        st = run_engine(r, p, r->wl[pt->wl], stats,
+                        r->prof ? &r->prof[slot] : NULL, err);
+    const cm_profile *prof = r->prof ? r->prof[slot] : NULL;
     cm_stat_row *rows = NULL;
     size_t nrows = 0;
     if (!st) st = cm_stats_rows(stats, &rows, &nrows, err);
-    cm_validate_run_info info = {p,    r->wl[pt->wl], r->cfg->coh, prof,
+    cm_validate_run_info info = {p,    r->wl[pt->wl], r->cfg->protocol, prof,
                                  rows, nrows,         label};
     if (!st)
         st = r->cfg->model->observe(
@@ -493,9 +500,9 @@ cm_status cm_validate_run(const cm_validate_config *cfg,
     r.wl = calloc(cfg->nworkloads, sizeof *r.wl);
     r.pts = calloc(r.n, sizeof *r.pts);
     r.obs = calloc(r.n * r.nrep, m->obs_size);
-    r.prof = cfg->coh ? calloc(r.n * r.nrep, sizeof *r.prof) : NULL;
+    r.prof = m->needs_profile ? calloc(r.n * r.nrep, sizeof *r.prof) : NULL;
     cm_table *calib = NULL;
-    cm_status st = r.wl && r.pts && r.obs && (r.prof || !cfg->coh)
+    cm_status st = r.wl && r.pts && r.obs && (r.prof || !m->needs_profile)
                        ? CM_OK
                        : cm_err_set(err, CM_EINTERNAL, "out of memory");
     for (size_t w = 0; w < cfg->nworkloads && !st; w++)

@@ -29,7 +29,7 @@
 #include "data/sweep.h"
 #include "data/table.h"
 #include "models/profile.h"
-#include "sim/coh.h"
+#include "models/ptable.h"
 #include "sim/protocol.h"
 #include "sim/stats.h"
 #include "sim/workload.h"
@@ -59,12 +59,12 @@ typedef struct cm_validate_run_info {
     const cm_params *point;                /* the parameters it ran on */
     const cm_workload_profile *workload;   /* a built-in, so it outlives the
                                               run: observations may keep it */
-    const cm_coh_protocol *coh;            /* coherence simulator's protocol;
-                                              NULL on the detailed machine */
-    const cm_profile *profile;             /* coherence runs: the run's
-                                              timing profile, alive until the
-                                              last predict (observations may
-                                              keep it); else NULL */
+    const cm_protocol *protocol;           /* the protocol it ran */
+    const cm_profile *profile;             /* a model with profiles: the
+                                              run's timing profile, alive
+                                              until the last predict
+                                              (observations may keep it);
+                                              else NULL */
     const cm_stat_row *rows;               /* the run's statistics */
     size_t nrows;
     const char *label;                     /* names the point in messages */
@@ -93,6 +93,8 @@ typedef struct cm_validate_model {
      * or each workload's last fifth (the largest values of the last axis,
      * for a model that carries a profile down the axis but not up). */
     cm_validate_calib_at calibrate_at;
+    /* each run records its timing profile (sim/profile_rec.h) */
+    int needs_profile;
 } cm_validate_model;
 
 extern const cm_validate_model cm_validate_mshr;
@@ -111,12 +113,11 @@ extern const cm_validate_model cm_validate_directory;
 typedef struct cm_validate_coh_obs {
     cm_params point;
     const cm_workload_profile *workload;
-    const cm_coh_protocol *coh;
+    const cm_protocol *protocol;
     const cm_profile *profile;
 } cm_validate_coh_obs;
 
-/* Fills the header from a coherence run; an error on the detailed
- * machine, which writes no profile. */
+/* Fills the header from a run with its profile. */
 cm_status cm_validate_coh_observe(const cm_validate_run_info *run,
                                   cm_validate_coh_obs *h, cm_err *err);
 /* calibrate and free_state callbacks of every coherence model: *state maps
@@ -131,6 +132,10 @@ cm_status cm_validate_coh_source(const void *state,
                                  const cm_validate_coh_obs *h,
                                  const cm_validate_coh_obs **src,
                                  cm_err *err);
+/* The protocol as the models read it (models/ptable.h): its export,
+ * read back.  Free with cm_ptables_free(*out, 1). */
+cm_status cm_validate_ptable(const cm_protocol *proto, cm_ptable **out,
+                             cm_err *err);
 /* A statistic of the run (component "all"); an error naming the point when
  * it is missing or not finite. */
 cm_status cm_validate_stat(const cm_validate_run_info *run, const char *name,
@@ -143,9 +148,7 @@ typedef struct cm_validate_config {
     size_t naxes;
     const char *const *workloads; /* built-in profile names */
     size_t nworkloads;
-    const cm_protocol *protocol;    /* the detailed machine's L1 protocol */
-    const cm_coh_protocol *coh;     /* non-NULL: run the coherence
-                                       simulator with this protocol instead */
+    const cm_protocol *protocol;    /* the protocol every point runs */
     const char *outdir;
     /* runs per point, seeds sim.seed, sim.seed + 1, ...; the model is
      * calibrated once on every replicate of the calibration points (the

@@ -23,11 +23,10 @@ typedef struct coh_calib {
 cm_status cm_validate_coh_observe(const cm_validate_run_info *run,
                                   cm_validate_coh_obs *h, cm_err *err)
 {
-    if (!run->coh || !run->profile)
-        return cm_err_set(err, CM_EINPUT,
-                          "this model needs the coherence simulator "
-                          "(a coherence protocol)");
-    *h = (cm_validate_coh_obs){*run->point, run->workload, run->coh,
+    if (!run->profile)
+        return cm_err_set(err, CM_EINTERNAL,
+                          "this model needs the run's timing profile");
+    *h = (cm_validate_coh_obs){*run->point, run->workload, run->protocol,
                                run->profile};
     return CM_OK;
 }
@@ -125,4 +124,17 @@ cm_status cm_validate_stat(const cm_validate_run_info *run, const char *name,
                           r ? "no value for" : "missing", name);
     *v = r->value;
     return CM_OK;
+}
+
+cm_status cm_validate_ptable(const cm_protocol *proto, cm_ptable **out,
+                             cm_err *err)
+{
+    cm_table *t = NULL;
+    size_t n = 0;
+    *out = NULL;
+    cm_status st = cm_protocol_export_new(&t, err);
+    if (!st) st = cm_protocol_export(proto, t, err);
+    if (!st) st = cm_ptables_read(t, out, &n, err);
+    cm_table_free(t);
+    return st;
 }

@@ -1,5 +1,5 @@
 /* validate_directory.c - the directory-bandwidth model (models/directory.h)
- * in the validation driver, on any coherence-simulator protocol.
+ * in the validation driver, on any protocol.
  * Quantities, per L1 access (a load, store or atomic line request the L1
  * accepted, the simulator's l1.accesses):
  *  - msgs_per_access: every message on the crossbar, the sum of the run's
@@ -52,10 +52,12 @@ static cm_status directory_predict(const void *state, const void *obs,
     const directory_obs *o = obs;
     const cm_validate_coh_obs *src;
     cm_directory_result r;
+    cm_ptable *pt = NULL;
     cm_status st = cm_validate_coh_source(state, &o->h, &src, err);
+    if (!st) st = cm_validate_ptable(o->h.protocol, &pt, err);
     if (!st)
-        st = cm_directory_predict(&o->h.point, o->h.coh, src->profile, &r,
-                                  err);
+        st = cm_directory_predict(&o->h.point, pt, src->profile, &r, err);
+    cm_ptables_free(pt, 1);
     if (st) return st;
     model[0] = r.msgs_per_access;
     model[1] = r.flits_per_access;
@@ -68,4 +70,4 @@ static cm_status directory_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_directory = {
     "directory",       directory_qty,       2,
     sizeof(directory_obs), directory_observe, cm_validate_coh_calibrate,
-    directory_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD};
+    directory_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD, 1};

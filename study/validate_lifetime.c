@@ -8,7 +8,7 @@
  *    its p_*_strong under TC-Strong);
  *  - stall_cycles: under TC-Strong the mean stall of a store at the L2
  *    waiting for the line's lease (simulator: l2.store_stall_cycles over
- *    the stores that reached the L2, rate.l2_stores x coh.cycles of the
+ *    the stores that reached the L2, rate.l2_stores x gpu.cycles of the
  *    run's own profile; model: E[(L - S)+]); under TC-Weak the mean fence
  *    wait (fence.wait_cycles / fence.count; model: the GWCT wait plus the
  *    wait for the last store's ack, models/lifetime.c).
@@ -27,7 +27,7 @@
  *
  * Under tcw (cm_validate_lifetime_predictor) the adaptive predictor
  * instead: per point, the equilibrium (cm_lifetime_equilibrium) and the
- * mean-field time average over the run's coh.cycles from
+ * mean-field time average over the run's gpu.cycles from
  * tc.predictor_init (cm_lifetime_run_mean), both against the simulated
  * tc.lifetime_mean; the calibration profile is again the last fifth of
  * each workload's grid (the largest tc.t_hit: the longest lifetimes).
@@ -66,7 +66,7 @@ static cm_status lifetime_observe(const cm_validate_run_info *run, void *obs,
     memset(o, 0, sizeof *o);
     cm_status st = cm_validate_coh_observe(run, &o->h, err);
     if (st) return st;
-    const char *name = cm_coh_protocol_name(run->coh);
+    const char *name = run->protocol->name;
     o->strong = !strncmp(name, "tcs", 3);
     o->private_writes = o->strong && strcmp(name, "tcsuo");
     if (!o->strong && strcmp(name, "tcw-fixed"))
@@ -92,7 +92,7 @@ static cm_status lifetime_observe(const cm_validate_run_info *run, void *obs,
     if (o->strong) {
         double rate, cycles;
         st = cm_validate_stat(run, "l2.store_stall_cycles", &wait, err);
-        if (!st) st = cm_validate_stat(run, "coh.cycles", &cycles, err);
+        if (!st) st = cm_validate_stat(run, "gpu.cycles", &cycles, err);
         if (!st) st = cm_profile_rate(run->profile, "rate.l2_stores", &rate,
                                       err);
         events = rate * cycles;
@@ -139,7 +139,7 @@ static cm_status lifetime_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_lifetime = {
     "lifetime",       lifetime_qty,       3,
     sizeof(lifetime_obs), lifetime_observe, cm_validate_coh_calibrate,
-    lifetime_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST};
+    lifetime_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1};
 
 /* ---- the adaptive predictor (tcw) --------------------------------------- */
 
@@ -151,7 +151,7 @@ static const cm_validate_qty predictor_qty[] = {
 
 typedef struct predictor_obs {
     cm_validate_coh_obs h;
-    double mean, cycles; /* tc.lifetime_mean, coh.cycles */
+    double mean, cycles; /* tc.lifetime_mean, gpu.cycles */
 } predictor_obs;
 
 static cm_status predictor_observe(const cm_validate_run_info *run, void *obs,
@@ -160,12 +160,12 @@ static cm_status predictor_observe(const cm_validate_run_info *run, void *obs,
     predictor_obs *o = obs;
     memset(o, 0, sizeof *o);
     cm_status st = cm_validate_coh_observe(run, &o->h, err);
-    if (!st && strcmp(cm_coh_protocol_name(run->coh), "tcw"))
+    if (!st && strcmp(run->protocol->name, "tcw"))
         return cm_err_set(err, CM_EINPUT, "the lifetime predictor runs "
                           "under tcw, not %s",
-                          cm_coh_protocol_name(run->coh));
+                          run->protocol->name);
     if (!st) st = cm_validate_stat(run, "tc.lifetime_mean", &o->mean, err);
-    if (!st) st = cm_validate_stat(run, "coh.cycles", &o->cycles, err);
+    if (!st) st = cm_validate_stat(run, "gpu.cycles", &o->cycles, err);
     return st;
 }
 
@@ -192,4 +192,4 @@ static cm_status predictor_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_lifetime_predictor = {
     "lifetime",        predictor_qty,        2,
     sizeof(predictor_obs), predictor_observe, cm_validate_coh_calibrate,
-    predictor_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST};
+    predictor_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1};

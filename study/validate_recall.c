@@ -1,7 +1,7 @@
 /* validate_recall.c - the recall-rate model (models/recall.h) in the
  * validation driver, on gpu-vi, gpu-vini or mesi.  One quantity:
  * recall messages (RCL) per directory access, the simulator's dir.recalls
- * over its directory accesses (rate.dir_accesses x coh.cycles of the run's
+ * over its directory accesses (rate.dir_accesses x gpu.cycles of the run's
  * own profile) against the model's recall_msgs_per_access on the point's
  * directory geometry (dir.ratio, dir.ways for GPU-VIni; the L2's for the
  * others).  Calibration is the profile of the workload's calibration point
@@ -30,11 +30,11 @@ static cm_status recall_observe(const cm_validate_run_info *run, void *obs,
     memset(o, 0, sizeof *o);
     cm_status st = cm_validate_coh_observe(run, &o->h, err);
     if (!st)
-        st = cm_recall_protocol_parse(cm_coh_protocol_name(run->coh),
+        st = cm_recall_protocol_parse(run->protocol->name,
                                       &o->proto, err);
     double rcl, cycles, rate;
     if (!st) st = cm_validate_stat(run, "dir.recalls", &rcl, err);
-    if (!st) st = cm_validate_stat(run, "coh.cycles", &cycles, err);
+    if (!st) st = cm_validate_stat(run, "gpu.cycles", &cycles, err);
     if (!st)
         st = cm_profile_rate(run->profile, "rate.dir_accesses", &rate, err);
     if (st) return st;
@@ -67,4 +67,4 @@ static cm_status recall_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_recall = {
     "recall",       recall_qty,       1,
     sizeof(recall_obs), recall_observe, cm_validate_coh_calibrate,
-    recall_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD};
+    recall_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD, 1};

@@ -215,7 +215,7 @@ START_TEST(test_validate_bad_input)
         "--grid mshrs=4,8 --workloads kmn",            /* 2 points: none */
         "--grid nosuch=1,2,3 --workloads kmn",
         "--grid mshrs=4,8,16 --grid warps=2,4 --workloads nosuch",
-        "--grid mshrs=4,8,16 --grid warps=2,4 --protocol mesi"};
+        "--grid mshrs=4,8,16 --grid warps=2,4 --protocol nosuch"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         snprintf(args, sizeof args, "validate mshr %s " TINY " --quiet "
                  "--out %s/v%zu", bad[i], dir, i);

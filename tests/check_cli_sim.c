@@ -88,8 +88,20 @@ START_TEST(test_sim_lists_and_rejects)
         {"sim", "which workload"},
         {"sim --workload /nonexistent.csv", "/nonexistent.csv"},
         /* an instruction budget means one thing only without sampling */
-        {"sim --workload bfs --set sim.max_instructions=1000",
-         "--engine coh"},
+        {"sim --workload bfs --sample temporal "
+         "--set sim.max_instructions=1000",
+         "full detail only"},
+        /* a parameter the protocol does not use */
+        {"sim --workload bfs --protocol mesi --set tc.lifetime_weak=800",
+         "does not use"},
+        {"sim --workload bfs --protocol gpu-vi --set dir.ways=16",
+         "does not use"},
+        {"sim --workload bfs --protocol tcs --set tc.lifetime_weak=800",
+         "does not use"},
+        /* a profile is a full-detail run's */
+        {"sim --workload bfs --protocol tcs --sample temporal "
+         "--profile-out /tmp/x.csv",
+         "full-detail"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         tu_expect_rejected(bad[i].args, bad[i].needle);

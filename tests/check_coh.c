@@ -1,5 +1,5 @@
-/* check_coh.c - the coherence simulator's MESI protocol on a small machine
- * running a hand-written program with known store values.
+/* check_coh.c - MESI on a small machine (sim/gpu.h) running a
+ * hand-written program with known store values.
  *
  * Every warp hammers four shared lines with stores, loads and atomics (so
  * owners are forwarded to, sharers invalidated, UPGRs raced), streams
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/coh.h"
+#include "sim/gpu.h"
 #include "tests/testutil.h"
 
 enum {
@@ -176,7 +176,7 @@ static uint64_t last_shared_write(uint32_t g, uint64_t l)
             if (line == l) last = n;
         }
     }
-    return last ? cm_coh_store_value(g / WARPS, g % WARPS, WARPS, last) : 0;
+    return last ? cm_store_value(g / WARPS, g % WARPS, WARPS, last) : 0;
 }
 
 static double stat(const cm_stat_row *rows, size_t n, const char *metric)
@@ -199,6 +199,18 @@ static void set_param(cm_params *prm, const char *name, const char *value)
                   err.msg);
 }
 
+/* The lines whose final values the checks read: each warp's own line and
+ * its last stream line, and the shared lines. */
+enum { PROBES = 2 * NW + SHARED };
+static void probe_lines(uint64_t *lines)
+{
+    for (uint32_t g = 0; g < NW; g++) {
+        lines[g] = OWN_BASE + g;
+        lines[NW + g] = stream_line(g, STREAM - 1);
+    }
+    for (uint64_t l = 0; l < SHARED; l++) lines[2 * NW + l] = l;
+}
+
 /* Runs the program on MESI on one of the machines. */
 static void run_mesi(int machine, uint32_t jitter, uint64_t seed)
 {
@@ -215,21 +227,27 @@ static void run_mesi(int machine, uint32_t jitter, uint64_t seed)
         set_param(&prm, "l1.ways", "1");
         set_param(&prm, "l2.bank_size", "1024");
     }
-    const cm_coh_protocol *proto = cm_coh_protocol_find("mesi");
+    prm.gpu_sms = CORES;
+    prm.gpu_warps_per_sm = WARPS;
+    prm.sched_active_warps = WARPS;
+    prm.noc_jitter = jitter;
+    prm.sim_seed = (double)seed;
+    prm.sim_max_cycles = 5000000;
+    const cm_protocol *proto = cm_protocol_find("mesi");
     ck_assert_ptr_nonnull(proto);
-    ck_assert_int_eq(cm_coh_protocol_model(proto), CM_COH_MODEL_RCSC);
+    ck_assert_int_eq(proto->consistency, CM_CONSISTENCY_RCSC);
     prog *p = calloc(1, sizeof *p);
     cm_stats *stats = cm_stats_new();
     ck_assert(p && stats);
-    cm_coh_config cfg = {.proto = proto, .params = &prm, .cores = CORES,
-                         .warps = WARPS,
-                         .src = {prog_next, p}, .seed = seed,
-                         .jitter = jitter, .stats = stats,
-                         .on_load = prog_load, .on_load_obj = p};
-    cm_coh *c = NULL;
-    ck_assert_int_eq(cm_coh_new(&cfg, &c, &err), CM_OK);
-    cm_coh_result res;
-    cm_status st = cm_coh_run(c, 5000000, &res, &err);
+    uint64_t lines[PROBES], values[PROBES];
+    probe_lines(lines);
+    cm_observer obs = {.obj = p, .value = prog_load};
+    cm_gpu_run_config cfg = {.params = &prm, .protocol = proto,
+                             .source = {prog_next, p}, .observer = &obs,
+                             .probe_lines = lines, .probe_values = values,
+                             .nprobe = PROBES};
+    cm_gpu_result res;
+    cm_status st = cm_gpu_run(&cfg, stats, &res, &err);
     ck_assert_msg(st == CM_OK, "mesi run: %s", err.msg);
     ck_assert_msg(res.finished, "mesi did not finish in %llu cycles",
                   (unsigned long long)res.cycles);
@@ -237,15 +255,14 @@ static void run_mesi(int machine, uint32_t jitter, uint64_t seed)
     /* values */
     for (uint32_t g = 0; g < NW; g++) {
         ck_assert_uint_ne(p->own_line_k[g], 0);
-        uint64_t want = cm_coh_store_value(g / WARPS, g % WARPS, WARPS,
-                                           p->own_line_k[g]);
-        ck_assert_msg(cm_coh_value(c, OWN_BASE + g) == want,
+        uint64_t want = cm_store_value(g / WARPS, g % WARPS, WARPS,
+                                       p->own_line_k[g]);
+        ck_assert_msg(values[g] == want,
                       "own line of warp %u: %llx, want %llx", (unsigned)g,
-                      (unsigned long long)cm_coh_value(c, OWN_BASE + g),
-                      (unsigned long long)want);
+                      (unsigned long long)values[g], (unsigned long long)want);
     }
     for (uint64_t l = 0; l < SHARED; l++) {
-        uint64_t v = cm_coh_value(c, l);
+        uint64_t v = values[2 * NW + l];
         int found = 0;
         for (uint32_t g = 0; g < NW; g++)
             found |= v != 0 && v == last_shared_write(g, l);
@@ -253,10 +270,8 @@ static void run_mesi(int machine, uint32_t jitter, uint64_t seed)
                       "write", (unsigned long long)l, (unsigned long long)v);
     }
     /* every warp's stream stores reached memory */
-    for (uint32_t g = 0; g < NW; g++) {
-        uint64_t v = cm_coh_value(c, stream_line(g, STREAM - 1));
-        ck_assert_uint_eq(v >> 32, g + 1);
-    }
+    for (uint32_t g = 0; g < NW; g++)
+        ck_assert_uint_eq(values[NW + g] >> 32, g + 1);
     uint32_t loads_expected = NW * (ROUNDS * 3 + STREAM + STREAM / 2 + 1);
     ck_assert_uint_eq(p->loads, loads_expected);
     ck_assert_uint_eq(p->bad_value, 0);
@@ -294,7 +309,6 @@ static void run_mesi(int machine, uint32_t jitter, uint64_t seed)
         ck_assert(stat(rows, n, "noc.msgs.put") > 0);
     if (machine == MACHINE_TINY) ck_assert(recalls > 0);
     free(rows);
-    cm_coh_free(c);
     cm_stats_free(stats);
     free(p);
 }

@@ -1,5 +1,4 @@
-/* check_coh_dir.c - the GPU-VIni directory of the coherence simulator on a
- * hand-checked scenario: one warp, a 4-line L1, one L2 bank and a directory
+/* check_coh_dir.c - the GPU-VIni directory on a hand-checked scenario: one warp, a 4-line L1, one L2 bank and a directory
  * of one set of two entries (dir.ratio 0.5 of 4 L1 lines).
  *
  * The warp loads A and B (two entries), stores to A (a directory access
@@ -16,7 +15,8 @@
 #include <string.h>
 
 #include "models/profile.h"
-#include "sim/coh.h"
+#include "sim/gpu.h"
+#include "sim/stats.h"
 #include "tests/testutil.h"
 
 enum { LINE_A = 10, LINE_B = 11, LINE_C = 12 };
@@ -68,17 +68,13 @@ static void set_param(cm_params *prm, const char *name, const char *value)
                   err.msg);
 }
 
-static double stat_of(const cm_stat_row *rows, size_t n, const char *metric)
-{
-    const cm_stat_row *r = cm_stats_find(rows, n, metric, "all");
-    ck_assert_msg(r != NULL, "no statistic %s", metric);
-    return r->value;
-}
-
-/* One core, a 4-line L1, one L2 bank. */
+/* One SM of one warp, a 4-line L1, one L2 bank. */
 static void small_machine(cm_params *prm)
 {
     cm_params_init(prm);
+    set_param(prm, "gpu.sms", "1");
+    set_param(prm, "gpu.warps_per_sm", "1");
+    set_param(prm, "sched.active_warps", "1");
     set_param(prm, "l1.line", "128");
     set_param(prm, "l1.size", "512");
     set_param(prm, "l1.ways", "4");
@@ -89,29 +85,14 @@ static void small_machine(cm_params *prm)
 static void run_gpu_vini(const cm_params *prm, const step *prog, size_t n,
                          double *recalls, double *misses)
 {
-    const cm_coh_protocol *proto = cm_coh_protocol_find("gpu-vini");
-    ck_assert_ptr_nonnull(proto);
     script s = {prog, n, 0, 0};
-    cm_stats *stats = cm_stats_new();
-    ck_assert_ptr_nonnull(stats);
-    cm_coh_config cfg = {.proto = proto, .params = prm, .cores = 1,
-                         .warps = 1, .src = {script_next, &s},
-                         .stats = stats};
-    cm_coh *c = NULL;
-    cm_err err = {0};
-    ck_assert_int_eq(cm_coh_new(&cfg, &c, &err), CM_OK);
-    cm_coh_result res;
-    ck_assert_msg(cm_coh_run(c, 1000000, &res, &err) == CM_OK, "%s",
-                  err.msg);
-    ck_assert(res.finished);
-    cm_stat_row *rows = NULL;
-    size_t nrows = 0;
-    ck_assert_int_eq(cm_stats_rows(stats, &rows, &nrows, &err), CM_OK);
-    *recalls = stat_of(rows, nrows, "dir.recalls");
-    *misses = stat_of(rows, nrows, "l1.misses");
-    free(rows);
-    cm_coh_free(c);
-    cm_stats_free(stats);
+    tu_sim r;
+    tu_sim_run(prm, "gpu-vini", (cm_warp_source){script_next, &s}, NULL, 0,
+               &r);
+    ck_assert(r.finished);
+    *recalls = tu_sim_stat(&r, "dir.recalls");
+    *misses = tu_sim_stat(&r, "l1.misses");
+    tu_sim_free(&r);
 }
 
 START_TEST(test_directory_evicts_least_recently_used)
@@ -157,8 +138,8 @@ START_TEST(test_directory_index_hash_spreads_strides)
 }
 END_TEST
 
-/* The profile rows of GPU-VIni's directory stream (sim/coh.c,
- * profile_dir_stream), on: load A, atomic A, atomic B, load A.  Only loads
+/* The profile rows of GPU-VIni's directory stream (sim/profile_rec.c,
+ * dir_stream), on: load A, atomic A, atomic B, load A.  Only loads
  * allocate entries: B, never loaded, touches none, so the second load of A
  * is at stack distance 0 (the L2's own stream, dir.stack_distance, counts
  * B and puts it at 1).  The atomic empties A's list of one sharer: one
@@ -183,31 +164,20 @@ static cm_profile *profile_atomics(const char *protocol, double *cycles)
 {
     cm_params prm;
     small_machine(&prm);
-    const cm_coh_protocol *proto = cm_coh_protocol_find(protocol);
-    ck_assert_ptr_nonnull(proto);
     static const step prog[] = {{CM_INST_LOAD, LINE_A},
                                 {CM_INST_ATOMIC, LINE_A},
                                 {CM_INST_ATOMIC, LINE_B},
                                 {CM_INST_LOAD, LINE_A},
                                 {CM_INST_END, 0}};
     script s = {prog, sizeof prog / sizeof *prog, 0, 0};
-    cm_profile *prof = cm_profile_new();
-    ck_assert_ptr_nonnull(prof);
-    cm_stats *stats = cm_stats_new();
-    ck_assert_ptr_nonnull(stats);
-    cm_coh_config cfg = {.proto = proto, .params = &prm, .cores = 1,
-                         .warps = 1, .src = {script_next, &s},
-                         .stats = stats, .profile = prof};
-    cm_coh *c = NULL;
-    cm_err err = {0};
-    ck_assert_msg(cm_coh_new(&cfg, &c, &err) == CM_OK, "%s", err.msg);
-    cm_coh_result res;
-    ck_assert_msg(cm_coh_run(c, 1000000, &res, &err) == CM_OK, "%s",
-                  err.msg);
-    ck_assert(res.finished);
-    *cycles = (double)res.cycles;
-    cm_coh_free(c);
-    cm_stats_free(stats);
+    tu_sim r;
+    tu_sim_run(&prm, protocol, (cm_warp_source){script_next, &s}, NULL, 1,
+               &r);
+    ck_assert(r.finished);
+    *cycles = (double)r.cycles;
+    cm_profile *prof = r.prof;
+    r.prof = NULL;
+    tu_sim_free(&r);
     return prof;
 }
 

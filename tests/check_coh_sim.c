@@ -1,4 +1,4 @@
-/* check_coh_sim.c - the coherence simulator (sim/coh.h) on every protocol:
+/* check_coh_sim.c - the simulator (sim/gpu.h) on every protocol:
  * a small machine runs a synthetic sharing program to completion, and the
  * run must conserve messages (every request answered, every INV, RCL or
  * FWD answered), leave each line holding a value some store wrote (the
@@ -10,7 +10,8 @@
 
 #include "models/lifetime.h"
 #include "models/profile.h"
-#include "sim/coh.h"
+#include "sim/gpu.h"
+#include "sim/profile_rec.h"
 #include "sim/workload.h"
 #include "tests/testutil.h"
 
@@ -68,6 +69,8 @@ static void small_machine(cm_params *p)
     cm_params_init(p);
     p->gpu_sms = CORES;
     p->gpu_warps_per_sm = WARPS;
+    p->sched_active_warps = WARPS;
+    p->sim_max_cycles = 10000000;
     p->l1_size = 1024; /* 8 lines: evictions */
     p->l1_ways = 2;
     p->l2_banks = 2;
@@ -95,45 +98,68 @@ typedef struct run {
     uint64_t cycles;
 } run;
 
+/* One run of src on protocol pr with random message timing (noc.jitter
+ * 16, seeded), its statistics in *out, the profile with `profile`, the
+ * lines' final values in value[]; *res its result. */
+static void sim_run(const cm_protocol *pr, const cm_params *pp, uint64_t seed,
+                    cm_warp_source src, int profile, run *out,
+                    cm_gpu_result *res)
+{
+    cm_params p = *pp;
+    p.noc_jitter = 16;
+    p.sim_seed = (double)seed;
+    memset(out, 0, sizeof *out);
+    cm_stats *s = cm_stats_new();
+    ck_assert_ptr_nonnull(s);
+    cm_err err = {0};
+    cm_profile_rec *rec = NULL;
+    if (profile)
+        ck_assert_msg(cm_profile_rec_new(&p, pr, &rec, &err) == CM_OK, "%s",
+                      err.msg);
+    uint64_t lines[SHARED + CORES];
+    for (uint32_t i = 0; i < SHARED; i++) lines[i] = i;
+    for (uint32_t i = 0; i < CORES; i++) lines[SHARED + i] = PRIVATE_BASE + i;
+    cm_gpu_run_config cfg = {.params = &p, .protocol = pr, .source = src,
+                             .observer = rec ? cm_profile_rec_observer(rec)
+                                             : NULL,
+                             .probe_lines = lines, .probe_values = out->value,
+                             .nprobe = SHARED + CORES};
+    ck_assert_msg(cm_gpu_run(&cfg, s, res, &err) == CM_OK, "%s: %s", pr->name,
+                  err.msg);
+    if (rec) {
+        cm_table *t = NULL;
+        ck_assert(cm_profile_rec_table(rec, s, res->cycles, &t, &err) ==
+                  CM_OK);
+        ck_assert(cm_profile_from_table(t, &out->prof, &err) == CM_OK);
+        cm_table_free(t);
+        cm_profile_rec_free(rec);
+    }
+    ck_assert(cm_stats_rows(s, &out->rows, &out->n, &err) == CM_OK);
+    out->cycles = res->cycles;
+    out->stats = s;
+}
+
 /* Runs the program next (prog_next unless given) to its end. */
-static void run_program(const cm_coh_protocol *pr, const cm_params *pp,
+static void run_program(const cm_protocol *pr, const cm_params *pp,
                         uint64_t seed,
                         cm_status (*next)(void *, uint32_t, uint32_t,
                                           cm_inst *, cm_err *),
                         run *out)
 {
-    cm_params p = *pp;
     prog g = {0};
-    cm_stats *s = cm_stats_new();
-    cm_profile *prof = cm_profile_new();
-    ck_assert_ptr_nonnull(s);
-    cm_coh_config cfg = {.proto = pr, .params = &p,
-                         .src = {next ? next : prog_next, &g}, .seed = seed,
-                         .jitter = 16, .stats = s, .profile = prof};
-    cm_coh *c = NULL;
-    cm_err err = {0};
-    cm_coh_result res;
-    ck_assert_msg(cm_coh_new(&cfg, &c, &err) == CM_OK, "%s", err.msg);
-    ck_assert_msg(cm_coh_run(c, 10000000, &res, &err) == CM_OK, "%s: %s",
-                  cm_coh_protocol_name(pr), err.msg);
-    ck_assert_msg(res.finished, "%s did not finish", cm_coh_protocol_name(pr));
-    for (uint32_t i = 0; i < SHARED; i++) out->value[i] = cm_coh_value(c, i);
-    for (uint32_t i = 0; i < CORES; i++)
-        out->value[SHARED + i] = cm_coh_value(c, PRIVATE_BASE + i);
-    ck_assert(cm_stats_rows(s, &out->rows, &out->n, &err) == CM_OK);
-    cm_coh_free(c);
-    out->prof = prof;
-    out->cycles = res.cycles;
-    out->stats = s;
+    cm_gpu_result res;
+    sim_run(pr, pp, seed, (cm_warp_source){next ? next : prog_next, &g}, 1,
+            out, &res);
+    ck_assert_msg(res.finished, "%s did not finish", pr->name);
 }
 
-static void run_on(const cm_coh_protocol *pr, const cm_params *pp,
+static void run_on(const cm_protocol *pr, const cm_params *pp,
                    uint64_t seed, run *out)
 {
     run_program(pr, pp, seed, NULL, out);
 }
 
-static void run_protocol(const cm_coh_protocol *pr, uint64_t seed, run *out)
+static void run_protocol(const cm_protocol *pr, uint64_t seed, run *out)
 {
     cm_params p;
     small_machine(&p);
@@ -147,7 +173,7 @@ static void run_strong(const char *proto, uint64_t lifetime, uint64_t seed,
     cm_params p;
     small_machine(&p);
     p.tc_lifetime_strong = lifetime;
-    run_on(cm_coh_protocol_find(proto), &p, seed, out);
+    run_on(cm_protocol_find(proto), &p, seed, out);
 }
 
 static void run_free(run *r)
@@ -181,7 +207,7 @@ START_TEST(test_profile_speed_rates)
         small_machine(&p);
         p.tc_lifetime_strong = 700, p.tc_lifetime_weak = 900;
         run r;
-        run_on(cm_coh_protocol_find(cases[i].proto), &p, 3, &r);
+        run_on(cm_protocol_find(cases[i].proto), &p, 3, &r);
         double busy, occ, life;
         cm_err err = {0};
         ck_assert(cm_profile_rate(r.prof, "rate.l2_reply_busy", &busy,
@@ -213,9 +239,9 @@ END_TEST
 
 START_TEST(test_every_protocol_conserves)
 {
-    for (size_t i = 0; i < cm_coh_protocol_count(); i++) {
-        const cm_coh_protocol *pr = cm_coh_protocol_at(i);
-        const char *name = cm_coh_protocol_name(pr);
+    for (size_t i = 0; i < cm_protocol_count(); i++) {
+        const cm_protocol *pr = cm_protocol_at(i);
+        const char *name = pr->name;
         run r;
         run_protocol(pr, 7, &r);
         double req = stat(r.rows, r.n, "noc.msgs.gets") +
@@ -251,7 +277,7 @@ START_TEST(test_every_protocol_conserves)
          * store (the ITERS-th) is what memory holds */
         for (uint32_t c = 0; c < CORES; c++)
             ck_assert_msg(r.value[SHARED + c] ==
-                              cm_coh_store_value(c, 0, WARPS, ITERS),
+                              cm_store_value(c, 0, WARPS, ITERS),
                           "%s: private line of core %u", name, (unsigned)c);
         double out = stat(r.rows, r.n, "tc.outcome.hit") +
                      stat(r.rows, r.n, "tc.outcome.expired") +
@@ -266,7 +292,7 @@ END_TEST
 
 START_TEST(test_same_seed_same_run)
 {
-    const cm_coh_protocol *pr = cm_coh_protocol_find("gpu-vini");
+    const cm_protocol *pr = cm_protocol_find("gpu-vini");
     ck_assert_ptr_nonnull(pr);
     run a, b, c;
     run_protocol(pr, 11, &a);
@@ -295,9 +321,9 @@ START_TEST(test_recalls_and_stalls_where_expected)
      * stores at the L2 and sends no invalidation, TC-Weak never stalls a
      * store but makes fences wait. */
     run vi, tcs, tcw;
-    run_protocol(cm_coh_protocol_find("gpu-vi"), 3, &vi);
-    run_protocol(cm_coh_protocol_find("tcs"), 3, &tcs);
-    run_protocol(cm_coh_protocol_find("tcw-fixed"), 3, &tcw);
+    run_protocol(cm_protocol_find("gpu-vi"), 3, &vi);
+    run_protocol(cm_protocol_find("tcs"), 3, &tcs);
+    run_protocol(cm_protocol_find("tcw-fixed"), 3, &tcw);
     ck_assert(stat(vi.rows, vi.n, "dir.recalls") > 0);
     ck_assert(stat(vi.rows, vi.n, "dir.invalidations") > 0);
     ck_assert(stat(tcs.rows, tcs.n, "l2.store_stall_cycles") > 0);
@@ -321,13 +347,12 @@ START_TEST(test_long_gwct_wait_finishes)
     p.gpu_sms = 2;
     p.sim_max_cycles = 300000;
     cm_stats *s = cm_stats_new();
-    cm_coh_result res;
+    cm_gpu_result res;
     cm_err err = {0};
-    ck_assert_msg(cm_coh_simulate(&p, cm_workload_builtin("bh"),
-                                  (cm_warp_source){0},
-                                  cm_coh_protocol_find("tcw"), s, &res,
-                                  &err) == CM_OK,
-                  "%s", err.msg);
+    cm_gpu_run_config cfg = {.params = &p,
+                             .workload = cm_workload_builtin("bh"),
+                             .protocol = cm_protocol_find("tcw")};
+    ck_assert_msg(cm_gpu_run(&cfg, s, &res, &err) == CM_OK, "%s", err.msg);
     cm_stat_row *rows;
     size_t n;
     ck_assert(cm_stats_rows(s, &rows, &n, &err) == CM_OK);
@@ -373,7 +398,7 @@ START_TEST(test_predictor_events_only_real_expiries)
     p.tc_lifetime_weak = 1000000; /* beyond the run */
     p.l2_bank_size = 4096; /* no L2 eviction parks a timestamp for so long */
     run r;
-    run_program(cm_coh_protocol_find("tcw-fixed"), &p, 5, loads_next, &r);
+    run_program(cm_protocol_find("tcw-fixed"), &p, 5, loads_next, &r);
     ck_assert_msg(stat(r.rows, r.n, "l2.misses") > 0, "no L2 miss to test");
     static const char *const ev[] = {
         "tc.pred.l1_expired", "tc.pred.l2_expired",
@@ -429,21 +454,14 @@ static cm_status fence_next(void *obj, uint32_t core, uint32_t warp,
 static cm_profile *fence_run(const char *proto, const cm_params *p,
                              fence_prog *f)
 {
-    cm_params pp = *p;
-    cm_stats *s = cm_stats_new();
-    cm_profile *prof = cm_profile_new();
-    cm_coh_config cfg = {.proto = cm_coh_protocol_find(proto), .params = &pp,
-                         .src = {fence_next, f}, .seed = 3, .jitter = 16,
-                         .stats = s, .profile = prof};
-    cm_coh *c = NULL;
-    cm_err err = {0};
-    cm_coh_result res;
-    ck_assert_msg(cm_coh_new(&cfg, &c, &err) == CM_OK, "%s", err.msg);
-    ck_assert_msg(cm_coh_run(c, 10000000, &res, &err) == CM_OK, "%s: %s",
-                  proto, err.msg);
+    run r;
+    cm_gpu_result res;
+    sim_run(cm_protocol_find(proto), p, 3, (cm_warp_source){fence_next, f}, 1,
+            &r, &res);
     ck_assert_msg(res.finished, "%s did not finish", proto);
-    cm_coh_free(c);
-    cm_stats_free(s);
+    cm_profile *prof = r.prof;
+    r.prof = NULL;
+    run_free(&r);
     return prof;
 }
 
@@ -530,7 +548,7 @@ START_TEST(test_outcomes_from_own_profile)
         small_machine(&p);
         p.tc_lifetime_strong = p.tc_lifetime_weak = 2000; /* past eviction */
         run r;
-        run_on(cm_coh_protocol_find(proto[i]), &p, 3, &r);
+        run_on(cm_protocol_find(proto[i]), &p, 3, &r);
         const cm_dist *reuse, *resid, *delay;
         double fills;
         cm_err err = {0};
@@ -572,33 +590,26 @@ END_TEST
  * many warp instructions (a compute group of 3 may carry it past by 2),
  * so runs at different lifetimes cover the same program; the run is not
  * finished and took fewer cycles than the whole program. */
-static cm_coh_result run_budget(uint64_t budget)
+static cm_gpu_result run_budget(uint64_t budget)
 {
     cm_params p;
     small_machine(&p);
     p.sim_max_instructions = (double)budget;
     prog g = {0};
-    cm_stats *s = cm_stats_new();
-    cm_coh_config cfg = {.proto = cm_coh_protocol_find("tcsuo"),
-                         .params = &p, .src = {prog_next, &g}, .seed = 3,
-                         .jitter = 16, .stats = s};
-    cm_coh *c = NULL;
-    cm_err err = {0};
-    cm_coh_result res;
-    ck_assert_msg(cm_coh_new(&cfg, &c, &err) == CM_OK, "%s", err.msg);
-    ck_assert_msg(cm_coh_run(c, 10000000, &res, &err) == CM_OK, "%s",
-                  err.msg);
-    cm_coh_free(c);
-    cm_stats_free(s);
+    run r;
+    cm_gpu_result res;
+    sim_run(cm_protocol_find("tcsuo"), &p, 3,
+            (cm_warp_source){prog_next, &g}, 0, &r, &res);
+    run_free(&r);
     return res;
 }
 
 START_TEST(test_max_instructions_stops_run)
 {
-    cm_coh_result all = run_budget(0);
+    cm_gpu_result all = run_budget(0);
     ck_assert(all.finished);
     uint64_t budget = all.instructions / 3;
-    cm_coh_result part = run_budget(budget);
+    cm_gpu_result part = run_budget(budget);
     ck_assert(!part.finished);
     ck_assert_msg(part.instructions >= budget && part.instructions <= budget + 2,
                   "%llu instructions for a budget of %llu",

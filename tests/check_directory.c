@@ -2,7 +2,7 @@
  * hand-checked limits (every load hits: no load traffic; NO-L1 with every
  * load cold: GETS + DATA per load, WRITE + ACK per store, flits = count x
  * size), invariants (classes sum to the totals, bigger L1 fewer misses),
- * bad input, and the model against the coherence simulator on a short run
+ * bad input, and the model against the simulator on a short run
  * of a seed-000 workload. */
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +10,8 @@
 
 #include "models/directory.h"
 #include "models/profile.h"
-#include "sim/coh.h"
+#include "sim/protocol.h"
+#include "study/validate.h"
 #include "sim/stats.h"
 #include "sim/workload.h"
 #include "tests/testutil.h"
@@ -38,9 +39,11 @@ static cm_directory_result predict(const char *proto, const cm_profile *prof,
 {
     cm_directory_result r;
     cm_err err = {0};
-    ck_assert_msg(cm_directory_predict(p, cm_coh_protocol_find(proto), prof,
-                                       &r, &err) == CM_OK,
+    cm_ptable *pt = NULL;
+    ck_assert(cm_validate_ptable(cm_protocol_find(proto), &pt, &err) == CM_OK);
+    ck_assert_msg(cm_directory_predict(p, pt, prof, &r, &err) == CM_OK,
                   "%s: %s", proto, err.msg);
+    cm_ptables_free(pt, 1);
     return r;
 }
 
@@ -184,8 +187,8 @@ START_TEST(test_invariants)
     cm_profile *prof = profile_of(mixed);
     cm_params p;
     cm_params_init(&p);
-    for (size_t i = 0; i < cm_coh_protocol_count(); i++) {
-        const char *name = cm_coh_protocol_name(cm_coh_protocol_at(i));
+    for (size_t i = 0; i < cm_protocol_count(); i++) {
+        const char *name = cm_protocol_at(i)->name;
         cm_directory_result r = predict(name, prof, &p);
         double m = 0, f = 0;
         for (size_t c = 1; c < CM_DIR_NCLASSES; c++) {
@@ -230,19 +233,20 @@ START_TEST(test_bad_input)
     /* no op mix */
     cm_profile *prof = profile_of("quantity,lo,hi,value\n"
                                   "l1.load_gap,0,1,1\n");
-    ck_assert_int_eq(cm_directory_predict(&p, cm_coh_protocol_find("wt"),
-                                          prof, &r, &err),
+    cm_ptable *wt = NULL;
+    ck_assert(cm_validate_ptable(cm_protocol_find("wt"), &wt, &err) == CM_OK);
+    ck_assert_int_eq(cm_directory_predict(&p, wt, prof, &r, &err),
                      CM_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "rate.l1_loads"));
     cm_profile_free(prof);
     /* stores but no write statistics */
     prof = profile_of(all_hit);
     cm_profile_set_rate(prof, "rate.l1_stores", 0.5, &err);
-    ck_assert_int_eq(cm_directory_predict(&p, cm_coh_protocol_find("wt"),
-                                          prof, &r, &err),
+    ck_assert_int_eq(cm_directory_predict(&p, wt, prof, &r, &err),
                      CM_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "l1.store_gap"));
     cm_profile_free(prof);
+    cm_ptables_free(wt, 1);
 }
 END_TEST
 
@@ -250,32 +254,25 @@ END_TEST
  * the profile, and the model predicts that run's messages and flits per L1
  * access within a loose 25% (in sample), and a run at half the L1 from the
  * same profile within 30% (held out). */
-static void sim_run(const cm_params *p, const char *proto, cm_profile *prof,
-                    double *msgs, double *flits)
+static cm_profile *sim_run(const cm_params *p, const char *proto,
+                           int profile, double *msgs, double *flits)
 {
-    cm_stats *s = cm_stats_new();
-    cm_coh_result res;
-    cm_err err = {0};
-    ck_assert_msg(cm_coh_simulate_profile(p, cm_workload_builtin("kmn"),
-                                          (cm_warp_source){0},
-                                          cm_coh_protocol_find(proto), s,
-                                          prof, &res, &err) == CM_OK,
-                  "%s", err.msg);
-    cm_stat_row *rows;
-    size_t n;
-    ck_assert(cm_stats_rows(s, &rows, &n, &err) == CM_OK);
+    tu_sim r;
+    tu_sim_run_workload(p, proto, "kmn", profile, &r);
     double acc = 0, m = 0, f = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(rows[i].component, "all")) continue;
-        if (!strcmp(rows[i].metric, "l1.accesses")) acc = rows[i].value;
-        if (!strcmp(rows[i].metric, "noc.flits")) f = rows[i].value;
-        if (!strncmp(rows[i].metric, "noc.msgs.", 9)) m += rows[i].value;
+    for (size_t i = 0; i < r.n; i++) {
+        if (strcmp(r.rows[i].component, "all")) continue;
+        if (!strcmp(r.rows[i].metric, "l1.accesses")) acc = r.rows[i].value;
+        if (!strcmp(r.rows[i].metric, "noc.flits")) f = r.rows[i].value;
+        if (!strncmp(r.rows[i].metric, "noc.msgs.", 9)) m += r.rows[i].value;
     }
     ck_assert(acc > 0);
     *msgs = m / acc;
     *flits = f / acc;
-    free(rows);
-    cm_stats_free(s);
+    cm_profile *prof = r.prof;
+    r.prof = NULL;
+    tu_sim_free(&r);
+    return prof;
 }
 
 START_TEST(test_model_vs_simulator)
@@ -286,9 +283,8 @@ START_TEST(test_model_vs_simulator)
     p.gpu_sms = 4;
     p.sim_max_cycles = 20000;
     for (size_t i = 0; i < sizeof protos / sizeof *protos; i++) {
-        cm_profile *prof = cm_profile_new();
         double sm, sf, hm, hf;
-        sim_run(&p, protos[i], prof, &sm, &sf);
+        cm_profile *prof = sim_run(&p, protos[i], 1, &sm, &sf);
         cm_directory_result r = predict(protos[i], prof, &p);
         ck_assert_msg(fabs(r.msgs_per_access / sm - 1) < 0.25,
                       "%s: model %g msgs/access, simulator %g", protos[i],
@@ -298,7 +294,7 @@ START_TEST(test_model_vs_simulator)
                       r.flits_per_access, sf);
         cm_params half = p;
         half.l1_size = p.l1_size / 2;
-        sim_run(&half, protos[i], NULL, &hm, &hf);
+        sim_run(&half, protos[i], 0, &hm, &hf);
         r = predict(protos[i], prof, &half);
         ck_assert_msg(fabs(r.msgs_per_access / hm - 1) < 0.30,
                       "%s held out: model %g msgs/access, simulator %g",

@@ -519,7 +519,7 @@ static void port_recv(cm_engine *eng, void *obj, void *msg)
 static void port_init(cm_port *p, cm_engine *eng, uint32_t cap, uint64_t lat,
                       uint32_t units, uint32_t cycles, ev_log *l)
 {
-    cm_port_config cfg = {cap, lat, units, cycles};
+    cm_port_config cfg = {cap, lat, units, cycles, NULL, NULL};
     cm_err err = {0};
     ck_assert_msg(cm_port_init(p, eng, &cfg, port_recv, l, &err) == CM_OK, "%s",
                   err.msg);
@@ -648,11 +648,11 @@ START_TEST(test_port_back_pressure)
     cm_port_free(&p);
     cm_engine_free(&eng);
 
-    cm_port_config bad = {0, 1, 1, 1};
+    cm_port_config bad = {0, 1, 1, 1, NULL, NULL};
     cm_err err = {0};
     ck_assert_int_eq(cm_port_init(&p, &eng, &bad, port_recv, &l, &err),
                      CM_EINPUT);
-    bad = (cm_port_config){4, 1, 0, 1};
+    bad = (cm_port_config){4, 1, 0, 1, NULL, NULL};
     ck_assert_int_eq(cm_port_init(&p, &eng, &bad, port_recv, &l, &err),
                      CM_EINPUT);
 }
@@ -693,7 +693,7 @@ START_TEST(test_port_littles_law)
     unsigned delivered = 0;
     cm_stats *reg = cm_stats_new();
     engine_init(&eng, 8);
-    cm_port_config cfg = {16, 20, 1, 1};
+    cm_port_config cfg = {16, 20, 1, 1, NULL, NULL};
     ck_assert_int_eq(cm_port_init(&p, &eng, &cfg, sink, &delivered, &err),
                      CM_OK);
     ck_assert_msg(cm_port_register_stats(&p, reg, "noc.req", "sm0", &err) ==

@@ -92,9 +92,9 @@ END_TEST
 /* Loop index: a protocol.  Every test on it. */
 START_TEST(test_litmus_protocol)
 {
-    const cm_coh_protocol *p = cm_coh_protocol_at((size_t)_i);
+    const cm_protocol *p = cm_protocol_at((size_t)_i);
     ck_assert_ptr_nonnull(p);
-    const char *pn = cm_coh_protocol_name(p);
+    const char *pn = p->name;
     cm_params params;
     cm_params_init(&params);
     uint64_t runs = litmus_runs();
@@ -148,7 +148,7 @@ static void expect_same(const cm_litmus_result *a, const cm_litmus_result *b)
  * recorded run seed replays its outcome. */
 START_TEST(test_litmus_deterministic)
 {
-    const cm_coh_protocol *p = cm_coh_protocol_find("no-coh");
+    const cm_protocol *p = cm_protocol_find("no-coh");
     const cm_litmus_test *t = cm_litmus_test_find("mp+fences");
     ck_assert_ptr_nonnull(p);
     cm_params params;
@@ -194,11 +194,11 @@ START_TEST(test_cli_litmus)
     for (size_t c = 0; c < 8; c++)
         ck_assert_int_eq(cm_table_col_require(t, cols[c], &col[c], &err),
                          CM_OK);
-    ck_assert_uint_eq(cm_table_nrows(t), cm_coh_protocol_count());
+    ck_assert_uint_eq(cm_table_nrows(t), cm_protocol_count());
     for (size_t row = 0; row < cm_table_nrows(t); row++) {
         ck_assert_str_eq(cm_table_cell(t, row, col[0]), "lb");
         ck_assert_str_eq(cm_table_cell(t, row, col[1]),
-                         cm_coh_protocol_name(cm_coh_protocol_at(row)));
+                         cm_protocol_at(row)->name);
         ck_assert_str_eq(cm_table_cell(t, row, col[3]), "20");
         ck_assert_str_eq(cm_table_cell(t, row, col[4]), "0");
         ck_assert_str_eq(cm_table_cell(t, row, col[7]), "");
@@ -235,7 +235,7 @@ Suite *suite_litmus(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_litmus_tables);
     tcase_add_loop_test(tc, test_litmus_protocol, 0,
-                        (int)cm_coh_protocol_count());
+                        (int)cm_protocol_count());
     tcase_add_test(tc, test_litmus_deterministic);
     suite_add_tcase(s, tc);
     TCase *cli = tcase_create("cli");

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/engine.h"
 #include "sim/l2.h"
 #include "sim/memsys.h"
+#include "sim/protocol.h"
 #include "tests/testutil.h"
 
 #define MAXREQ 8192
@@ -34,6 +36,7 @@ typedef struct fake_sm {
 struct harness {
     cm_params p;
     cm_engine eng;
+    cm_pool pool; /* the memory side's forwards: none under no-coh */
     cm_stats *st;
     cm_memsys *ms;
     cm_mreq req[MAXREQ];
@@ -110,8 +113,10 @@ static void h_start(harness *h)
         h->sm[i].head = h->sm[i].tail = NONE_ID;
         sinks[i] = (cm_sink){reply_accept, &h->sm[i]};
     }
-    ck_assert_msg(cm_memsys_new(&h->p, &h->eng, h->st, sinks, &h->ms, &err) ==
-                      CM_OK,
+    ck_assert_int_eq(cm_pool_init(&h->pool, sizeof(cm_mreq), 16, &err), CM_OK);
+    ck_assert_msg(cm_memsys_new(&h->p, cm_protocol_find("no-coh"), &h->pool,
+                                NULL, &h->eng, h->st, sinks, &h->ms,
+                                &err) == CM_OK,
                   "%s", err.msg);
     for (unsigned i = 0; i < sms; i++) {
         h->sm[i].in = cm_memsys_input(h->ms, i);
@@ -122,6 +127,7 @@ static void h_start(harness *h)
 static void h_free(harness *h)
 {
     cm_memsys_free(h->ms);
+    cm_pool_free(&h->pool);
     cm_stats_free(h->st);
     cm_engine_free(&h->eng);
     free(h->rows);
@@ -214,7 +220,9 @@ static void assert_conserved(harness *h)
     for (uint32_t i = 0; i < h->nreq; i++) {
         ck_assert_msg(h->rcount[i] == 1, "request %u answered %u times", i,
                       h->rcount[i]);
-        unsigned want = h->kind[i] == CM_MSG_WRITE ? CM_MSG_ACK : CM_MSG_DATA;
+        unsigned want = h->kind[i] == CM_MSG_WRITE    ? CM_MSG_ACK
+                        : h->kind[i] == CM_MSG_ATOMIC ? CM_MSG_AREPLY
+                                                      : CM_MSG_DATA;
         ck_assert_msg(h->rmsg[i] == want, "request %u: reply %u, want %u", i,
                       h->rmsg[i], want);
     }
@@ -243,6 +251,10 @@ START_TEST(test_timing_split_by_hand)
     ck_assert_uint_eq(t.noc_gets, 12);
     ck_assert_uint_eq(t.noc_data, 28);
     ck_assert_uint_eq(t.l2_pipe, 300);
+    /* half of it before service: 150 cycles, 75 requests at one per L2
+     * cycle (2 core cycles) */
+    ck_assert_uint_eq(t.l2_pipe_in, 150);
+    ck_assert_uint_eq(t.l2_pipe_slots, 75);
     ck_assert_uint_eq(t.dram_burst.num, 8);
     ck_assert_uint_eq(t.dram_closed, 112);
     ck_assert_uint_eq(t.dram_hit, 100);
@@ -270,7 +282,7 @@ START_TEST(test_unloaded_miss_then_hit)
     ck_assert_uint_eq(h->rcount[a], 1);
     ck_assert_uint_eq(h->rmsg[a], CM_MSG_DATA);
     ck_assert_uint_eq(h->rtime[a], (uint64_t)h->p.dram_latency);
-    ck_assert_str_eq(cm_memsys_line_state(h->ms, L), "V");
+    ck_assert_str_eq(cm_memsys_line_state(h->ms, L), "N");
     uint64_t t1 = cm_engine_now(&h->eng) + 100;
     uint32_t b = h_send_at(h, t1, 5, L, CM_MSG_GETS, 0);
     h_run(h);
@@ -328,13 +340,13 @@ START_TEST(test_store_dirty_writeback)
     h_run(h);
     ck_assert_uint_eq(h->rmsg[s], CM_MSG_ACK);
     ck_assert_uint_eq(h->rtime[s], (uint64_t)h->p.l2_latency);
-    ck_assert_str_eq(cm_memsys_line_state(h->ms, L), "M");
+    ck_assert_str_eq(cm_memsys_line_state(h->ms, L), "N");
     /* A partial store misses and fetches first (fetch-on-write). */
     uint64_t P = line_of(h, 2, 6);
     uint32_t ps = h_send_at(h, cm_engine_now(&h->eng), 4, P, CM_MSG_WRITE, 4);
     h_run(h);
     ck_assert_uint_eq(h->rmsg[ps], CM_MSG_ACK);
-    ck_assert_str_eq(cm_memsys_line_state(h->ms, P), "M");
+    ck_assert_str_eq(cm_memsys_line_state(h->ms, P), "N");
     h_rows(h);
     ck_assert_double_eq(h_stat(h, "dram.reads", "ch2"), 1);
     ck_assert_double_eq(h_stat(h, "dram.writes", "ch2"), 0);
@@ -347,7 +359,7 @@ START_TEST(test_store_dirty_writeback)
         h_send_at(h, t + k, 4, line_of(h, 2, 5 + k * sets), CM_MSG_GETS, 0);
     h_run(h);
     ck_assert_str_eq(cm_memsys_line_state(h->ms, L), "I");
-    ck_assert_str_eq(cm_memsys_line_state(h->ms, P), "M"); /* other set */
+    ck_assert_str_eq(cm_memsys_line_state(h->ms, P), "N"); /* other set */
     h_rows(h);
     ck_assert_double_eq(h_stat(h, "dram.writes", "ch2"), 1);
     ck_assert_double_eq(h_stat(h, "l2.writebacks", "bank2"), 1);
@@ -363,18 +375,23 @@ START_TEST(test_atomic)
     h_start(h);
     uint64_t A = line_of(h, 1, 9);
     /* 8 + 4 B = 1 flit, like a GETS; the atomic unit adds one L2 cycle
-     * (1400/700 = 2 core cycles) after the pipeline. */
+     * (1400/700 = 2 core cycles) after the pipeline, and the reply is one
+     * word (AREPLY, 8 + 8 B = 1 flit): a DATA's 5 flits less 1 on the way
+     * back, 4 x 2 x 2 = 16 cycles shorter than a line's round trip. */
     uint64_t unit = (uint64_t)(h->p.gpu_core_clock / h->p.l2_clock);
+    uint64_t shorter = 16;
     uint32_t a = h_send_at(h, 0, 2, A, CM_MSG_ATOMIC, 4);
     h_run(h);
-    ck_assert_uint_eq(h->rmsg[a], CM_MSG_DATA);
-    ck_assert_uint_eq(h->rtime[a], (uint64_t)h->p.dram_latency + unit);
-    ck_assert_str_eq(cm_memsys_line_state(h->ms, A), "M");
+    ck_assert_uint_eq(h->rmsg[a], CM_MSG_AREPLY);
+    ck_assert_uint_eq(h->rtime[a],
+                      (uint64_t)h->p.dram_latency + unit - shorter);
+    ck_assert_str_eq(cm_memsys_line_state(h->ms, A), "N");
     uint64_t t = cm_engine_now(&h->eng) + 50;
     uint32_t b = h_send_at(h, t, 2, A, CM_MSG_ATOMIC, 4);
     h_run(h);
-    ck_assert_uint_eq(h->rmsg[b], CM_MSG_DATA);
-    ck_assert_uint_eq(h->rtime[b] - t, (uint64_t)h->p.l2_latency + unit);
+    ck_assert_uint_eq(h->rmsg[b], CM_MSG_AREPLY);
+    ck_assert_uint_eq(h->rtime[b] - t,
+                      (uint64_t)h->p.l2_latency + unit - shorter);
     h_rows(h);
     ck_assert_double_eq(h_stat(h, "l2.atomics", "bank1"), 2);
     ck_assert_double_eq(h_stat(h, "noc.msgs.atomic", "all"), 2);

@@ -41,7 +41,9 @@ static void mem_deliver(cm_engine *eng, void *obj, uint64_t arg)
     uint64_t seq = q->id & ((1ull << 40) - 1);
     ck_assert_uint_lt(seq, MEM_LOG);
     m->answered[seq]++;
-    q->msg = q->op == CM_OP_STORE ? CM_MSG_ACK : CM_MSG_DATA;
+    q->msg = q->op == CM_OP_STORE    ? CM_MSG_ACK
+             : q->op == CM_OP_ATOMIC ? CM_MSG_AREPLY
+                                     : CM_MSG_DATA;
     m->inflight--;
     m->nrep++;
     ck_assert_int_eq(cm_sink_send(&m->reply, q), CM_SINK_OK);
@@ -251,11 +253,11 @@ static double stat_value(rig *r, const char *metric)
 /* One warp, N x (COMPUTE(3), LOAD of a fresh line): each period is 3
  * compute issues, the load's issue, one cycle in the LD/ST unit and the
  * latency L, so the warp retires at N x (L + 4); N misses, N requests. */
-static int count_msg(void *obj, uint32_t sm, uint64_t line, unsigned msg)
+static int count_msg(void *obj, const cm_mreq *m, uint64_t vtime,
+                     cm_warm_reply *out)
 {
-    (void)sm;
-    (void)line;
-    (void)msg;
+    ck_assert_int_eq(m->msg, CM_MSG_GETS);
+    *out = (cm_warm_reply){.msg = CM_MSG_DATA, .ts = vtime};
     ++*(int *)obj;
     return 0;
 }
@@ -274,12 +276,12 @@ START_TEST(test_functional_advance_only)
     ck_assert_msg(cm_sm_new(&r->cfg, &r->eng, &r->sm, &err) == CM_OK, "%s",
                   err.msg);
     cm_l1 *l1 = cm_sm_l1(r->sm);
-    ck_assert_uint_eq(cm_sm_functional(r->sm, 4, NULL, NULL), 4);
+    ck_assert_uint_eq(cm_sm_functional(r->sm, 4, NULL, NULL, 0), 4);
     for (uint64_t line = 100; line <= 201; line += line % 2 ? 99 : 1)
         ck_assert_msg(!cm_l1_probe(l1, line), "line %llu warmed",
                       (unsigned long long)line);
     int msgs = 0;
-    ck_assert_uint_eq(cm_sm_functional(r->sm, 4, count_msg, &msgs), 4);
+    ck_assert_uint_eq(cm_sm_functional(r->sm, 4, count_msg, &msgs, 0), 4);
     ck_assert_int_eq(msgs, 4);
     for (uint64_t line = 300; line <= 401; line += line % 2 ? 99 : 1)
         ck_assert_msg(cm_l1_probe(l1, line), "line %llu not warmed",
@@ -423,9 +425,10 @@ typedef struct l1_rig {
     uint64_t done[4]; /* completions by op */
 } l1_rig;
 
-static void l1_done_count(void *obj, uint32_t w, uint8_t op)
+static void l1_done_count(void *obj, uint32_t w, uint8_t op, uint64_t gwct)
 {
     (void)w;
+    (void)gwct;
     ((l1_rig *)obj)->done[op]++;
 }
 
@@ -480,15 +483,15 @@ static void l1_rig_free(l1_rig *r)
  * merge_full; a store to a pending line needs its own entry: mshr. */
 START_TEST(test_reservation_fail_exact)
 {
-    l1_rig *r = l1_rig_new(&cm_proto_no_coh, 3, 2, 4);
+    l1_rig *r = l1_rig_new(cm_protocol_find("no-coh"), 3, 2, 4);
     for (uint64_t i = 0; i < 3; i++)
-        ck_assert_int_eq(cm_l1_access(r->l1, i, CM_OP_LOAD, 0, 0), CM_L1_OK);
+        ck_assert_int_eq(cm_l1_access(r->l1, i, CM_OP_LOAD, 0, 0, 0), CM_L1_OK);
     ck_assert_uint_eq(cm_l1_mshr_in_use(r->l1), 3);
-    ck_assert_int_eq(cm_l1_access(r->l1, 3, CM_OP_LOAD, 0, 0), CM_L1_FAIL_MSHR);
-    ck_assert_int_eq(cm_l1_access(r->l1, 0, CM_OP_LOAD, 1, 0), CM_L1_OK);
-    ck_assert_int_eq(cm_l1_access(r->l1, 0, CM_OP_LOAD, 2, 0),
+    ck_assert_int_eq(cm_l1_access(r->l1, 3, CM_OP_LOAD, 0, 0, 0), CM_L1_FAIL_MSHR);
+    ck_assert_int_eq(cm_l1_access(r->l1, 0, CM_OP_LOAD, 1, 0, 0), CM_L1_OK);
+    ck_assert_int_eq(cm_l1_access(r->l1, 0, CM_OP_LOAD, 2, 0, 0),
                      CM_L1_FAIL_MERGE);
-    ck_assert_int_eq(cm_l1_access(r->l1, 1, CM_OP_STORE, 3, 4),
+    ck_assert_int_eq(cm_l1_access(r->l1, 1, CM_OP_STORE, 3, 4, 0),
                      CM_L1_FAIL_MSHR);
     const cm_l1_counts *n = cm_l1_get_counts(r->l1);
     ck_assert_uint_eq(n->fail_mshr, 2);
@@ -497,7 +500,7 @@ START_TEST(test_reservation_fail_exact)
     l1_rig_drain(r);
     ck_assert_uint_eq(r->done[CM_OP_LOAD], 4);
     /* Now filled: line 0 hits. */
-    ck_assert_int_eq(cm_l1_access(r->l1, 0, CM_OP_LOAD, 0, 0), CM_L1_OK);
+    ck_assert_int_eq(cm_l1_access(r->l1, 0, CM_OP_LOAD, 0, 0, 0), CM_L1_OK);
     ck_assert_uint_eq(n->hits, 1);
     l1_rig_drain(r);
     l1_rig_free(r);
@@ -514,13 +517,13 @@ static void count_call(void *obj)
 
 START_TEST(test_l1_freed_generation)
 {
-    l1_rig *r = l1_rig_new(&cm_proto_no_coh, 1, 1, 4);
+    l1_rig *r = l1_rig_new(cm_protocol_find("no-coh"), 1, 1, 4);
     int calls = 0;
     cm_l1_free(r->l1);
     cm_err err = {0};
     cm_l1_config c = {.size = 8 * 4 * 128, .ways = 4, .line = 128,
                       .mshrs = 1, .mshr_merge = 1, .hit_latency = 1,
-                      .proto = &cm_proto_no_coh, .pool = &r->pool,
+                      .proto = cm_protocol_find("no-coh"), .pool = &r->pool,
                       .out = {mem_accept, &r->mem}, .done = l1_done_count,
                       .done_obj = r, .freed = {count_call, &calls},
                       .stats = r->reg, .component = "sm1"};
@@ -528,9 +531,9 @@ START_TEST(test_l1_freed_generation)
                   err.msg);
     r->mem.reply = cm_l1_reply_sink(r->l1);
     r->mem.retry = cm_l1_retry(r->l1);
-    ck_assert_int_eq(cm_l1_access(r->l1, 0, CM_OP_LOAD, 0, 0), CM_L1_OK);
+    ck_assert_int_eq(cm_l1_access(r->l1, 0, CM_OP_LOAD, 0, 0, 0), CM_L1_OK);
     uint64_t g = cm_l1_freed_gen(r->l1);
-    ck_assert_int_eq(cm_l1_access(r->l1, 1, CM_OP_LOAD, 0, 0), CM_L1_FAIL_MSHR);
+    ck_assert_int_eq(cm_l1_access(r->l1, 1, CM_OP_LOAD, 0, 0, 0), CM_L1_FAIL_MSHR);
     cm_l1_count_fails(r->l1, CM_L1_FAIL_MSHR, 5);
     ck_assert_uint_eq(cm_l1_get_counts(r->l1)->fail_mshr, 6);
     ck_assert_uint_eq(cm_l1_freed_gen(r->l1), g);
@@ -538,7 +541,7 @@ START_TEST(test_l1_freed_generation)
     l1_rig_drain(r);
     ck_assert_uint_gt(cm_l1_freed_gen(r->l1), g);
     ck_assert_int_eq(calls, 1);
-    ck_assert_int_eq(cm_l1_access(r->l1, 1, CM_OP_LOAD, 0, 0), CM_L1_OK);
+    ck_assert_int_eq(cm_l1_access(r->l1, 1, CM_OP_LOAD, 0, 0, 0), CM_L1_OK);
     l1_rig_drain(r);
     ck_assert_int_eq(calls, 1); /* no refusal since: no call */
     l1_rig_free(r);
@@ -550,16 +553,16 @@ END_TEST
  * the fills it may go, evicting the LRU line (0). */
 START_TEST(test_reservation_fail_no_line)
 {
-    l1_rig *r = l1_rig_new(&cm_proto_no_coh, 8, 4, 2);
-    ck_assert_int_eq(cm_l1_access(r->l1, 0, CM_OP_LOAD, 0, 0), CM_L1_OK);
-    ck_assert_int_eq(cm_l1_access(r->l1, 8, CM_OP_LOAD, 0, 0), CM_L1_OK);
-    ck_assert_int_eq(cm_l1_access(r->l1, 16, CM_OP_LOAD, 0, 0),
+    l1_rig *r = l1_rig_new(cm_protocol_find("no-coh"), 8, 4, 2);
+    ck_assert_int_eq(cm_l1_access(r->l1, 0, CM_OP_LOAD, 0, 0, 0), CM_L1_OK);
+    ck_assert_int_eq(cm_l1_access(r->l1, 8, CM_OP_LOAD, 0, 0, 0), CM_L1_OK);
+    ck_assert_int_eq(cm_l1_access(r->l1, 16, CM_OP_LOAD, 0, 0, 0),
                      CM_L1_FAIL_LINE);
     /* A store allocates nothing (write-no-allocate): it may go. */
-    ck_assert_int_eq(cm_l1_access(r->l1, 24, CM_OP_STORE, 0, 4), CM_L1_OK);
+    ck_assert_int_eq(cm_l1_access(r->l1, 24, CM_OP_STORE, 0, 4, 0), CM_L1_OK);
     ck_assert_uint_eq(cm_l1_get_counts(r->l1)->fail_line, 1);
     l1_rig_drain(r);
-    ck_assert_int_eq(cm_l1_access(r->l1, 16, CM_OP_LOAD, 0, 0), CM_L1_OK);
+    ck_assert_int_eq(cm_l1_access(r->l1, 16, CM_OP_LOAD, 0, 0, 0), CM_L1_OK);
     l1_rig_drain(r);
     ck_assert_uint_eq(cm_l1_get_counts(r->l1)->evictions, 1);
     ck_assert(cm_l1_probe(r->l1, 16));
@@ -575,19 +578,17 @@ START_TEST(test_missing_row)
 {
     static const cm_proto_row rows[] = {
         {CM_L1S_I, CM_L1E_LOAD, CM_L1S_I_V, CM_MSG_GETS,
-         CM_ACT_ALLOCATE | CM_ACT_MSHR | CM_ACT_SEND},
-        {CM_L1S_I_V, CM_L1E_DATA, CM_L1S_V, CM_MSG_NONE,
-         CM_ACT_FILL | CM_ACT_COMPLETE},
+         CM_A1_ENTRY | CM_A1_MERGE | CM_A1_SEND},
+        {CM_L1S_I_V, CM_L1E_DATA_LAST, CM_L1S_V, CM_MSG_NONE,
+         CM_A1_FILL | CM_A1_WAKE},
     };
-    static const cm_protocol broken = {.name = "broken",
-                                       .l1 = {cm_l1_state_names, CM_L1S_COUNT,
-                                              cm_l1_event_names, CM_L1E_COUNT,
-                                              rows, 2}};
+    static const cm_proto_table table = {rows, 2};
+    static const cm_protocol broken = {.name = "broken", .l1 = &table};
     l1_rig *r = l1_rig_new(&broken, 4, 4, 4);
-    ck_assert_int_eq(cm_l1_access(r->l1, 5, CM_OP_LOAD, 0, 0), CM_L1_OK);
+    ck_assert_int_eq(cm_l1_access(r->l1, 5, CM_OP_LOAD, 0, 0, 0), CM_L1_OK);
     l1_rig_drain(r);
     ck_assert_ptr_null(cm_l1_error(r->l1));
-    ck_assert_int_eq(cm_l1_access(r->l1, 5, CM_OP_LOAD, 0, 0), CM_L1_ERROR);
+    ck_assert_int_eq(cm_l1_access(r->l1, 5, CM_OP_LOAD, 0, 0, 0), CM_L1_ERROR);
     const cm_err *e = cm_l1_error(r->l1);
     ck_assert_ptr_nonnull(e);
     ck_assert_ptr_nonnull(strstr(e->msg, "broken"));
@@ -752,10 +753,10 @@ END_TEST
  * predate the acquire): the L1 alone, load, acquire, reply, load again. */
 START_TEST(test_wt_acquire_cancels_fill)
 {
-    l1_rig *r = l1_rig_new(&cm_proto_wt, 4, 4, 4);
-    ck_assert_int_eq(cm_l1_access(r->l1, 3, CM_OP_LOAD, 0, 0), CM_L1_OK);
+    l1_rig *r = l1_rig_new(cm_protocol_find("wt"), 4, 4, 4);
+    ck_assert_int_eq(cm_l1_access(r->l1, 3, CM_OP_LOAD, 0, 0, 0), CM_L1_OK);
     cm_l1_flash(r->l1, CM_L1E_ACQUIRE);
-    ck_assert_int_eq(cm_l1_access(r->l1, 3, CM_OP_LOAD, 1, 0), CM_L1_OK);
+    ck_assert_int_eq(cm_l1_access(r->l1, 3, CM_OP_LOAD, 1, 0, 0), CM_L1_OK);
     ck_assert_uint_eq(cm_l1_get_counts(r->l1)->merges, 0);
     l1_rig_drain(r);
     ck_assert_uint_eq(r->done[CM_OP_LOAD], 2);
@@ -783,31 +784,70 @@ START_TEST(test_no_l1_never_hits)
 }
 END_TEST
 
-/* Every table: rows in range, one row per (state, event), sends name a
- * message, and every in-flight state can take its replies. */
+/* The replies a request of class msg raises at a write-through L1 when it
+ * is the entry's last (the rows every table needs for what it sends). */
+static unsigned last_reply(unsigned msg)
+{
+    return msg == CM_MSG_GETS     ? CM_L1E_DATA_LAST
+           : msg == CM_MSG_ATOMIC ? CM_L1E_AREPLY_LAST
+                                  : CM_L1E_ACK_LAST;
+}
+
+/* Every table: rows in range, one row per (state, event) (a second would
+ * never run), a message exactly where a row sends one, accesses in I, and
+ * every state a request leaves the line in takes that request's reply. */
 START_TEST(test_protocol_tables)
 {
-    ck_assert_ptr_null(cm_protocol_find("mesi"));
-    ck_assert_uint_eq(cm_protocol_count(), 3);
+    ck_assert_uint_eq(cm_protocol_count(), 11);
+    ck_assert_ptr_null(cm_protocol_find("nosuch"));
     for (size_t i = 0; i < cm_protocol_count(); i++) {
         const cm_protocol *p = cm_protocol_at(i);
         ck_assert_ptr_eq(cm_protocol_find(p->name), p);
-        const cm_proto_table *t = &p->l1;
+        ck_assert_ptr_nonnull(strstr(cm_protocol_names(), p->name));
+        const cm_proto_table *t = p->l1;
         for (size_t k = 0; k < t->nrows; k++) {
             const cm_proto_row *row = &t->rows[k];
-            ck_assert_uint_lt(row->state, t->nstates);
-            ck_assert_uint_lt(row->event, t->nevents);
-            ck_assert_uint_lt(row->next, t->nstates);
-            ck_assert_ptr_eq(cm_proto_find(t, row->state, row->event), row);
+            ck_assert_uint_lt(row->state, CM_L1S_COUNT);
+            ck_assert_uint_lt(row->event, CM_L1E_COUNT);
+            ck_assert_uint_lt(row->next, CM_L1S_COUNT);
+            ck_assert_msg(cm_proto_find(t, row->state, row->event) == row,
+                          "%s: L1 row %zu repeats (%s, %s)", p->name, k,
+                          cm_l1_state_names[row->state],
+                          cm_l1_event_names[row->event]);
             ck_assert_int_eq(row->msg != CM_MSG_NONE,
-                             (row->actions & CM_ACT_SEND) != 0);
+                             (row->actions & CM_A1_SEND) != 0);
+            if (p->l1_write_back || !(row->actions & CM_A1_SEND) ||
+                cm_msg_kind_of(row->msg) != CM_MK_REQUEST)
+                continue;
+            ck_assert_msg(cm_proto_find(t, row->next, last_reply(row->msg)),
+                          "%s: no reply row for %s after (%s, %s)", p->name,
+                          cm_msg_name(row->msg),
+                          cm_l1_state_names[row->state],
+                          cm_l1_event_names[row->event]);
         }
-        ck_assert_ptr_nonnull(cm_proto_find(t, CM_L1S_I_I, CM_L1E_DATA));
-        ck_assert_ptr_nonnull(cm_proto_find(t, CM_L1S_I_I, CM_L1E_ACK));
         for (unsigned e = CM_L1E_LOAD; e <= CM_L1E_ATOMIC; e++)
             ck_assert_ptr_nonnull(cm_proto_find(t, CM_L1S_I, e));
+        const cm_proto_table *l2 = p->l2;
+        for (size_t k = 0; k < l2->nrows; k++) {
+            const cm_proto_row *row = &l2->rows[k];
+            ck_assert_uint_lt(row->state, CM_L2S_COUNT);
+            ck_assert_uint_lt(row->event, CM_L2E_COUNT);
+            ck_assert_uint_lt(row->next, CM_L2S_COUNT);
+            ck_assert_msg(cm_proto_find(l2, row->state, row->event) == row,
+                          "%s: L2 row %zu repeats", p->name, k);
+            uint32_t sends = CM_A2_REPLY | CM_A2_INV | CM_A2_RCL | CM_A2_FWD;
+            ck_assert_msg((row->msg != CM_MSG_NONE) ==
+                              ((row->actions & sends) != 0),
+                          "%s: L2 row (%s, %s): message without a send",
+                          p->name, cm_l2_state_names[row->state],
+                          cm_l2_event_names[row->event]);
+        }
+        /* every L2 table serves a load of an absent line */
+        ck_assert_ptr_nonnull(cm_proto_find(l2, CM_L2S_I, CM_L2E_GETS));
     }
     ck_assert_str_eq(cm_msg_name(CM_MSG_GETS), "gets");
+    ck_assert_uint_eq(cm_l2_event_base(CM_L2E_UPGR_PRIV), CM_L2E_UPGR);
+    ck_assert_uint_eq(cm_l2_event_base(CM_L2E_GETS), CM_L2E_GETS);
 }
 END_TEST
 

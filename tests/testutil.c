@@ -1,6 +1,12 @@
 /* testutil.c - see testutil.h. */
 #include "tests/testutil.h"
 
+#include "models/profile.h"
+#include "sim/gpu.h"
+#include "sim/profile_rec.h"
+#include "sim/stats.h"
+#include "sim/workload.h"
+
 #include <dirent.h>
 #include <stdarg.h>
 #include <math.h>
@@ -203,4 +209,76 @@ void tu_expect_rejected(const char *args, const char *needle)
     ck_assert_msg(strstr(r.err, needle) != NULL, "%s: %s", args, r.err);
     ck_assert_uint_eq(tu_count_lines(r.err), 1);
     tu_run_free(&r);
+}
+
+/* ---- the simulator on a hand-written program ------------------------------ */
+
+static void sim_run(const cm_params *prm, const char *protocol,
+                    const cm_workload_profile *wl, cm_warp_source src,
+                    const cm_observer *obs, int profile, tu_sim *out)
+{
+    memset(out, 0, sizeof *out);
+    const cm_protocol *proto = cm_protocol_find(protocol);
+    ck_assert_msg(proto != NULL, "no protocol %s", protocol);
+    cm_err err = {0};
+    cm_stats *stats = cm_stats_new();
+    ck_assert_ptr_nonnull(stats);
+    cm_profile_rec *rec = NULL;
+    if (profile)
+        ck_assert_msg(cm_profile_rec_new(prm, proto, &rec, &err) == CM_OK,
+                      "%s", err.msg);
+    ck_assert_msg(!(profile && obs), "one observer per run");
+    cm_gpu_run_config cfg = {.params = prm,
+                             .workload = wl,
+                             .protocol = proto,
+                             .source = src,
+                             .observer = rec ? cm_profile_rec_observer(rec)
+                                             : obs};
+    cm_gpu_result res;
+    ck_assert_msg(cm_gpu_run(&cfg, stats, &res, &err) == CM_OK, "%s run: %s",
+                  protocol, err.msg);
+    out->cycles = res.cycles;
+    out->instructions = res.instructions;
+    out->finished = res.finished;
+    if (rec) {
+        cm_table *t = NULL;
+        ck_assert_msg(cm_profile_rec_table(rec, stats, res.cycles, &t, &err) ==
+                          CM_OK,
+                      "%s", err.msg);
+        ck_assert_msg(cm_profile_from_table(t, &out->prof, &err) == CM_OK,
+                      "%s", err.msg);
+        cm_table_free(t);
+        cm_profile_rec_free(rec);
+    }
+    ck_assert_int_eq(cm_stats_rows(stats, &out->rows, &out->n, &err), CM_OK);
+    cm_stats_free(stats);
+}
+
+void tu_sim_run(const cm_params *prm, const char *protocol,
+                cm_warp_source src, const cm_observer *obs, int profile,
+                tu_sim *out)
+{
+    sim_run(prm, protocol, NULL, src, obs, profile, out);
+}
+
+void tu_sim_run_workload(const cm_params *prm, const char *protocol,
+                         const char *workload, int profile, tu_sim *out)
+{
+    const cm_workload_profile *wl = cm_workload_builtin(workload);
+    ck_assert_msg(wl != NULL, "no workload %s", workload);
+    sim_run(prm, protocol, wl, (cm_warp_source){0}, NULL, profile, out);
+}
+
+void tu_sim_free(tu_sim *s)
+{
+    free(s->rows);
+    cm_profile_free(s->prof);
+    memset(s, 0, sizeof *s);
+}
+
+double tu_sim_stat(const tu_sim *s, const char *metric)
+{
+    const cm_stat_row *r = cm_stats_find(s->rows, s->n, metric, "all");
+    ck_assert_msg(r != NULL, "no statistic %s", metric);
+    return r->value;
 }

@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "data/table.h"
 
@@ -46,6 +47,34 @@ size_t tu_dir_entries(const char *dir);
 
 /* Removes a directory and everything below it. */
 void tu_rm_tree(const char *path);
+
+/* ---- the simulator on a hand-written program ------------------------------ */
+
+struct cm_profile;
+typedef struct tu_sim {
+    struct cm_stat_row *rows; /* the run's statistics */
+    size_t n;
+    struct cm_profile *prof;  /* its timing profile, when asked for */
+    uint64_t cycles, instructions;
+    int finished;
+} tu_sim;
+
+/* Runs src on protocol `protocol` on the machine of prm (gpu.sms and
+ * gpu.warps_per_sm as set there), to the end or sim.max_cycles, observed
+ * by obs (may be NULL), recording the profile when `profile`; fails the
+ * test on an error. */
+struct cm_params;
+struct cm_warp_source;
+struct cm_observer;
+void tu_sim_run(const struct cm_params *prm, const char *protocol,
+                struct cm_warp_source src, const struct cm_observer *obs,
+                int profile, tu_sim *out);
+/* The same for built-in workload `workload`. */
+void tu_sim_run_workload(const struct cm_params *prm, const char *protocol,
+                         const char *workload, int profile, tu_sim *out);
+void tu_sim_free(tu_sim *s);
+/* A statistic of component "all"; fails the test when absent. */
+double tu_sim_stat(const tu_sim *s, const char *metric);
 
 /* Reference distribution of a birth-death queue with c servers, K places
  * and `sources` finite sources (0: Poisson arrivals), offered load rho per

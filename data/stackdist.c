@@ -1,4 +1,4 @@
-/* stackdist.c - exact LRU stack distances and reuse times, O(log M) each.
+/* stackdist.c - exact LRU stack distances (see stackdist.h) and reuse times, O(log M) each.
  *
  * The classic Mattson stack walk costs O(M) per access.  Following the
  * tree-over-access-times formulation (Bennett & Kruskal, "LRU stack
@@ -6,7 +6,7 @@
  * access takes the next slot of a time axis, and the axis holds a 1 at the
  * slot of each line's latest access.  The distance of an access whose line
  * was last seen at slot p is the number of ones after p.  A hash map
- * (reuse_impl.h) maps each line to its slot.
+ * (data/linemap.h) maps each line to its slot.
  *
  * The ones are a bitmap with a Fenwick tree over the counts of its
  * 512-bit blocks: a rank is one Fenwick walk plus at most eight popcounts
@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/reuse.h"
-#include "models/reuse_impl.h"
+#include "data/stackdist.h"
+#include "data/linemap.h"
 
 #define SD_BLOCK 512u /* bits per counted block: one cache line */
 #define SD_WORDS (SD_BLOCK / 64)
