@@ -26,7 +26,7 @@ typedef struct cm_lifetime_input {
     const cm_dist *residency;      /* E  l1.residency */
     const cm_dist *read_to_write;  /* S  l2.read_to_write */
     const cm_dist *load_gap;       /* G  l2.load_gap */
-    const cm_dist *evict_age;      /* A  l2.evict_age */
+    const cm_dist *evict_age;      /* A  l2.evict_age (NULL: no evictions) */
     const cm_dist *store_to_fence; /* D  warp.store_to_fence */
     /* optional (NULL: absent from the profile) */
     const cm_dist *read_to_write_shared; /* S' l2.read_to_write_shared */

@@ -329,6 +329,17 @@ static void reply(l2_bank *b, const cm_proto_row *r, const cm_obs_l2 *at,
     l2_out_push(l2, b, m, atomic);
 }
 
+/* A write's wait on coherence starts (once): held by an unexpired GT, or
+ * waiting for the answers to the invalidations or recalls it sent.  Its
+ * waits on a fetch or for a free entry are a cache's, not coherence's
+ * (l2.hol_stall_cycles holds every blocked cycle). */
+static void stall_start(cm_mreq *m, uint64_t now)
+{
+    if (m->flags & CM_MF_STALLED) return;
+    m->flags |= CM_MF_STALLED;
+    m->stall_cycle = now;
+}
+
 /* Executes row r for line.  m: the request (served, or the transaction's
  * on an answer), may be NULL; resp: the answer being handled.  Returns 1
  * if m left the queue for good (answered, waiting, held). */
@@ -359,6 +370,7 @@ static int exec(l2_bank *b, const cm_proto_row *r, const cm_obs_l2 *at,
     if (a & CM_A2_TXN) {
         e = l2_ent_new(l2, b, line, ENT_LINE, r->next);
         e->txn = m;
+        if (m) stall_start(m, now);
     }
     uint64_t *sh = l2_sharers(l2, b, line, way);
     uint64_t to = targets(r, sh, way, req);
@@ -509,15 +521,15 @@ static void kick_at(cm_engine *eng, void *obj, uint64_t arg)
     l2_kick(b);
 }
 
-/* The request could not go: noted once (a write's stall time starts), and
- * a write held by an unexpired GT wakes the bank when it passes. */
+/* The request could not go: a write held by an unexpired GT starts its
+ * stall (the observer sees it) and wakes the bank when the GT passes. */
 static void stall(l2_bank *b, cm_mreq *m, const cm_proto_row *r, l2_way *way,
                   unsigned st, unsigned ev, uint64_t now)
 {
     cm_l2 *l2 = b->l2;
-    if (!(m->flags & CM_MF_STALLED)) {
-        m->flags |= CM_MF_STALLED;
-        m->stall_cycle = now;
+    if (!(m->flags & CM_MF_STALLED) && st == CM_L2S_V &&
+        (r->actions & CM_A2_STALL)) {
+        stall_start(m, now);
         if (l2->cfg.obs && l2->cfg.obs->l2_stall) {
             cm_obs_l2 at;
             obs_at(&at, b, way, st, ev, r, l2_sharers(l2, b, m->line, way),

@@ -39,8 +39,10 @@
  * Statistics per bank ("bank0", ...): l2.accesses, l2.misses (requests
  * finding the line absent or being fetched), l2.miss_ratio,
  * l2.mshr.merges, l2.writebacks, l2.atomics, l2.evictions,
- * l2.hol_stall_cycles, l2.store_stall_cycles (cycles writes spent stalled,
- * counted when served), l2.queue.occupancy (full: l2.queue.full_fraction)
+ * l2.hol_stall_cycles (bank-cycles a request that could not go blocked
+ * the bank), l2.store_stall_cycles (cycles writes waited on coherence, on
+ * an unexpired GT or for the answers to their invalidations and recalls,
+ * counted when they write), l2.queue.occupancy (full: l2.queue.full_fraction)
  * with l2.queue.wait, l2.mshr.occupancy (full: l2.mshr.full_fraction) with
  * l2.mshr.lifetime; where there are sharers dir.invalidations and
  * dir.recalls (INVs and RCLs sent) and, with a directory, dir.evictions;

@@ -35,7 +35,7 @@ enum {
     CM_MF_EXPIRED_MISS = 1, /* a load that found its L1 copy expired (TC) */
     CM_MF_DIRTY = 2,        /* WB or PUT of a written copy */
     CM_MF_WAITED = 4,       /* a request that waited on an L2 entry */
-    CM_MF_STALLED = 8,      /* a request that stalled at the L2 */
+    CM_MF_STALLED = 8,      /* a write waiting on coherence at the L2 */
     CM_MF_CREDIT = 16       /* holds a credit of the bank's queue */
 };
 

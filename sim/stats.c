@@ -325,6 +325,24 @@ size_t cm_stats_windows(const cm_stats *reg)
     return reg->nwin;
 }
 
+cm_status cm_stats_window_weight(cm_stats *reg, size_t k, double w,
+                                 cm_err *err)
+{
+    if (k >= reg->nwin)
+        return cm_err_set(err, CM_EINTERNAL,
+                          "statistics window %zu weighed, %zu closed", k,
+                          reg->nwin);
+    if (!(w >= 0) || !isfinite(w))
+        return cm_err_set(err, CM_EINTERNAL,
+                          "statistics window weighed by %g", w);
+    for (size_t i = 0; i < reg->n; i++) {
+        stat_entry *e = reg->stats[i];
+        double *x = e->win + k * e->nacc;
+        for (size_t j = 0; j < e->nacc; j++) x[j] *= w;
+    }
+    return CM_OK;
+}
+
 /* ---- merging ---------------------------------------------------------- */
 
 static int same_shape(const stat_entry *a, const stat_entry *b)

@@ -154,6 +154,12 @@ void cm_stats_sync(cm_stats *reg, uint64_t now);
 cm_status cm_stats_window_begin(cm_stats *reg, uint64_t now, cm_err *err);
 cm_status cm_stats_window_end(cm_stats *reg, uint64_t now, cm_err *err);
 size_t cm_stats_windows(const cm_stats *reg);
+/* Weighs closed window k by w >= 0, the share of a sampling period it
+ * stands for (sim/gpu.c: a period the run's end cut short): its changes are
+ * scaled, so sums and ratio estimators take it at that weight.  Errors: k
+ * not a closed window, w negative or not finite. */
+cm_status cm_stats_window_weight(cm_stats *reg, size_t k, double w,
+                                 cm_err *err);
 
 /* For every metric registered by components other than "all" (and not
  * registered as "all" by anyone), (re)builds an "all" statistic: the sum of

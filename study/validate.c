@@ -166,6 +166,45 @@ static cm_status simulate_all(vrun *r, cm_err *err)
  * point of every replicate; a point's model and simulated values are the
  * replicates' means, and with two or more the simulation's interval is
  * the Student-t one of that mean. */
+/* A point's model and simulation over its R replicates, weighted by w (the
+ * events a per-event quantity is the mean over; 1 for the others): the
+ * ratio estimators sum(w x) / sum(w), so the replicates pool as one run
+ * would, with the simulation's 95% interval from the ratio estimator's
+ * standard error (Student t, R - 1 degrees of freedom).  A per-replicate
+ * mean of ratios is biased where the events vary between replicates: a
+ * replicate with few stores and long stalls would count as one with many. */
+static void replicate_mean(const double *model, const double *sim,
+                           const double *w, size_t R, double *model_out,
+                           double *sim_out, double *lo, double *hi)
+{
+    double W = 0, mw = 0, sw = 0;
+    for (size_t k = 0; k < R; k++) {
+        W += w[k];
+        mw += w[k] * model[k];
+        sw += w[k] * sim[k];
+    }
+    if (!(W > 0)) { /* no events anywhere: the plain means */
+        W = (double)R;
+        mw = sw = 0;
+        for (size_t k = 0; k < R; k++) {
+            mw += model[k];
+            sw += sim[k];
+        }
+        w = NULL;
+    }
+    double mean = sw / W, var = 0;
+    for (size_t k = 0; k < R; k++) {
+        double d = (w ? w[k] : 1) * (sim[k] - mean) / W;
+        var += d * d;
+    }
+    var *= (double)R / (double)(R - 1);
+    double half = gsl_cdf_tdist_Pinv(0.975, (double)(R - 1)) * sqrt(var);
+    *model_out = mw / W;
+    *sim_out = mean;
+    *lo = mean - half;
+    *hi = mean + half;
+}
+
 static cm_status model_all(vrun *r, cm_table **calib, cm_err *err)
 {
     const cm_validate_model *m = r->cfg->model;
@@ -175,8 +214,10 @@ static cm_status model_all(vrun *r, cm_table **calib, cm_err *err)
                        m->obs_size);
     vpoint *one = calloc(r->n, sizeof *one);
     double *sims = calloc(r->n * nq * R, sizeof *sims); /* [i][q][rep] */
+    double *models = calloc(r->n * nq * R, sizeof *models);
+    double *wts = calloc(r->n * nq * R, sizeof *wts);
     void *state = NULL;
-    cm_status st = cal && one && sims
+    cm_status st = cal && one && sims && models && wts
                        ? CM_OK
                        : cm_err_set(err, CM_EINTERNAL, "out of memory");
     for (size_t k = 0; k < R * r->n && !st; k++)
@@ -186,30 +227,31 @@ static cm_status model_all(vrun *r, cm_table **calib, cm_err *err)
     if (!st) st = m->calibrate(cal, ncal, m->obs_size, &state, calib, err);
     for (size_t rep = 0; rep < R && !st; rep++) {
         vpoint *out = R == 1 ? r->pts : one;
-        for (size_t i = 0; i < r->n && !st; i++)
-            st = m->predict(state, r->obs + (rep * r->n + i) * m->obs_size,
-                            out[i].model, out[i].sim, out[i].lo, out[i].hi,
-                            err);
-        for (size_t i = 0; i < r->n && !st && R > 1; i++)
-            for (size_t q = 0; q < nq; q++) {
-                r->pts[i].model[q] += one[i].model[q] / (double)R;
-                sims[(i * nq + q) * R + rep] = one[i].sim[q];
+        for (size_t i = 0; i < r->n && !st; i++) {
+            const void *o = r->obs + (rep * r->n + i) * m->obs_size;
+            st = m->predict(state, o, out[i].model, out[i].sim, out[i].lo,
+                            out[i].hi, err);
+            for (size_t q = 0; q < nq && !st && R > 1; q++) {
+                size_t k = (i * nq + q) * R + rep;
+                models[k] = one[i].model[q];
+                sims[k] = one[i].sim[q];
+                wts[k] = m->weight ? m->weight(o, q) : 1;
             }
+        }
     }
-    double t975 = R > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(R - 1)) : 0;
     for (size_t i = 0; i < r->n && !st && R > 1; i++)
         for (size_t q = 0; q < nq; q++) {
-            const double *v = sims + (i * nq + q) * R;
-            double mean = gsl_stats_mean(v, 1, R);
-            double half = t975 * gsl_stats_sd_m(v, 1, R, mean) / sqrt((double)R);
-            r->pts[i].sim[q] = mean;
-            r->pts[i].lo[q] = mean - half;
-            r->pts[i].hi[q] = mean + half;
+            size_t k = (i * nq + q) * R;
+            replicate_mean(models + k, sims + k, wts + k, R,
+                           &r->pts[i].model[q], &r->pts[i].sim[q],
+                           &r->pts[i].lo[q], &r->pts[i].hi[q]);
         }
     if (state) m->free_state(state);
     free(cal);
     free(one);
     free(sims);
+    free(models);
+    free(wts);
     return st;
 }
 

@@ -95,6 +95,10 @@ typedef struct cm_validate_model {
     cm_validate_calib_at calibrate_at;
     /* each run records its timing profile (sim/profile_rec.h) */
     int needs_profile;
+    /* The events quantity q of an observation is a mean over (its L1
+     * fills, its stores), which weight it over the replicates; NULL: every
+     * replicate weighs alike. */
+    double (*weight)(const void *obs, size_t q);
 } cm_validate_model;
 
 extern const cm_validate_model cm_validate_mshr;
@@ -153,8 +157,9 @@ typedef struct cm_validate_config {
     /* runs per point, seeds sim.seed, sim.seed + 1, ...; the model is
      * calibrated once on every replicate of the calibration points (the
      * coherence models pool their profiles), each replicate is predicted,
-     * and a point reports the means of the model and the simulation, with
-     * the simulation's 95% interval over the replicates (Student t) when
+     * and a point reports the means of the model and the simulation
+     * (weighted by the model's weight: ratio estimators), with the
+     * simulation's 95% interval over the replicates (Student t) when
      * there are two or more.  0 or 1: one run */
     unsigned replicates;
     cm_progress_fn progress; /* runs done of all; may be NULL */

@@ -51,6 +51,7 @@ typedef struct lifetime_obs {
     int strong;            /* TC-Strong family: L is tc.lifetime_strong */
     int private_writes;    /* TCS, TCSOO: private writes do not stall */
     double p_hit, p_expired, stall;
+    double fills, events; /* what p_* and stall are means over */
 } lifetime_obs;
 
 static double obs_lifetime(const lifetime_obs *o)
@@ -86,6 +87,7 @@ static cm_status lifetime_observe(const cm_validate_run_info *run, void *obs,
     if (!(total > 0))
         return cm_err_set(err, CM_EINPUT, "no L1 fill has an outcome "
                           "(run longer: sim.max_cycles)");
+    o->fills = total;
     o->p_hit = n[0] / total;
     o->p_expired = n[1] / total;
     double wait, events;
@@ -106,7 +108,16 @@ static cm_status lifetime_observe(const cm_validate_run_info *run, void *obs,
                           "(pick one that has)",
                           o->strong ? "stores" : "fences");
     o->stall = wait / events;
+    o->events = events;
     return CM_OK;
+}
+
+/* p_hit and p_expired are shares of the fills, the stall a mean per store
+ * or fence: the replicates pool as one run. */
+static double lifetime_weight(const void *obs, size_t q)
+{
+    const lifetime_obs *o = obs;
+    return q < 2 ? o->fills : o->events;
 }
 
 static cm_status lifetime_predict(const void *state, const void *obs,
@@ -139,7 +150,8 @@ static cm_status lifetime_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_lifetime = {
     "lifetime",       lifetime_qty,       3,
     sizeof(lifetime_obs), lifetime_observe, cm_validate_coh_calibrate,
-    lifetime_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1};
+    lifetime_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1,
+    lifetime_weight};
 
 /* ---- the adaptive predictor (tcw) --------------------------------------- */
 
@@ -192,4 +204,4 @@ static cm_status predictor_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_lifetime_predictor = {
     "lifetime",        predictor_qty,        2,
     sizeof(predictor_obs), predictor_observe, cm_validate_coh_calibrate,
-    predictor_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1};
+    predictor_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1, NULL};

@@ -123,7 +123,7 @@ START_TEST(lifetime_table_is_the_model)
         ck_assert_double_eq(tu_num(t, i, "lifetime"), 500.0 * (double)i);
         ck_assert_double_eq(tu_num(t, i, "p_hit"), m.p_hit);
         ck_assert_double_eq(tu_num(t, i, "fence_wait"), m.fence_wait);
-        ck_assert_double_eq(tu_num(t, i, "drift"), m.drift);
+        ck_assert_msg(tu_num(t, i, "drift") == m.drift, "row %zu: drift %.17g, library %.17g", i, tu_num(t, i, "drift"), m.drift);
         double sum = tu_num(t, i, "p_hit") + tu_num(t, i, "p_expired") +
                      tu_num(t, i, "p_evicted") + tu_num(t, i, "p_unused");
         ck_assert_double_eq_tol(sum, 1, 1e-12);

@@ -737,14 +737,17 @@ END_TEST
  * (tc2013, L = 16000) 25% of the stalled stores, and E[(L - S')+] 31%
  * below the simulated stall per store.  The stall of each store is at
  * least L - S', and beyond it only the wait to be served once the lease
- * has passed, so the two must agree where the stalls are long.
+ * has passed, so the lease part is most of the stall where the stalls
+ * are long (88-92% on seeds 3-5 here).  Only a write's waits on
+ * coherence are store stalls: waits on a fetch or for a free entry are
+ * not (bug: they were counted, and E[(L - S')+] plus the wait below read
+ * 29% under the simulated stall on seed 3).
  * That wait (rate.l2_stall_share and rate.l2_post_wait, models/
  * lifetime.c, "The wait after the lease"): TCSOO's bank serves a held
  * store only when its scan finds nothing servable before it, so
  * E[(L - S')+] plus share x wait must be the simulated stall per store,
- * to the histogram's binning (1.8% on seed 3 here, 0.1-2.2% on tc2013 at
- * L = 16000).  Bug: the wait was not recorded, and E[(L - S')+] alone is
- * 6.6% low here and was 4.5/1.9/0.6 cycles per store against
+ * to the histogram's binning (0.8-1.4% on seeds 3-5 here).  Bug: the
+ * wait was not recorded, and E[(L - S')+] alone is 12% low here and was 4.5/1.9/0.6 cycles per store against
  * 10.5/2.6/1.4 simulated on bh/cl/stn (tc2013, L = 400). */
 START_TEST(test_stalled_store_keeps_its_load)
 {
@@ -769,7 +772,7 @@ START_TEST(test_stalled_store_keeps_its_load)
         ck_assert_msg(sim > 0.1 * (double)lifetime,
                       "seed %llu: stalls too short to test (%g)",
                       (unsigned long long)seed, sim);
-        ck_assert_msg(model <= sim * 1.001 && model > 0.9 * sim,
+        ck_assert_msg(model <= sim * 1.001 && model > 0.8 * sim,
                       "seed %llu: E[(L - S')+] %g per store, simulated %g",
                       (unsigned long long)seed, model, sim);
         ck_assert_msg(share > 0 && share < 1 && share * wait > 0.04 * sim,
