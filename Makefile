@@ -101,8 +101,10 @@ $(TRACES): scripts/make_traces.sh
 	sh scripts/make_traces.sh $(dir $@)
 	touch $@
 
-# The CLI tests run the binary named by COHMOD_BIN from the source root.
+# The CLI tests run the binary named by COHMOD_BIN from the source root;
+# first, the layers include only what lies below them.
 test: $(BIN) $(TESTS) $(TRACES)
+	sh scripts/check_layers.sh
 	COHMOD_BIN=$(abspath $(BIN)) COHMOD_TRACES=$(abspath $(BUILD)/traces) \
 	$(TESTS)
 

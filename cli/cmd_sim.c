@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "data/metrics.h"
 #include "data/table.h"
 #include "models/profile.h"
 #include "sim/gpu.h"
@@ -25,7 +26,7 @@ static void usage(FILE *f)
           "[--sample-check]\n"
           "       cohmod sim --trace PATH [--format F] [--ops LIST] "
           "[options as above]\n"
-          "       cohmod sim --list-workloads\n\n"
+          "       cohmod sim --list-workloads | --list-metrics\n\n"
           "Simulates the machine (gpu.*, sched.*, l1.*, l2.*, dram.*, noc.* "
           "parameters)\nrunning a workload profile until every warp retires "
           "(or sim.max_cycles), in\nfull detail or sampled (--sample), and "
@@ -84,7 +85,16 @@ static void usage(FILE *f)
           "                    timing rows are the only ones that vary "
           "run to run)\n"
           "  --quiet           no progress bar\n"
-          "  --list-workloads  the built-in profiles as CSV, name first\n",
+          "  --list-workloads  the built-in profiles as CSV, name first\n"
+          "  --list-metrics    every statistic a run can write, as CSV\n"
+          "                    metric,kind,unit,label,meaning (data/"
+          "metrics.def;\n"
+          "                    <x> stands for one name segment; kinds "
+          "give rows: occupancy\n"
+          "                    X_mean, X.frac_at_<k>; latency X_count, "
+          "X_mean, X_stddev,\n"
+          "                    X_min, X_max, X.frac_in_<lo>_<hi>; level "
+          "X_mean)\n",
           f);
     cli_print_common_help(f);
 }
@@ -96,6 +106,7 @@ enum {
     OPT_SEED,
     OPT_QUIET,
     OPT_LIST,
+    OPT_LIST_METRICS,
     OPT_SAMPLE,
     OPT_SAMPLE_CHECK,
     OPT_TRACE,
@@ -106,7 +117,7 @@ typedef struct sim_opts {
     cli_ctx *ctx;
     const char *workload, *protocol, *trace, *profile_out;
     cli_trace_opts topts;
-    int quiet, list, check;
+    int quiet, list, list_metrics, check;
 } sim_opts;
 
 static int own_option(int opt, const char *arg, void *u)
@@ -131,6 +142,9 @@ static int own_option(int opt, const char *arg, void *u)
     case OPT_LIST:
         o->list = 1;
         return 0;
+    case OPT_LIST_METRICS:
+        o->list_metrics = 1;
+        return 0;
     case OPT_SAMPLE:
         return cli_alias_set(o->ctx, "sim.sample", arg);
     case OPT_SAMPLE_CHECK:
@@ -152,6 +166,16 @@ static int list_workloads(cli_ctx *ctx)
     cm_err err = {0};
     cm_table *t = NULL;
     cm_status st = cm_workload_list_table(&t, &err);
+    if (!st) st = cm_table_write_file(t, ctx->out, &err);
+    cm_table_free(t);
+    return st ? cli_fail(ctx, &err) : 0;
+}
+
+static int list_metrics(cli_ctx *ctx)
+{
+    cm_err err = {0};
+    cm_table *t = NULL;
+    cm_status st = cm_metric_table(&t, &err);
     if (!st) st = cm_table_write_file(t, ctx->out, &err);
     cm_table_free(t);
     return st ? cli_fail(ctx, &err) : 0;
@@ -377,6 +401,7 @@ static int run(int argc, char **argv)
         {"seed", required_argument, NULL, OPT_SEED},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"list-workloads", no_argument, NULL, OPT_LIST},
+        {"list-metrics", no_argument, NULL, OPT_LIST_METRICS},
         {"sample", required_argument, NULL, OPT_SAMPLE},
         {"sample-check", no_argument, NULL, OPT_SAMPLE_CHECK},
         {"trace", required_argument, NULL, OPT_TRACE},
@@ -392,6 +417,7 @@ static int run(int argc, char **argv)
         return cli_usage_error(&ctx, "unexpected argument '%s'", argv[optind]);
     if ((rc = cli_ctx_resolve(&ctx))) return rc;
     if (o.list) return list_workloads(&ctx);
+    if (o.list_metrics) return list_metrics(&ctx);
     if (!o.workload && !o.trace)
         return cli_usage_error(&ctx, "which workload? (--workload NAME or "
                                "--trace PATH)");

@@ -10,7 +10,7 @@
 
 #include "data/err.h"
 #include "data/params.h"
-#include "sim/workload.h"
+#include "data/workload.h"
 
 /* Line accesses generated per warp at most: every built-in profile's
  * whole stream (kernels x kernel_len x reqs_mean <= 64000) fits. */

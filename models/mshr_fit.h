@@ -18,7 +18,7 @@
 #include "data/params.h"
 #include "data/table.h"
 #include "models/mshr.h"
-#include "sim/stats.h"
+#include "data/statrows.h"
 #include "solvers/lsq.h"
 
 typedef enum cm_mshr_qty {

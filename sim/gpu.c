@@ -103,6 +103,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 
+#include "data/metrics.h"
 #include "sim/engine.h"
 #include "sim/memsys.h"
 #include "sim/sm.h"
@@ -122,8 +123,11 @@ typedef struct injector {
     uint32_t id, out; /* requests in flight */
     cm_mreq *q;       /* requests produced and not sent yet */
     uint32_t qn, qpos;
-    cm_mreq **ans;    /* answers to forwards waiting for the network */
+    cm_mreq **ans;    /* responses (answers to forwards, PUTs) waiting for
+                         the network */
     uint32_t ah, an, acap;
+    uint64_t *pend;   /* write-back L1s: lines asked for (inj_pending) */
+    uint32_t npend;
     double next;                  /* earliest cycle of the next send */
     int scheduled, retry, paused; /* paused: draining or fast-forwarding */
     uint64_t next_id;
@@ -182,14 +186,27 @@ static void inj_schedule(injector *in, uint64_t at)
         in->scheduled = 1;
 }
 
-/* An injected SM's L1 sent m functionally: it is sent timed instead, and
- * the L1 assumes the base reply of its class, with a lease of a fixed
- * lifetime. */
+/* An injected SM's L1 sent m functionally: it is sent timed instead.  A
+ * write-back L1 (MESI) takes its copy when the timed grant comes
+ * (cm_l1_warm_grant: the L2 records an owner only then, and its PUTs must
+ * follow); the others assume the base reply of its class, with a lease of
+ * a fixed lifetime. */
+static int inj_respond(injector *in, const cm_mreq *m);
+
 static int inj_collect(void *obj, const cm_mreq *m, uint64_t vtime,
                        cm_warm_reply *out)
 {
     injector *in = obj;
+    /* a victim's PUT leaves at once, on the responses' network: queued
+     * behind requests the L2's full queue holds back, it would never reach
+     * the L2 that holds the owner's next request until it lands */
+    if (cm_msg_kind_of(m->msg) != CM_MK_REQUEST && inj_respond(in, m))
+        return 0;
     in->q[in->qn++] = *m;
+    if (in->g->cfg->protocol->l1_write_back) {
+        out->msg = CM_MSG_NONE;
+        return cm_msg_kind_of(m->msg) == CM_MK_REQUEST;
+    }
     out->value = 0;
     out->ts = vtime + in->g->lease;
     out->msg = m->msg == CM_MSG_GETS     ? CM_MSG_DATA
@@ -213,6 +230,45 @@ static void inj_answers(injector *in)
     }
 }
 
+/* Queues a response (a PUT) of the injected SM for the network; 0 if the
+ * queue is full (the answers ahead leave first). */
+static int inj_respond(injector *in, const cm_mreq *m)
+{
+    if (in->an == in->acap) return 0;
+    cm_mreq *r = cm_pool_get(&in->g->pool);
+    if (!r) return 0;
+    *r = *m;
+    r->sm = in->id;
+    r->issue_cycle = cm_engine_now(&in->g->eng);
+    uint32_t t = in->ah + in->an++;
+    in->ans[t >= in->acap ? t - in->acap : t] = r;
+    inj_answers(in);
+    return 1;
+}
+
+/* A PUT the grant's victim makes (cm_l1_warm_grant). */
+static void inj_victim(void *obj, const cm_mreq *m, uint64_t vtime,
+                       cm_warm_reply *out)
+{
+    (void)vtime;
+    (void)out;
+    inj_respond(obj, m); /* room was made before the grant */
+}
+
+/* Write-back L1s: the lines with a request in flight (their grant not in
+ * yet), so a line is asked for once, as an MSHR would merge: a second
+ * request from the line's owner-to-be would wait at the L2 for a PUT that
+ * never comes. */
+static int inj_pending(const injector *in, uint64_t line, uint32_t *at)
+{
+    for (uint32_t i = 0; i < in->npend; i++)
+        if (in->pend[i] == line) {
+            if (at) *at = i;
+            return 1;
+        }
+    return 0;
+}
+
 static void inj_fire(cm_engine *eng, void *obj, uint64_t arg)
 {
     (void)arg;
@@ -227,17 +283,27 @@ static void inj_fire(cm_engine *eng, void *obj, uint64_t arg)
             if (in->qn == 0) return; /* its warps have all retired */
         }
         if (cm_msg_kind_of(in->q[in->qpos].msg) != CM_MK_REQUEST) {
-            in->qpos++; /* a victim's PUT: its line is in the L2's eyes
-                           still owned; the next request finds out */
+            /* a victim's PUT: the owner's (write-back L1s own only what
+             * the L2 granted); none is made without ownership */
+            if (!inj_respond(in, &in->q[in->qpos])) return;
+            in->qpos++;
             continue;
         }
         if ((double)now < in->next) {
             inj_schedule(in, (uint64_t)ceil(in->next));
             return;
         }
+        const cm_mreq *m = &in->q[in->qpos];
+        int wb = g->cfg->protocol->l1_write_back;
+        /* merged with the request in flight, or served by the copy a
+         * grant brought since the request was made */
+        if (wb && (inj_pending(in, m->line, NULL) ||
+                   !cm_l1_needs_request(cm_sm_l1(in->sm), m->line, m->op))) {
+            in->qpos++;
+            continue;
+        }
         cm_mreq *q = cm_pool_get(&g->pool);
         if (!q) return; /* cannot happen: the pool holds every slot */
-        const cm_mreq *m = &in->q[in->qpos];
         *q = (cm_mreq){.line = m->line,
                        .id = (uint64_t)in->id << 40 | in->next_id,
                        .issue_cycle = now,
@@ -256,6 +322,7 @@ static void inj_fire(cm_engine *eng, void *obj, uint64_t arg)
         in->next_id++;
         in->qpos++;
         in->out++;
+        if (wb) in->pend[in->npend++] = m->line;
         /* An instruction's requests leave one per cycle, as from the
          * LD/ST unit; the rate spaces whole instructions, so the traffic
          * keeps the detailed SMs' burstiness. */
@@ -277,11 +344,16 @@ static void inj_retry(void *obj)
 /* An L2's functional forward to L1 sm (detailed or injected). */
 static unsigned warm_forward(void *obj, uint32_t sm, uint64_t line,
                              unsigned msg, uint64_t vtime, uint64_t *value,
-                             int *dirty)
+                             int *dirty, int *held)
 {
     gpu *g = obj;
+    /* an injected SM's line with a grant in flight: not answerable now,
+     * as a detailed L1's entry is not */
+    const injector *in = g->slots[sm].inj;
+    if (in && g->cfg->protocol->l1_write_back && inj_pending(in, line, NULL))
+        return CM_MSG_NONE;
     return cm_l1_warm_forward(cm_sm_l1(g->sms[sm]), line, msg, vtime, value,
-                              dirty);
+                              dirty, held);
 }
 
 /* The memory side's functional answer (warming). */
@@ -290,8 +362,24 @@ static int warm_l2(void *obj, const cm_mreq *m, uint64_t vtime,
 {
     gpu *g = obj;
     if (cm_msg_kind_of(m->msg) == CM_MK_REQUEST) g->l2_refs++;
+    /* an injected SM's line with a timed request in flight is left to
+     * it, as a detailed L1's entry is (its grant would undo this one) */
+    const injector *in = m->sm < g->nsm ? g->slots[m->sm].inj : NULL;
+    if (in && cm_msg_kind_of(m->msg) == CM_MK_REQUEST &&
+        inj_pending(in, m->line, NULL)) {
+        out->msg = CM_MSG_NONE;
+        return 0;
+    }
     cm_memsys_warm(g->ms, m, vtime, out, warm_forward, g);
     return 0;
+}
+
+/* A victim's PUT while paused: to the L2 functionally, as the rest. */
+static void inj_victim_warm(void *obj, const cm_mreq *m, uint64_t vtime,
+                            cm_warm_reply *out)
+{
+    injector *in = obj;
+    warm_l2(in->g, m, vtime, out);
 }
 
 /* Stops sending; requests produced but not sent warm the L2 instead. */
@@ -302,9 +390,17 @@ static void inj_pause(injector *in, int on)
         inj_schedule(in, cm_engine_now(&in->g->eng));
         return;
     }
-    cm_warm_reply ignored;
-    for (; in->qpos < in->qn; in->qpos++)
-        warm_l2(in->g, &in->q[in->qpos], cm_engine_now(&in->g->eng), &ignored);
+    uint64_t now = cm_engine_now(&in->g->eng);
+    for (; in->qpos < in->qn; in->qpos++) {
+        const cm_mreq *m = &in->q[in->qpos];
+        cm_warm_reply rep = {.msg = CM_MSG_NONE};
+        warm_l2(in->g, m, now, &rep);
+        /* a write-back L1 takes what the L2 granted it (inj_collect) */
+        if (in->g->cfg->protocol->l1_write_back && rep.msg != CM_MSG_NONE &&
+            cm_msg_kind_of(m->msg) == CM_MK_REQUEST)
+            cm_l1_warm_grant(cm_sm_l1(in->sm), m->line, rep.msg, rep.value,
+                             rep.ts, now, inj_victim_warm, in);
+    }
 }
 
 static int reply_accept(void *obj, cm_mreq *r)
@@ -322,7 +418,7 @@ static int reply_accept(void *obj, cm_mreq *r)
         int dirty;
         r->msg = (uint8_t)cm_l1_warm_forward(cm_sm_l1(in->sm), r->line, r->msg,
                                              cm_engine_now(&in->g->eng),
-                                             &value, &dirty);
+                                             &value, &dirty, NULL);
         r->sm = in->id;
         r->value = value;
         r->flags = dirty ? CM_MF_DIRTY : 0;
@@ -330,6 +426,15 @@ static int reply_accept(void *obj, cm_mreq *r)
         in->ans[t >= in->acap ? t - in->acap : t] = r;
         inj_answers(in);
         return CM_SINK_OK;
+    }
+    if (in->g->cfg->protocol->l1_write_back) {
+        /* a grant: the copy the L2 now records; its victim's PUT needs
+         * room in the queue first */
+        if (in->an == in->acap) return CM_SINK_BUSY;
+        cm_l1_warm_grant(cm_sm_l1(in->sm), r->line, r->msg, r->value, r->ts,
+                         cm_engine_now(&in->g->eng), inj_victim, in);
+        uint32_t at;
+        if (inj_pending(in, r->line, &at)) in->pend[at] = in->pend[--in->npend];
     }
     cm_pool_put(&in->g->pool, r);
     in->out--;
@@ -345,6 +450,7 @@ static void gpu_free(gpu *g)
     for (uint32_t i = 0; g->inj && i < g->nsm; i++) {
         free(g->inj[i].q);
         free(g->inj[i].ans);
+        free(g->inj[i].pend);
     }
     cm_memsys_free(g->ms);
     cm_pool_free(&g->pool);
@@ -403,7 +509,8 @@ static cm_status build_sm(gpu *g, uint32_t i, cm_stats *stats, cm_err *err)
     /* an instruction's lines, each with a victim's PUT */
     in->q = calloc(2 * (size_t)c.max_lines, sizeof *in->q);
     in->ans = calloc(in->acap, sizeof *in->ans);
-    if (!in->q || !in->ans)
+    in->pend = calloc((size_t)p->l1_mshrs, sizeof *in->pend);
+    if (!in->q || !in->ans || !in->pend)
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
     g->slots[i].inj = in;
     cm_memsys_set_retry(g->ms, i, (cm_retry){inj_retry, in});
@@ -991,6 +1098,27 @@ static cm_status gpu_simulate(gpu *g, cm_stats *stats, cm_gpu_result *res,
     return CM_OK;
 }
 
+/* Every statistic the machine registered is in the registry
+ * (data/metrics.def) under its kind, so names, units and meanings cannot
+ * drift. */
+static cm_status metric_known(void *arg, const char *name, cm_stat_kind kind,
+                              int ratio, const char *full, cm_err *err)
+{
+    (void)arg;
+    static const cm_metric_kind of[] = {
+        [CM_STAT_COUNTER] = CM_MK_COUNTER, [CM_STAT_OCCUPANCY] = CM_MK_OCCUPANCY,
+        [CM_STAT_LEVEL] = CM_MK_LEVEL, [CM_STAT_LATENCY] = CM_MK_LATENCY};
+    cm_metric_kind k = ratio ? CM_MK_RATIO : of[kind];
+    const char *missing = !cm_metric_find(name, k)             ? name
+                          : full && !cm_metric_find(full, CM_MK_FULL) ? full
+                                                                  : NULL;
+    if (missing)
+        return cm_err_set(err, CM_EINTERNAL,
+                          "statistic '%s' is not in data/metrics.def",
+                          missing);
+    return CM_OK;
+}
+
 cm_status cm_gpu_run(const cm_gpu_run_config *cfg, cm_stats *stats,
                      cm_gpu_result *res, cm_err *err)
 {
@@ -1011,6 +1139,7 @@ cm_status cm_gpu_run(const cm_gpu_run_config *cfg, cm_stats *stats,
                        ? CM_OK
                        : cm_workload_profile_validate(cfg->workload, err);
     if (!st) st = gpu_build(&g, stats, err);
+    if (!st) st = cm_stats_each(stats, metric_known, NULL, err);
     if (!st) st = gpu_simulate(&g, stats, res, err);
     if (!st) {
         cm_stats_sync(stats, cm_engine_now(&g.eng));

@@ -23,7 +23,7 @@
 #include "sim/observe.h"
 #include "sim/sm.h"
 #include "sim/stats.h"
-#include "sim/workload.h"
+#include "data/workload.h"
 
 typedef struct cm_gpu_run_config {
     const cm_params *params;

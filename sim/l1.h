@@ -141,12 +141,23 @@ cm_retry cm_l1_retry(cm_l1 *l1);
 unsigned cm_l1_warm(cm_l1 *l1, uint64_t line, uint8_t op, uint64_t value,
                     uint64_t vtime, cm_l1_warm_fn mem, void *obj);
 
-/* A forward (INV, RCL, FWD_*) applied functionally to a line without an
- * entry: its row's effect on the copy.  Returns the answer class
- * (CM_MSG_NONE if none), with the copy's value and dirty bit if it carries
- * the line. */
+/* A timed grant (DATA, DATA_E, DATA_M, or ACK to an UPGR) reaching a
+ * functional L1, an injected SM's under a write-back protocol: the copy
+ * takes the state the reply's row gives from the request's transient
+ * state, a victim leaving through mem (its PUT).  Returns the state (I if
+ * no row takes the reply). */
+unsigned cm_l1_warm_grant(cm_l1 *l1, uint64_t line, unsigned msg,
+                          uint64_t value, uint64_t ts, uint64_t vtime,
+                          cm_l1_warm_fn mem, void *obj);
+
+/* A forward (INV, RCL, FWD_*) applied functionally: its row's effect on
+ * the copy.  Returns the answer class, with the copy's value and dirty bit
+ * if it carries the line, and in *held (if not NULL) whether the L1 held a
+ * valid copy.  CM_MSG_NONE if there is no row, or the line has an entry (a
+ * timed transaction, whose answer in flight would undo the forward). */
 unsigned cm_l1_warm_forward(cm_l1 *l1, uint64_t line, unsigned msg,
-                            uint64_t vtime, uint64_t *value, int *dirty);
+                            uint64_t vtime, uint64_t *value, int *dirty,
+                            int *held);
 
 /* ---- inspection -------------------------------------------------------- */
 
@@ -167,6 +178,10 @@ void cm_l1_count_fails(cm_l1 *l1, cm_l1_result why, uint64_t n);
 size_t cm_l1_mshr_in_use(const cm_l1 *l1); /* requests in flight */
 /* The line's state as the table sees it now (tests, litmus). */
 unsigned cm_l1_line_state(const cm_l1 *l1, uint64_t line);
+/* Whether an access (CM_OP_*) to line would send a request now: 0 when
+ * the copy held serves it (an injector's queued request the grant since
+ * made needless, sim/gpu.c). */
+int cm_l1_needs_request(const cm_l1 *l1, uint64_t line, uint8_t op);
 /* Whether the tags hold a copy of line that a load could hit. */
 int cm_l1_probe(const cm_l1 *l1, uint64_t line);
 /* The copy's value and whether the L1 owns it (state E or M). */

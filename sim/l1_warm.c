@@ -102,6 +102,7 @@ static unsigned warm_access(cm_l1 *l1, uint64_t line, uint8_t op,
         l1->warm_mem(l1->warm_obj, &q, vtime, &rep);
     else
         base_reply(l1, r->msg, vtime, &rep);
+    if (rep.msg == CM_MSG_NONE) return r->msg; /* not granted: no copy */
     const cm_proto_row *rr =
         l1_row(l1, r->next, warm_event(l1, op, &rep, vtime));
     if (!rr) return r->msg;
@@ -145,6 +146,29 @@ unsigned cm_l1_warm(cm_l1 *l1, uint64_t line, uint8_t op, uint64_t value,
     return msg;
 }
 
+unsigned cm_l1_warm_grant(cm_l1 *l1, uint64_t line, unsigned msg,
+                          uint64_t value, uint64_t ts, uint64_t vtime,
+                          cm_l1_warm_fn mem, void *obj)
+{
+    static const unsigned from[] = {CM_L1S_IS, CM_L1S_IM, CM_L1S_SM};
+    cm_warm_reply rep = {.msg = (uint8_t)msg, .value = value, .ts = ts};
+    unsigned ev = warm_event(l1, CM_OP_LOAD, &rep, vtime);
+    const cm_proto_row *r = NULL;
+    for (size_t i = 0; !r && i < sizeof from / sizeof *from; i++) {
+        r = l1->rowix[from[i]][ev]; /* the one that takes it */
+        if (r && !(r->actions & CM_A1_FILL)) r = NULL;
+    }
+    if (l1->err.code != CM_OK || !r) return CM_L1S_I;
+    l1->timed = 0;
+    l1->warm_mem = mem;
+    l1->warm_obj = obj;
+    l1->warm_now = vtime;
+    cm_mreq m = {.line = line, .value = value, .ts = ts, .msg = (uint8_t)msg};
+    l1_way *way = l1_install(l1, &m, r->next, vtime);
+    l1->timed = 1;
+    return way ? r->next : CM_L1S_I;
+}
+
 static const unsigned forward_event[CM_MSG_COUNT] = {
     [CM_MSG_INV] = CM_L1E_INV,
     [CM_MSG_RCL] = CM_L1E_RCL,
@@ -152,18 +176,20 @@ static const unsigned forward_event[CM_MSG_COUNT] = {
     [CM_MSG_FWD_GETX] = CM_L1E_FWD_GETX};
 
 unsigned cm_l1_warm_forward(cm_l1 *l1, uint64_t line, unsigned msg,
-                            uint64_t vtime, uint64_t *value, int *dirty)
+                            uint64_t vtime, uint64_t *value, int *dirty,
+                            int *held)
 {
     *value = 0;
     *dirty = 0;
     if (l1->err.code != CM_OK || cm_msg_kind_of(msg) != CM_MK_FORWARD)
         return CM_MSG_NONE;
-    l1->timed = 0;
-    l1_ent *e = l1_ent_find(l1, line);
+    /* a line with a timed transaction is left to it: its answer (a fill
+     * in flight) would undo what the forward did */
+    if (l1_ent_find(l1, line)) return CM_MSG_NONE;
     l1_way *way = l1_way_find(l1, line);
-    unsigned st = e ? e->state
-                  : way && !l1_expired(l1, way, vtime) ? way->state
-                                                       : CM_L1S_I;
+    unsigned st = way && !l1_expired(l1, way, vtime) ? way->state : CM_L1S_I;
+    if (held) *held = st != CM_L1S_I;
+    l1->timed = 0;
     const cm_proto_row *r = l1_row(l1, st, forward_event[msg]);
     unsigned answer = CM_MSG_NONE;
     if (r) {
@@ -175,7 +201,7 @@ unsigned cm_l1_warm_forward(cm_l1 *l1, uint64_t line, unsigned msg,
             l1_leave(l1, way, 0, vtime);
             way = NULL;
         }
-        if (!e) settle_copy(l1, way, r->next, vtime);
+        settle_copy(l1, way, r->next, vtime);
         if (way && cm_msg_carries_line(r->msg, 1)) way->dirty = 0;
         answer = r->msg;
     }
@@ -360,6 +386,13 @@ unsigned cm_l1_line_state(const cm_l1 *l1, uint64_t line)
     const l1_way *w = l1_way_find(l1, line);
     return w && !l1_expired(l1, w, cm_engine_now(l1->eng)) ? w->state
                                                            : CM_L1S_I;
+}
+
+int cm_l1_needs_request(const cm_l1 *l1, uint64_t line, uint8_t op)
+{
+    const cm_proto_row *r =
+        l1->rowix[cm_l1_line_state(l1, line)][l1_event_of(op)];
+    return !r || (r->actions & CM_A1_SEND);
 }
 
 int cm_l1_probe(const cm_l1 *l1, uint64_t line)

@@ -77,11 +77,10 @@ uint64_t l2_lifetime(const cm_l2 *l2, const l2_bank *b)
 void l2_pred_add(l2_bank *b, double d, uint64_t now)
 {
     const cm_params *p = b->l2->p;
-    if (now > b->pred_t) b->pred_area += b->pred * (double)(now - b->pred_t);
-    if (now > b->pred_t) b->pred_t = now;
     b->pred += d;
     if (b->pred < p->tc_predictor_min) b->pred = p->tc_predictor_min;
     if (b->pred > p->tc_predictor_max) b->pred = p->tc_predictor_max;
+    if (b->st_life) cm_stat_level(b->st_life, (uint32_t)llround(b->pred), now);
 }
 
 /* The TC-Weak predictor's updates (seed 000, section 4.4).  Every
@@ -309,8 +308,11 @@ static void evict(l2_bank *b, l2_way *w, uint64_t now)
             l2->cfg.obs->l2_evict(l2->cfg.obs->obj, b->id,
                                   (int32_t)(w - b->tags), now);
     }
-    if (w->dirty) l2_writeback(l2, b, w->line, w->value, NULL);
+    /* the way leaves before its write-back is queued: queueing can wake
+     * the bank, which must not serve the line from it (bug: a GETX was
+     * granted on the leaving way, and its owner's PUT later met I) */
     w->valid = 0;
+    if (w->dirty) l2_writeback(l2, b, w->line, w->value, NULL);
 }
 
 /* The reply to request m, on m's record. */

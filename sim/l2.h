@@ -108,7 +108,7 @@ void cm_l2_warm(cm_l2 *l2, const cm_mreq *m, uint64_t vtime,
 /* Some warp has executed a fence (tc.write_update = fences). */
 void cm_l2_fence_seen(cm_l2 *l2);
 
-/* The end of a run: time integrals closed (tc.lifetime_mean). */
+/* The end of a run: the stalls still open are charged. */
 void cm_l2_finish(cm_l2 *l2);
 
 /* Requests inside the banks (queued, waiting, in transactions, replies not

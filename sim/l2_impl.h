@@ -80,11 +80,10 @@ typedef struct l2_bank {
     int serve_pending, out_pending, kicking, stalled, pipe_pending;
     uint64_t pipe_at; /* the pipeline wake-up pending */
     double hol_cum; /* cycles blocked with nothing servable, closed spells */
-    double pred, pred_area; /* the lifetime predictor */
-    uint64_t pred_t;
+    double pred; /* the lifetime predictor */
     cm_stat *st_acc, *st_miss, *st_merge, *st_wb, *st_atom, *st_hol;
     cm_stat *st_evict, *st_sstall, *st_inv, *st_rcl, *st_direv;
-    cm_stat *st_qocc, *st_qwait, *st_mocc, *st_mlife, *st_pred[4];
+    cm_stat *st_qocc, *st_qwait, *st_mocc, *st_mlife, *st_pred[4], *st_life;
 } l2_bank;
 
 struct cm_l2 {
@@ -108,7 +107,6 @@ struct cm_l2 {
     /* functional calls */
     cm_l2_forward_fn fwd;
     void *fwd_obj;
-    cm_stat *st_lifemean; /* tc.lifetime_mean, machine-wide */
 };
 
 /* Predictor events (tc.pred.*). */

@@ -33,12 +33,14 @@ static void warm_base(const cm_l2 *l2, const l2_bank *b, const cm_mreq *m,
 
 static void warm_evict(cm_l2 *l2, l2_bank *b, l2_way *w)
 {
+    w->valid = 0; /* first, as evict (l2.c) */
     if (w->dirty) l2_writeback(l2, b, w->line, w->value, NULL);
-    w->valid = 0;
 }
 
 /* Sends the row's INVs, RCLs or FWD to the L1s; the last answer (an
- * owner's WB or NODATA, else an INVACK) in *resp. */
+ * owner's WB or NODATA, else an INVACK) in *resp.  CM_MSG_NONE if an L1
+ * could not answer: the row does not go (copies already dropped stay
+ * listed, which is safe). */
 static unsigned warm_forwards(cm_l2 *l2, l2_bank *b, const cm_proto_row *r,
                               uint64_t line, l2_way *way, int32_t req,
                               uint64_t vtime, cm_mreq *resp)
@@ -56,13 +58,18 @@ static unsigned warm_forwards(cm_l2 *l2, l2_bank *b, const cm_proto_row *r,
     for (uint32_t i = 0; to >> i; i++) {
         if (!(to >> i & 1)) continue;
         uint64_t v = 0;
-        int dirty = 0;
+        int dirty = 0, held = 1;
         unsigned msg = (a & CM_A2_FWD) ? r->msg
                        : (a & CM_A2_INV) ? CM_MSG_INV
                                          : CM_MSG_RCL;
         unsigned ans = l2->fwd ? l2->fwd(l2->fwd_obj, i, line, msg, vtime, &v,
-                                         &dirty)
+                                         &dirty, &held)
                                : CM_MSG_INVACK;
+        /* an L1 in a timed transaction on the line, or an owner without
+         * its copy (its PUT on the way): they must end first */
+        if (ans == CM_MSG_NONE ||
+            (!held && way && way->owner == (int32_t)i))
+            return CM_MSG_NONE;
         if (ans == CM_MSG_WB || ans == CM_MSG_NODATA) {
             last = ans;
             resp->value = v;
@@ -138,6 +145,10 @@ static void warm_row(cm_l2 *l2, l2_bank *b, const cm_proto_row *r,
     if (a & (CM_A2_TXN | CM_A2_FWD | CM_A2_INV | CM_A2_RCL)) {
         cm_mreq ans = {.line = line};
         unsigned last = warm_forwards(l2, b, r, line, way, req, vtime, &ans);
+        if (last == CM_MSG_NONE) {
+            if (out) out->msg = CM_MSG_NONE;
+            return;
+        }
         unsigned ev = last == CM_MSG_WB       ? CM_L2E_WB
                       : last == CM_MSG_NODATA ? CM_L2E_NODATA
                       : m && m->msg == CM_MSG_ATOMIC ? CM_L2E_INVACK_LAST_A
@@ -224,12 +235,17 @@ static void warm_put(cm_l2 *l2, l2_bank *b, const cm_mreq *m)
     if (way->owner == (int32_t)m->sm) way->owner = -1;
 }
 
+/* The request's rows, functionally.  One the L2 cannot apply at once (the
+ * line busy with a timed transaction, a stall an owner's PUT will end, no
+ * way free of transactions for its fill) answers CM_MSG_NONE: the L1
+ * keeps no copy, so no L1 holds a line the L2 does not know it holds. */
 static void warm_request(cm_l2 *l2, l2_bank *b, cm_mreq *m, uint64_t vtime,
                          cm_warm_reply *out)
 {
     l2_way *way;
     l2_ent *e;
     unsigned st = l2_state(l2, b, m->line, vtime, &way, &e);
+    out->msg = CM_MSG_NONE;
     if (e) return; /* left to the timed transaction */
     for (int step = 0; step < 4; step++) {
         unsigned ev = l2_refine(l2, b, m, st, way);
@@ -250,6 +266,7 @@ static void warm_request(cm_l2 *l2, l2_bank *b, cm_mreq *m, uint64_t vtime,
             continue;
         }
         if (r->actions & CM_A2_MERGE) return;
+        warm_base(l2, b, m, out);
         warm_row(l2, b, r, m->line, &way, m, NULL, vtime, out);
         return;
     }
@@ -266,7 +283,6 @@ void cm_l2_warm(cm_l2 *l2, const cm_mreq *m, uint64_t vtime,
     if (m->msg == CM_MSG_PUT) {
         warm_put(l2, b, m);
     } else {
-        warm_base(l2, b, m, out);
         warm_request(l2, b, &q, vtime, out);
     }
     l2->timed = 1;
@@ -319,6 +335,11 @@ static cm_status bank_stats(cm_l2 *l2, l2_bank *b, cm_stats *st, cm_err *err)
         "tc.pred.write_unexpired"};
     for (int k = 0; !s && l2->timestamps && k < PE_COUNT; k++)
         s = cm_stats_counter(st, pred[k], comp, &b->st_pred[k], err);
+    /* the lifetime loads are granted, over time: tc.lifetime_mean */
+    if (!s && l2->timestamps) s = cm_stats_level(st, "tc.lifetime", comp,
+                                                 &b->st_life, err);
+    if (!s && l2->timestamps)
+        cm_stat_level(b->st_life, (uint32_t)l2_lifetime(l2, b), 0);
     return s;
 }
 
@@ -442,9 +463,6 @@ cm_status cm_l2_new(const cm_l2_config *cfg, cm_engine *eng, cm_stats *stats,
             cm_dram_set_retry(dram, i, (cm_retry){dram_ready, &l2->bank[i]});
         }
     }
-    if (!st && l2->timestamps)
-        st = cm_stats_counter(stats, "tc.lifetime_mean", "all",
-                              &l2->st_lifemean, err);
     if (st) {
         cm_l2_free(l2);
         return st;
@@ -491,16 +509,6 @@ void cm_l2_finish(cm_l2 *l2)
             b->stall_since = now;
         }
     }
-    if (!l2->st_lifemean) return;
-    double area = 0;
-    for (unsigned i = 0; i < l2->cfg.banks; i++) {
-        l2_bank *b = &l2->bank[i];
-        l2_pred_add(b, 0, now); /* closes the time integral */
-        area += l2->cfg.proto->lifetime == CM_LIFE_PREDICTED
-                    ? b->pred_area / (now ? (double)now : 1)
-                    : (double)l2->lifetime;
-    }
-    cm_stat_add(l2->st_lifemean, area / l2->cfg.banks);
 }
 
 void cm_l2_fence_seen(cm_l2 *l2)

@@ -93,8 +93,9 @@ static inline int cm_sink_send(const cm_sink *s, cm_mreq *r)
 
 /* ---- functional answers (sampling: warming and traffic injection) ------ */
 
-/* The memory side's functional answer to a request: the reply class, the
- * line's value and its GT. */
+/* The memory side's functional answer to a request: the reply class
+ * (CM_MSG_NONE: not granted now, the L1 keeps no copy), the line's value
+ * and its GT. */
 typedef struct cm_warm_reply {
     uint8_t msg;
     uint64_t value, ts;
@@ -107,9 +108,11 @@ typedef void (*cm_l1_warm_fn)(void *obj, const cm_mreq *m, uint64_t vtime,
 
 /* Asked of an L1 by the memory side: forward msg (INV, RCL, FWD_*) for
  * line at L1 sm; returns the answer class, with the copy's value and dirty
- * bit where it carries the line. */
+ * bit where it carries the line, and *held: whether the L1 held a valid
+ * copy.  CM_MSG_NONE when the L1 cannot answer now (a timed transaction
+ * holds the line). */
 typedef unsigned (*cm_l2_forward_fn)(void *obj, uint32_t sm, uint64_t line,
                                      unsigned msg, uint64_t vtime,
-                                     uint64_t *value, int *dirty);
+                                     uint64_t *value, int *dirty, int *held);
 
 #endif

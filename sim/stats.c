@@ -197,6 +197,17 @@ cm_status cm_stats_occupancy(cm_stats *reg, const char *name,
     return CM_OK;
 }
 
+cm_status cm_stats_level(cm_stats *reg, const char *name,
+                         const char *component, cm_stat **out, cm_err *err)
+{
+    stat_entry *e;
+    cm_status st = check_new(reg, name, component, err);
+    /* the occupancy's sums with a single bin, which no row shows */
+    if (!st) st = add_entry(reg, name, component, CM_STAT_LEVEL, 0, 3, &e, err);
+    if (!st) *out = &e->s;
+    return st;
+}
+
 cm_status cm_stats_latency(cm_stats *reg, const char *name,
                            const char *component, uint32_t bins, double width,
                            cm_stat **out, cm_err *err)
@@ -267,7 +278,8 @@ void cm_stats_sync(cm_stats *reg, uint64_t now)
 {
     for (size_t i = 0; i < reg->n; i++) {
         cm_stat *s = &reg->stats[i]->s;
-        if (s->kind == CM_STAT_OCCUPANCY && !reg->stats[i]->merged)
+        if ((s->kind == CM_STAT_OCCUPANCY || s->kind == CM_STAT_LEVEL) &&
+            !reg->stats[i]->merged)
             cm_stat_level(s, s->level, now);
     }
 }
@@ -528,7 +540,7 @@ static void bin_edge(char buf[32], const cm_stat *s, uint32_t k)
 static void entry_rows(row_list *l, const stat_entry *e, size_t nwin)
 {
     const cm_stat *s = &e->s;
-    char sfx[40];
+    char sfx[96];
     switch (s->kind) {
     case CM_STAT_COUNTER:
         row_sum(next_row(l, e->name, "", e->component), e, nwin, 0);
@@ -538,10 +550,14 @@ static void entry_rows(row_list *l, const stat_entry *e, size_t nwin)
         entry_ratio(next_row(l, e->full, "", e->component), e, nwin, 2 + s->top,
                     0);
         for (uint32_t k = 0; k <= s->top; k++) {
-            snprintf(sfx, sizeof sfx, ".p%u", k);
+            snprintf(sfx, sizeof sfx, ".frac_at_%u%s", k,
+                     k == s->top ? "_or_more" : "");
             entry_ratio(next_row(l, e->name, sfx, e->component), e, nwin, 2 + k,
                         0);
         }
+        break;
+    case CM_STAT_LEVEL:
+        entry_ratio(next_row(l, e->name, "_mean", e->component), e, nwin, 1, 0);
         break;
     case CM_STAT_LATENCY: {
         double tot[3] = {s->acc[0], s->acc[1], s->acc[2]};
@@ -560,9 +576,13 @@ static void entry_rows(row_list *l, const stat_entry *e, size_t nwin)
         next_row(l, e->name, "_max", e->component)->value =
             tot[0] > 0 ? s->hi : NAN;
         for (uint32_t k = 0; k <= s->top; k++) {
-            char edge[32];
-            bin_edge(edge, s, k);
-            snprintf(sfx, sizeof sfx, ".p%s", edge);
+            char lo[32], hi[32];
+            bin_edge(lo, s, k);
+            bin_edge(hi, s, k + 1);
+            if (k < s->top)
+                snprintf(sfx, sizeof sfx, ".frac_in_%s_%s", lo, hi);
+            else
+                snprintf(sfx, sizeof sfx, ".frac_from_%s", lo);
             entry_ratio(next_row(l, e->name, sfx, e->component), e, nwin, 3 + k,
                         0);
         }
@@ -576,6 +596,8 @@ static size_t entry_nrows(const stat_entry *e)
     switch (e->s.kind) {
     case CM_STAT_OCCUPANCY:
         return 2 + (size_t)e->s.top + 1;
+    case CM_STAT_LEVEL:
+        return 1;
     case CM_STAT_LATENCY:
         return 5 + (size_t)e->s.top + 1;
     default:
@@ -652,14 +674,18 @@ cm_status cm_stats_rows(const cm_stats *reg, cm_stat_row **rows, size_t *n,
     return CM_OK;
 }
 
-const cm_stat_row *cm_stats_find(const cm_stat_row *rows, size_t n,
-                                 const char *metric, const char *component)
+cm_status cm_stats_each(const cm_stats *reg, cm_stats_name_fn fn, void *arg,
+                        cm_err *err)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(rows[i].metric, metric) &&
-            !strcmp(rows[i].component, component))
-            return &rows[i];
-    return NULL;
+    cm_status st = CM_OK;
+    for (size_t i = 0; i < reg->n && !st; i++) {
+        const stat_entry *e = reg->stats[i];
+        st = fn(arg, e->name, e->s.kind, 0,
+                e->s.kind == CM_STAT_OCCUPANCY ? e->full : NULL, err);
+    }
+    for (size_t i = 0; i < reg->nratios && !st; i++)
+        st = fn(arg, reg->ratios[i].name, CM_STAT_COUNTER, 1, NULL, err);
+    return st;
 }
 
 cm_status cm_stats_write(const cm_stats *reg, const char *path, cm_err *err)

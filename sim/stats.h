@@ -9,7 +9,7 @@
  *  - occupancy: a level over time; cm_stat_level(s, v, now) charges the
  *    previous level for the cycles since the last change, into bins 0..max
  *    (a level above max counts in bin max, but with its true value in the
- *    mean);
+ *    mean); a level (cm_stats_level) keeps the time average alone;
  *  - latency: samples with count, sum, sum of squares, min, max and a
  *    histogram of log2 bins ([0,1), [1,2), [2,4), ...) or linear bins of a
  *    given width; the last bin also takes everything above it.
@@ -30,13 +30,16 @@
  *
  * Output rows, for a statistic named X:
  *  - counter:   X
- *  - occupancy: X_mean (time-weighted mean level), X.p<k> for k = 0..max
- *               (time fraction at level k; p<max> is "max or more") and the
- *               full fraction (= X.p<max>) under the name given at
- *               registration, default X_full_fraction;
+ *  - occupancy: X_mean (time-weighted mean level), X.frac_at_<k> for
+ *               k = 0..max-1 (time fraction at level k) and
+ *               X.frac_at_<max>_or_more, and the full fraction (the same
+ *               as the last) under the name given at registration, default
+ *               X_full_fraction;
+ *  - level:     X_mean;
  *  - latency:   X_count, X_mean, X_stddev (population), X_min, X_max, and
- *               X.p<lo> for every bin (fraction of samples in the bin whose
- *               lower edge is lo: 0, 1, 2, 4, ... or 0, w, 2w, ...);
+ *               per bin [lo, hi) the fraction of samples in it,
+ *               X.frac_in_<lo>_<hi> (edges 0, 1, 2, 4, ... or 0, w, 2w,
+ *               ...), the last bin X.frac_from_<lo>;
  *  - ratio:     X = sum of the numerator counter / sum of the denominator.
  * Written as CSV `metric,component,value,ci95_lo,ci95_hi`, numbers by
  * cm_fmt_double, rows sorted by metric then component, both in natural order
@@ -49,15 +52,15 @@
 #include <stdint.h>
 
 #include "data/err.h"
+#include "data/statrows.h"
 
 typedef enum cm_stat_kind {
     CM_STAT_COUNTER,
     CM_STAT_OCCUPANCY,
+    CM_STAT_LEVEL,
     CM_STAT_LATENCY
 } cm_stat_kind;
 
-/* Longest metric or component name a registration accepts. */
-#define CM_STAT_NAME_MAX 80
 
 /* A registered statistic.  The fields are public only so the updates can be
  * inlined; read results through cm_stats_rows. */
@@ -89,6 +92,10 @@ cm_status cm_stats_counter(cm_stats *reg, const char *name,
 cm_status cm_stats_occupancy(cm_stats *reg, const char *name,
                              const char *component, uint32_t max,
                              const char *full_name, cm_stat **out, cm_err *err);
+/* A level's time average alone (cm_stat_level updates it), e.g. a
+ * lifetime that changes now and then. */
+cm_status cm_stats_level(cm_stats *reg, const char *name,
+                         const char *component, cm_stat **out, cm_err *err);
 /* bins >= 1; width 0 gives log2 bins, width > 0 linear bins. */
 cm_status cm_stats_latency(cm_stats *reg, const char *name,
                            const char *component, uint32_t bins, double width,
@@ -177,27 +184,21 @@ cm_status cm_stats_merge(cm_stats *dst, const cm_stats *src, cm_err *err);
 
 /* ---- results ---------------------------------------------------------- */
 
-typedef struct cm_stat_row {
-    char metric[CM_STAT_NAME_MAX + 48];
-    const char *component; /* owned by the registry */
-    double value, ci95_lo, ci95_hi;
-} cm_stat_row;
+/* Calls fn for every registered statistic and ratio, in registration
+ * order, with its name, kind (ratios: CM_STAT_COUNTER, ratio = 1) and, for
+ * an occupancy, the name of its full fraction; stops at fn's first error.
+ * Registries (data/metrics.def) check their names this way. */
+typedef cm_status (*cm_stats_name_fn)(void *arg, const char *name,
+                                      cm_stat_kind kind, int ratio,
+                                      const char *full, cm_err *err);
+cm_status cm_stats_each(const cm_stats *reg, cm_stats_name_fn fn, void *arg,
+                        cm_err *err);
 
 /* Every output row, sorted as written; *rows is malloc'd (caller frees). */
 cm_status cm_stats_rows(const cm_stats *reg, cm_stat_row **rows, size_t *n,
                         cm_err *err);
 
-/* The row (metric, component) of a cm_stats_rows result, or NULL. */
-const cm_stat_row *cm_stats_find(const cm_stat_row *rows, size_t n,
-                                 const char *metric, const char *component);
-
 /* Writes the rows as CSV to path ("-" or NULL: stdout), atomically. */
 cm_status cm_stats_write(const cm_stats *reg, const char *path, cm_err *err);
-
-/* Reads rows back from a file cm_stats_write wrote (sim/stats_read.c), for
- * the calibration that meets the simulator in CSV.  "nan" cells read as NaN.
- * *rows is one malloc'd block (free it); components point inside it. */
-cm_status cm_stats_read_rows(const char *path, cm_stat_row **rows, size_t *n,
-                             cm_err *err);
 
 #endif

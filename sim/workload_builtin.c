@@ -33,7 +33,7 @@
  * instructions per warp so a run stays short. */
 #include <string.h>
 
-#include "sim/workload.h"
+#include "data/workload.h"
 
 /* Columns (cm_workload_profile order):
  *   name, seed, suite,

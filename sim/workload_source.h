@@ -12,7 +12,7 @@
 
 #include "data/err.h"
 #include "sim/sm.h"
-#include "sim/workload.h"
+#include "data/workload.h"
 
 typedef struct cm_workload_source cm_workload_source;
 

@@ -45,7 +45,7 @@
 #include "sim/gpu.h"
 #include "sim/protocol.h"
 #include "sim/stats.h"
-#include "sim/workload.h"
+#include "data/workload.h"
 
 /* Cycles per run.  50k rather than 100k costs half as much.  Measured on
  * all twelve workloads (tc2013): every ordering of the seed comparison and

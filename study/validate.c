@@ -21,7 +21,7 @@
 #include "plots/plot.h"
 #include "sim/gpu.h"
 #include "sim/profile_rec.h"
-#include "sim/workload.h"
+#include "data/workload.h"
 
 #define MAX_AXES 8
 #define LABEL_MAX 256

@@ -32,7 +32,7 @@
 #include "models/ptable.h"
 #include "sim/protocol.h"
 #include "sim/stats.h"
-#include "sim/workload.h"
+#include "data/workload.h"
 
 typedef enum cm_validate_target {
     CM_VT_MARE = 0,     /* mean |relative error| <= target */

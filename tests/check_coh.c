@@ -335,6 +335,27 @@ START_TEST(test_mesi_jitter)
 }
 END_TEST
 
+/* A bank evicting a dirty line queues its write-back, which can wake the
+ * bank at once; the way must have left first.  Bug: the way stayed valid
+ * through the write-back, the woken bank granted a GETX from it, the line
+ * left anyway, and the new owner's PUT met I ("no row for state I, event
+ * PUT"): MESI on bh, the tc2013 machine, within 60k cycles. */
+START_TEST(test_mesi_eviction_leaves_before_writeback)
+{
+    cm_params p;
+    cm_params_init(&p);
+    p.sim_max_cycles = 60000;
+    for (int sample = 0; sample <= 2; sample += 2) { /* full, spatial */
+        p.sim_sample = sample;
+        tu_sim r;
+        tu_sim_run_workload(&p, "mesi", "bh", 0, &r);
+        ck_assert(r.cycles > 0);
+        ck_assert(tu_sim_stat(&r, "l2.writebacks") > 0);
+        tu_sim_free(&r);
+    }
+}
+END_TEST
+
 Suite *suite_coh(void)
 {
     Suite *s = suite_create("coh");
@@ -343,6 +364,7 @@ Suite *suite_coh(void)
     tcase_add_test(tc, test_mesi_values_and_invariants);
     tcase_add_test(tc, test_mesi_small_caches_recall);
     tcase_add_test(tc, test_mesi_jitter);
+    tcase_add_test(tc, test_mesi_eviction_leaves_before_writeback);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -12,7 +12,7 @@
 #include "models/profile.h"
 #include "sim/gpu.h"
 #include "sim/profile_rec.h"
-#include "sim/workload.h"
+#include "data/workload.h"
 #include "tests/testutil.h"
 
 enum { CORES = 4, WARPS = 4, ITERS = 60, SHARED = 24, PRIVATE_BASE = 1000 };

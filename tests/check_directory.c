@@ -13,7 +13,7 @@
 #include "sim/protocol.h"
 #include "study/validate.h"
 #include "sim/stats.h"
-#include "sim/workload.h"
+#include "data/workload.h"
 #include "tests/testutil.h"
 
 static cm_profile *profile_of(const char *text)

@@ -11,7 +11,7 @@
 
 #include "data/table.h"
 #include "models/reuse.h"
-#include "sim/workload.h"
+#include "data/workload.h"
 #include "sim/workload_source.h"
 #include "tests/testutil.h"
 

@@ -5,7 +5,7 @@
 #include "sim/gpu.h"
 #include "sim/profile_rec.h"
 #include "sim/stats.h"
-#include "sim/workload.h"
+#include "data/workload.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -251,7 +251,7 @@ static void sim_run(const cm_params *prm, const char *protocol,
         cm_profile_rec_free(rec);
     }
     ck_assert_int_eq(cm_stats_rows(stats, &out->rows, &out->n, &err), CM_OK);
-    cm_stats_free(stats);
+    out->stats = stats;
 }
 
 void tu_sim_run(const cm_params *prm, const char *protocol,
@@ -272,6 +272,7 @@ void tu_sim_run_workload(const cm_params *prm, const char *protocol,
 void tu_sim_free(tu_sim *s)
 {
     free(s->rows);
+    cm_stats_free(s->stats);
     cm_profile_free(s->prof);
     memset(s, 0, sizeof *s);
 }

@@ -51,7 +51,9 @@ void tu_rm_tree(const char *path);
 /* ---- the simulator on a hand-written program ------------------------------ */
 
 struct cm_profile;
+struct cm_stats;
 typedef struct tu_sim {
+    struct cm_stats *stats;   /* the registry: the rows' components live in it */
     struct cm_stat_row *rows; /* the run's statistics */
     size_t n;
     struct cm_profile *prof;  /* its timing profile, when asked for */

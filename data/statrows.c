@@ -1,11 +1,7 @@
-/* stats_read.c - statistics rows back from their CSV (stats.h).
- *
- * The models never call the simulator (design.md, property 4): calibration
- * reads `cohmod sim --out` files.  The rows come back in the in-memory shape
- * cm_stats_rows gives, so one lookup (cm_stats_find) serves both a live
- * registry and a file.  The interval columns are NaN for runs without
- * windows, so "nan" is read as NaN; every other cell must be a number. */
-#include "sim/stats.h"
+/* statrows.c - statistics rows back from their CSV, and the lookup
+ * (statrows.h).  The models never call the simulator (design.md, property
+ * 4): calibration reads `cohmod sim --out` files. */
+#include "data/statrows.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -68,4 +64,14 @@ cm_status cm_stats_read_rows(const char *path, cm_stat_row **rows, size_t *n,
     *rows = out;
     *n = nr;
     return CM_OK;
+}
+
+const cm_stat_row *cm_stats_find(const cm_stat_row *rows, size_t n,
+                                 const char *metric, const char *component)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(rows[i].metric, metric) &&
+            !strcmp(rows[i].component, component))
+            return &rows[i];
+    return NULL;
 }

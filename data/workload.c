@@ -2,7 +2,7 @@
  * per-warp stream generator.  The model of every parameter is documented in
  * workload.h; the built-in profiles and their sources are in
  * workload_builtin.c. */
-#include "sim/workload.h"
+#include "data/workload.h"
 
 #include <ctype.h>
 #include <errno.h>

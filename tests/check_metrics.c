@@ -1,0 +1,144 @@
+/* check_metrics.c - the statistics registry (data/metrics.def): every
+ * entry is complete, derived rows map to their entry, every statistic a
+ * run writes under any protocol or sampling mode is in the table, every
+ * entry shows up in some run, and the shared quantities carry one name
+ * under every protocol. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/metrics.h"
+#include "sim/gpu.h"
+#include "sim/protocol.h"
+#include "tests/testutil.h"
+
+START_TEST(test_entries_complete)
+{
+    ck_assert_uint_gt(cm_metric_count(), 40);
+    for (size_t i = 0; i < cm_metric_count(); i++) {
+        const cm_metric *m = cm_metric_at(i);
+        ck_assert_msg(*m->name && *m->unit && *m->label && *m->help,
+                      "%s: empty field", m->name);
+        for (size_t j = 0; j < i; j++)
+            ck_assert_msg(strcmp(cm_metric_at(j)->name, m->name),
+                          "%s twice", m->name);
+    }
+    ck_assert_ptr_null(cm_metric_at(cm_metric_count()));
+}
+END_TEST
+
+START_TEST(test_rows_map_to_entries)
+{
+    static const struct {
+        const char *row, *entry;
+    } map[] = {{"ipc", "ipc"},
+               {"l1.mshr.occupancy_mean", "l1.mshr.occupancy"},
+               {"l1.mshr.occupancy.frac_at_0", "l1.mshr.occupancy"},
+               {"l1.mshr.occupancy.frac_at_128_or_more", "l1.mshr.occupancy"},
+               {"l1.mshr.full_fraction", "l1.mshr.full_fraction"},
+               {"roundtrip.latency.frac_in_256_512", "roundtrip.latency"},
+               {"roundtrip.latency.frac_from_4194304", "roundtrip.latency"},
+               {"roundtrip.latency_stddev", "roundtrip.latency"},
+               {"noc.msgs.gets", "noc.msgs.<msg>"},
+               {"noc.msgs", "noc.msgs"},
+               {"noc.req.latency_mean", "noc.req.latency"},
+               {"tc.lifetime_mean", "tc.lifetime"},
+               {"sm.issue.stall.mem_wait", "sm.issue.stall.<reason>"}};
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++) {
+        const cm_metric *m = cm_metric_of_row(map[i].row);
+        ck_assert_msg(m && !strcmp(m->name, map[i].entry), "%s -> %s",
+                      map[i].row, m ? m->name : "nothing");
+    }
+    static const char *const none[] = {
+        "foo",           "noc.msgs.gets.x",  "l1.mshr.occupancy.frac_at_x",
+        "ipc_mean",      "noc.msgs.",        "tc.lifetime",
+        "l1.accesses_mean", "roundtrip.latency.frac_in_4",
+        "l1.mshr.occupancy.frac_at_1.5"};
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+        ck_assert_msg(!cm_metric_of_row(none[i]), "%s matched", none[i]);
+    ck_assert_ptr_nonnull(cm_metric_find("noc.flits.data", CM_MK_COUNTER));
+    ck_assert_ptr_null(cm_metric_find("noc.flits.data", CM_MK_RATIO));
+}
+END_TEST
+
+/* The rows of a short bh run of protocol p (sampling mode sample); their
+ * components live in *stats. */
+static cm_stat_row *run_rows(const char *p, int sample, size_t *n,
+                             cm_stats **stats_out)
+{
+    cm_params par;
+    cm_params_init(&par);
+    par.gpu_sms = 4;
+    par.gpu_warps_per_sm = 8;
+    par.sched_active_warps = 8;
+    par.sim_max_cycles = sample ? 60000 : 4000;
+    par.sim_sample = sample;
+    par.sim_sample_window = 2000;
+    par.sim_sample_warmup = 2000;
+    par.sim_sample_period = 20000;
+    par.sim_sample_sms = 2;
+    cm_stats *stats = cm_stats_new();
+    cm_gpu_run_config cfg = {.params = &par,
+                             .workload = cm_workload_builtin("bh"),
+                             .protocol = cm_protocol_find(p)};
+    cm_gpu_result res;
+    cm_err err = {0};
+    ck_assert_msg(cm_gpu_run(&cfg, stats, &res, &err) == CM_OK,
+                  "%s, sim.sample %d: %s", p, sample, err.msg);
+    cm_stat_row *rows;
+    ck_assert(cm_stats_rows(stats, &rows, n, &err) == CM_OK);
+    *stats_out = stats;
+    return rows;
+}
+
+static int has_row(const cm_stat_row *r, size_t n, const char *metric)
+{
+    return cm_stats_find(r, n, metric, "all") != NULL;
+}
+
+START_TEST(test_every_row_registered_every_entry_used)
+{
+    int *used = calloc(cm_metric_count(), sizeof *used);
+    for (size_t i = 0; i < cm_protocol_count(); i++)
+        for (int sample = 0; sample <= 3; sample++) {
+            const cm_protocol *p = cm_protocol_at(i);
+            size_t n;
+            cm_stats *stats;
+            cm_stat_row *r = run_rows(p->name, sample, &n, &stats);
+            for (size_t k = 0; k < n; k++) {
+                const cm_metric *m = cm_metric_of_row(r[k].metric);
+                ck_assert_msg(m != NULL, "%s: row %s not in metrics.def",
+                              p->name, r[k].metric);
+                used[m - cm_metric_at(0)] = 1;
+            }
+            /* one name per quantity under every protocol */
+            static const char *const shared[] = {
+                "ipc", "l1.miss_ratio", "l1.mshr.occupancy_mean",
+                "noc.flits", "l2.miss_ratio", "roundtrip.latency_mean"};
+            for (size_t k = 0; k < sizeof shared / sizeof *shared; k++)
+                ck_assert_msg(has_row(r, n, shared[k]), "%s: no %s", p->name,
+                              shared[k]);
+            ck_assert_int_eq(has_row(r, n, "dir.invalidations"),
+                             p->sharers != CM_SHARERS_NONE);
+            ck_assert_int_eq(has_row(r, n, "tc.lifetime_mean"),
+                             p->lifetime != CM_LIFE_NONE);
+            free(r);
+            cm_stats_free(stats);
+        }
+    for (size_t i = 0; i < cm_metric_count(); i++)
+        ck_assert_msg(used[i], "%s: no run writes it",
+                      cm_metric_at(i)->name);
+    free(used);
+}
+END_TEST
+
+Suite *suite_metrics(void)
+{
+    Suite *s = suite_create("metrics");
+    TCase *tc = tcase_create("registry");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_entries_complete);
+    tcase_add_test(tc, test_rows_map_to_entries);
+    tcase_add_test(tc, test_every_row_registered_every_entry_used);
+    suite_add_tcase(s, tc);
+    return s;
+}
