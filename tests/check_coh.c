@@ -356,6 +356,45 @@ START_TEST(test_mesi_eviction_leaves_before_writeback)
 }
 END_TEST
 
+/* Why the L1s' responses travel on a virtual network of their own
+ * (noc.vnets = 2): on one shared with requests, a bank whose queue is full
+ * of requests stalled on transactions frees no buffer, and the INVACKs and
+ * WBs the transactions wait for cannot reach it.  GPU-VI and MESI on bh
+ * (8 SMs, 2 banks) deadlock within 20k cycles on one network and run 200k
+ * on two; NO-COH and TC-Weak, which send no invalidations, run on one. */
+START_TEST(test_one_network_deadlocks_under_invalidations)
+{
+    static const struct {
+        const char *proto;
+        int deadlocks;
+    } cases[] = {{"gpu-vi", 1}, {"mesi", 1}, {"no-coh", 0}, {"tcw", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int vnets = 1; vnets <= 2; vnets++) {
+            cm_params p;
+            cm_params_init(&p);
+            p.gpu_sms = 8;
+            p.l2_banks = 2;
+            p.sim_max_cycles = 200000;
+            p.noc_vnets = vnets;
+            cm_stats *stats = cm_stats_new();
+            cm_gpu_run_config cfg = {.params = &p,
+                                     .workload = cm_workload_builtin("bh"),
+                                     .protocol =
+                                         cm_protocol_find(cases[i].proto)};
+            cm_gpu_result res;
+            cm_err err = {0};
+            cm_status st = cm_gpu_run(&cfg, stats, &res, &err);
+            int dead = st != CM_OK && strstr(err.msg, "deadlock") != NULL;
+            ck_assert_msg(st == CM_OK || dead, "%s: %s", cases[i].proto,
+                          err.msg);
+            ck_assert_msg(dead == (vnets == 1 && cases[i].deadlocks),
+                          "%s on %d network(s): %s", cases[i].proto, vnets,
+                          dead ? err.msg : "ran");
+            cm_stats_free(stats);
+        }
+}
+END_TEST
+
 Suite *suite_coh(void)
 {
     Suite *s = suite_create("coh");
@@ -365,6 +404,7 @@ Suite *suite_coh(void)
     tcase_add_test(tc, test_mesi_small_caches_recall);
     tcase_add_test(tc, test_mesi_jitter);
     tcase_add_test(tc, test_mesi_eviction_leaves_before_writeback);
+    tcase_add_test(tc, test_one_network_deadlocks_under_invalidations);
     suite_add_tcase(s, tc);
     return s;
 }
