@@ -171,6 +171,39 @@ START_TEST(test_sweep_grid)
 }
 END_TEST
 
+/* A range's values are the decimals the user meant, not lo + i step with
+ * its binary error (0.030000000000000002 in every table), and a step too
+ * fine for 15 digits still gives distinct increasing values. */
+START_TEST(test_sweep_range_is_decimal)
+{
+    static const char *const want[] = {"0.005", "0.01", "0.015", "0.02",
+                                       "0.025", "0.03", "0.035", "0.04",
+                                       "0.045", "0.05"};
+    cm_sweep sw;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_sweep_parse("wl.mem_rate=0.005:0.05:0.005", &sw, &err),
+                     CM_OK);
+    ck_assert_uint_eq(sw.n, 10);
+    for (size_t i = 0; i < 10; i++) {
+        char buf[32];
+        cm_fmt_double(buf, sw.values[i]);
+        ck_assert_str_eq(buf, want[i]);
+    }
+    cm_sweep_free(&sw);
+    ck_assert_int_eq(cm_sweep_parse("wl.mem_rate=0.1:0.7:0.1", &sw, &err),
+                     CM_OK);
+    ck_assert_uint_eq(sw.n, 7);
+    ck_assert_double_eq(sw.values[2], 0.3);
+    cm_sweep_free(&sw);
+    ck_assert_int_eq(cm_sweep_parse("wl.mem_rate=0.1:0.1000000000000004:1e-16",
+                                    &sw, &err), CM_OK);
+    ck_assert_uint_ge(sw.n, 4);
+    for (size_t i = 1; i < sw.n; i++)
+        ck_assert(sw.values[i] > sw.values[i - 1]);
+    cm_sweep_free(&sw);
+}
+END_TEST
+
 START_TEST(test_dump_round_trips)
 {
     char *dir = tu_tmpdir();
@@ -202,6 +235,7 @@ Suite *suite_params(void)
     tcase_add_test(tc, test_config_file_errors_have_positions);
     tcase_add_test(tc, test_validate_cross_checks);
     tcase_add_test(tc, test_sweep_grid);
+    tcase_add_test(tc, test_sweep_range_is_decimal);
     tcase_add_test(tc, test_dump_round_trips);
     suite_add_tcase(s, tc);
     return s;
