@@ -6,10 +6,14 @@
 #   make check-asan the same suite under AddressSanitizer + UBSan
 #   make bench      speed figures
 #   make demo       deps, build, then `cohmod study` on the default machine
+#   make install    binary, libraries, headers, cohmod.pc, man page, bash
+#                   completion and data under PREFIX (default /usr/local;
+#                   DESTDIR for staging); make uninstall removes them
 #
 # Sources are found by wildcard: a new module, test suite (tests/check_*.c),
 # benchmark (tests/bench_*.c) or subcommand (cli/cmd_*.c) needs no edit here.
 
+VERSION := 0.1.0
 BUILD   ?= build
 SAN     ?= 0
 OPT     ?= -O2
@@ -48,8 +52,9 @@ LIB   := $(BUILD)/libcohmod.a
 BIN   := $(BUILD)/cohmod
 TESTS := $(BUILD)/run_tests
 BENCH := $(BUILD)/run_bench
+MAN   := $(BUILD)/cohmod.1
 
-.PHONY: all deps test check-asan bench demo clean
+.PHONY: all deps test check-asan bench demo clean man FORCE
 all: $(LIB) $(BIN)
 
 deps:
@@ -78,7 +83,12 @@ $(BUILD)/gen/benches.h: $(BENCH_SRC) Makefile
 	@mkdir -p $(dir $@)
 	for f in $(BENCH_SRC); do n=$$(basename $$f .c); n=$${n#bench_}; \
 	  echo "BENCH($$n)"; done > $@.tmp && mv $@.tmp $@
-$(BUILD)/cli/main.o: $(BUILD)/gen/commands.h
+# Rewritten only when it changes, so a new VERSION rebuilds main.o alone.
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define COHMOD_VERSION "$(VERSION)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/cli/main.o: $(BUILD)/gen/commands.h $(BUILD)/gen/version.h
 $(BUILD)/tests/run_tests.o: $(BUILD)/gen/suites.h
 $(BUILD)/tests/run_bench.o: $(BUILD)/gen/benches.h
 
@@ -102,7 +112,7 @@ $(TRACES): scripts/make_traces.sh
 	touch $@
 
 # The CLI tests run the binary named by COHMOD_BIN from the source root.
-test: $(BIN) $(TESTS) $(TRACES)
+test: $(BIN) $(TESTS) $(TRACES) $(MAN)
 	COHMOD_BIN=$(abspath $(BIN)) COHMOD_TRACES=$(abspath $(BUILD)/traces) \
 	$(TESTS)
 
@@ -113,7 +123,7 @@ test: $(BIN) $(TESTS) $(TRACES)
 # its 120 s), so they are tripled.
 check-asan:
 	$(MAKE) BUILD=build-asan SAN=1 all build-asan/run_tests \
-	  build-asan/traces/.stamp
+	  build-asan/traces/.stamp build-asan/cohmod.1
 	COHMOD_BIN=$(abspath build-asan/cohmod) \
 	COHMOD_TRACES=$(abspath build-asan/traces) \
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
@@ -121,6 +131,11 @@ check-asan:
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	CK_TIMEOUT_MULTIPLIER=3 \
 	build-asan/run_tests
+
+# The manual page, from the binary's help texts (scripts/make_man.sh).
+man: $(MAN)
+$(MAN): $(BIN) scripts/make_man.sh
+	sh scripts/make_man.sh $(BIN) $@
 
 bench: $(BENCH)
 	$(BENCH)

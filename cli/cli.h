@@ -23,6 +23,21 @@ typedef struct cli_command {
     int (*run)(int argc, char **argv);
 } cli_command;
 
+/* `cohmod --complete WHAT [ARG...]` (cli/complete.c): argv starts at WHAT. */
+int cli_complete(const cli_command *const *commands, size_t ncommands,
+                 int argc, char **argv);
+
+/* As a command's last argument, cli_parse answers it by listing the
+ * command's long options, one "--name" a line, and returning 0: the
+ * completion's source of options. */
+#define CLI_LIST_OPTIONS "--complete-options"
+
+/* The models of `cohmod model`, `cohmod queue` and `cohmod validate`:
+ * the i-th name, NULL past the end. */
+const char *cli_model_name(size_t i);
+const char *cli_queue_model_name(size_t i);
+const char *cli_validate_model_name(size_t i);
+
 /* `cohmod model <name>` for models with options of their own
  * (cli/cmd_model_<name>.c, called by cmd_model.c with argv[0] = name). */
 int cli_model_lifetime(int argc, char **argv);

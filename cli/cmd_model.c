@@ -50,6 +50,12 @@ static const struct {
                   {"directory", cli_model_directory}};
 #define MODEL_NAMES "mshr, lifetime, recall, directory"
 
+const char *cli_model_name(size_t i)
+{
+    size_t n = sizeof own_models / sizeof own_models[0];
+    return i == 0 ? "mshr" : i <= n ? own_models[i - 1].name : NULL;
+}
+
 enum { OPT_SWEEP = CLI_OPT_FIRST_FREE, OPT_PMF };
 
 typedef struct model_opts {

@@ -73,6 +73,15 @@ static const struct val_model {
      sizeof directory_grid / sizeof *directory_grid, "kmn,bh,stn", "gpu-vi",
      "tc2013", NULL, NULL, 0, 0}};
 
+const char *cli_validate_model_name(size_t i)
+{
+    /* the table lists lifetime twice (the predictor under tcw) */
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof val_models / sizeof *val_models; k++)
+        if (!val_models[k].only && n++ == i) return val_models[k].model->name;
+    return NULL;
+}
+
 /* "lifetime" is the lifetime the protocol uses; the others are fixed. */
 static const struct {
     const char *alias, *param;

@@ -81,6 +81,11 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv,
               void (*usage)(FILE *f))
 {
     int opt;
+    if (argc >= 2 && !strcmp(argv[argc - 1], CLI_LIST_OPTIONS)) {
+        for (const struct option *o = longopts; o->name; o++)
+            printf("--%s\n", o->name);
+        return 0;
+    }
     optind = 1;
     opterr = 0; /* our own one-line messages instead of getopt's */
     while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
