@@ -1,13 +1,33 @@
 /* cmd_study.c - `cohmod study`: the main job on one machine. */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "study/study.h"
 
 /* The real trace the reuse section reads unless --trace names another;
- * relative to the source tree, where `make demo` runs. */
+ * relative to the source tree, where `make demo` runs, or where `make
+ * install` put it: PREFIX/share/cohmod/traces beside PREFIX/bin. */
 #define DEFAULT_TRACE "data/traces/sort.lackey"
+#define INSTALLED_TRACE "/share/cohmod/traces/sort.lackey"
+
+static const char *default_trace(char *buf, size_t len)
+{
+    if (access(DEFAULT_TRACE, R_OK) == 0) return DEFAULT_TRACE;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return NULL;
+    exe[n] = '\0';
+    for (int up = 0; up < 2; up++) { /* PREFIX/bin/cohmod -> PREFIX */
+        char *slash = strrchr(exe, '/');
+        if (!slash) return NULL;
+        *slash = '\0';
+    }
+    if ((size_t)snprintf(buf, len, "%s" INSTALLED_TRACE, exe) >= len)
+        return NULL;
+    return access(buf, R_OK) == 0 ? buf : NULL;
+}
 
 static void usage(FILE *f)
 {
@@ -38,7 +58,9 @@ static void usage(FILE *f)
           "  summary.txt           what the study found, in plain text\n\n"
           "  --trace FILE          the real trace of the reuse section "
           "(default\n"
-          "                        " DEFAULT_TRACE ", skipped when absent)\n"
+          "                        " DEFAULT_TRACE " or, installed,\n"
+          "                        PREFIX" INSTALLED_TRACE ";\n"
+          "                        skipped when absent)\n"
           "  --coh-workloads LIST  the coherence section's workloads, comma-"
           "separated, of\n"
           "                        bh cc cl dlb stn vpr hsp kmn lps ndl rg sr, "
@@ -82,7 +104,8 @@ static int run(int argc, char **argv)
     if (rc) return rc;
     const char *dir = ctx.out ? ctx.out : "out/study";
     cm_err err = {0};
-    if (!o.trace && access(DEFAULT_TRACE, R_OK) == 0) o.trace = DEFAULT_TRACE;
+    char installed[4096];
+    if (!o.trace) o.trace = default_trace(installed, sizeof installed);
     if (cm_study_run(&ctx.params, dir, o.trace, o.coh_workloads,
                      cli_progress, NULL, &err))
         return cli_fail(&ctx, &err);
