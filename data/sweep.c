@@ -151,6 +151,14 @@ cm_status cm_grid_init(cm_grid *g, cm_sweep *sweeps, size_t n, cm_err *err)
         }
         g->points *= sweeps[i].n;
     }
+    if (n > 0) { /* the shard's slice: start the odometer at its first */
+        size_t first, end;
+        cm_shard_range(&sweeps[0].shard, g->points, &first, &end);
+        g->done = first;
+        g->points = end;
+        for (size_t i = n, rest = first; i-- > 0; rest /= sweeps[i].n)
+            g->index[i] = rest % sweeps[i].n;
+    }
     return CM_OK;
 }
 
@@ -163,7 +171,7 @@ void cm_grid_free(cm_grid *g)
 int cm_grid_next(cm_grid *g, cm_params *p)
 {
     if (g->done == g->points) return 0;
-    if (g->done > 0) { /* advance the odometer, last sweep fastest */
+    if (g->started) { /* advance the odometer, last sweep fastest */
         for (size_t i = g->nsweeps; i-- > 0;) {
             if (++g->index[i] < g->sweeps[i].n) break;
             g->index[i] = 0;
@@ -172,6 +180,7 @@ int cm_grid_next(cm_grid *g, cm_params *p)
     for (size_t i = 0; i < g->nsweeps; i++)
         cm_param_put(p, g->sweeps[i].param,
                      g->sweeps[i].values[g->index[i]]);
+    g->started = 1;
     g->done++;
     return 1;
 }
