@@ -69,6 +69,7 @@ static void usage(FILE *f)
           "3x as long)\n",
           f);
     cli_print_common_help(f);
+    cli_print_shard_help(f, 1);
 }
 
 enum { OPT_TRACE = CLI_OPT_FIRST_FREE, OPT_COH_WORKLOADS };
@@ -92,6 +93,7 @@ static int run(int argc, char **argv)
         CLI_COMMON_LONGOPTS,
         {"trace", required_argument, NULL, OPT_TRACE},
         {"coh-workloads", required_argument, NULL, OPT_COH_WORKLOADS},
+        CLI_RESUME_LONGOPTS,
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "study");
@@ -100,15 +102,21 @@ static int run(int argc, char **argv)
     if (rc != CLI_CONTINUE) return rc;
     if (optind < argc)
         return cli_usage_error(&ctx, "unexpected argument '%s'", argv[optind]);
-    rc = cli_ctx_resolve(&ctx);
-    if (rc) return rc;
+    cm_run_plan plan;
+    if ((rc = cli_ctx_resolve(&ctx)) || (rc = cli_run_plan(&ctx, &plan)))
+        return rc;
     const char *dir = ctx.out ? ctx.out : "out/study";
     cm_err err = {0};
     char installed[4096];
     if (!o.trace) o.trace = default_trace(installed, sizeof installed);
-    if (cm_study_run(&ctx.params, dir, o.trace, o.coh_workloads,
+    if (cm_study_run(&ctx.params, dir, o.trace, o.coh_workloads, &plan,
                      cli_progress, NULL, &err))
         return cli_fail(&ctx, &err);
+    if (plan.mode == CM_RUN_SHARD) { /* merge makes the summary */
+        printf("Shard %u/%u of the study in %s/\n", ctx.shard.index,
+               ctx.shard.count, dir);
+        return 0;
+    }
     char path[4096];
     snprintf(path, sizeof path, "%s/summary.txt", dir);
     FILE *f = fopen(path, "r");

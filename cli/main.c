@@ -36,7 +36,7 @@ static void print_help(FILE *f)
           f);
 }
 
-static const cli_command *find_command(const char *name)
+const cli_command *cli_find_command(const char *name)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(name, commands[i]->name) == 0) return commands[i];
@@ -58,7 +58,7 @@ static int help(int argc, char **argv)
         print_help(stdout);
         return 0;
     }
-    const cli_command *c = find_command(argv[1]);
+    const cli_command *c = cli_find_command(argv[1]);
     if (!c) return unknown_command(argv[1]);
     if (argc > 4) {
         fprintf(stderr, "cohmod help: unexpected argument '%s'\n", argv[4]);
@@ -89,6 +89,6 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "help")) return help(argc - 1, argv + 1);
     if (!strcmp(argv[1], "--complete"))
         return cli_complete(commands, NCOMMANDS, argc - 2, argv + 2);
-    const cli_command *c = find_command(argv[1]);
+    const cli_command *c = cli_find_command(argv[1]);
     return c ? c->run(argc - 1, argv + 1) : unknown_command(argv[1]);
 }
