@@ -19,7 +19,7 @@
 
 typedef struct shard_dir {
     const char *dir;
-    char manifest[64]; /* its file name inside dir */
+    char manifest[256]; /* its file name inside dir (a d_name) */
     cm_run_manifest m;
     int ok; /* the manifest was read */
 } shard_dir;
@@ -259,7 +259,7 @@ static cm_status copy_tree(const shard_dir *d, const char *sub,
             st = cm_err_set(err, CM_EINTERNAL, "out of memory");
     }
     closedir(dh);
-    if (!st) qsort(names, n, sizeof *names, cmp_names);
+    if (!st && n) qsort(names, n, sizeof *names, cmp_names);
     for (size_t i = 0; i < n && !st; i++) {
         char rel[4096];
         struct stat sb;
