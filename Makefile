@@ -6,10 +6,14 @@
 #   make check-asan the same suite under AddressSanitizer + UBSan
 #   make bench      speed figures
 #   make demo       deps, build, then `cohmod study` on the default machine
+#   make install    binary, libraries, headers, cohmod.pc, man page, bash
+#                   completion and data under PREFIX (default /usr/local;
+#                   DESTDIR for staging); make uninstall removes them
 #
 # Sources are found by wildcard: a new module, test suite (tests/check_*.c),
 # benchmark (tests/bench_*.c) or subcommand (cli/cmd_*.c) needs no edit here.
 
+VERSION := 0.1.0
 BUILD   ?= build
 SAN     ?= 0
 OPT     ?= -O2
@@ -26,7 +30,11 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 endif
 
 CFLAGS  ?=
+# -fPIC: the same objects make libcohmod.a and libcohmod.so; without
+# semantic interposition the compiler still inlines and calls directly
+# within the library, as it would without -fPIC.
 CFLAGS  += -std=c11 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) \
+           -fPIC -fno-semantic-interposition \
            -D_POSIX_C_SOURCE=200809L -I. -I$(BUILD) -MMD -MP
 LDFLAGS += $(SANFLAGS)
 
@@ -45,17 +53,29 @@ TEST_OBJ  := $(SUITE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/testutil.o \
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/run_bench.o
 
 LIB   := $(BUILD)/libcohmod.a
+SOLIB := $(BUILD)/libcohmod.so
+SONAME := libcohmod.so.$(firstword $(subst ., ,$(VERSION)))
 BIN   := $(BUILD)/cohmod
 TESTS := $(BUILD)/run_tests
 BENCH := $(BUILD)/run_bench
+MAN   := $(BUILD)/cohmod.1
 
-.PHONY: all deps test check-asan bench demo clean
+.PHONY: all deps test check-asan bench demo clean man install uninstall \
+        FORCE
 all: $(LIB) $(BIN)
 
 deps:
 	sh scripts/deps.sh
 
-$(BUILD)/%.o: %.c
+# The compiler and its flags, rewritten only when they change: objects
+# depend on it, so a changed flag (-fPIC, a sanitizer) rebuilds them.
+FLAGS_STAMP := $(BUILD)/gen/flags
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(CC) $(CFLAGS) $(PKG_CFLAGS)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
@@ -64,7 +84,7 @@ $(BUILD)/%.o: %.c
 $(BUILD)/gen/presets.c: scripts/embed_presets.sh $(PRESETS)
 	@mkdir -p $(dir $@)
 	sh scripts/embed_presets.sh $(PRESETS) > $@.tmp && mv $@.tmp $@
-$(BUILD)/gen/presets.o: $(BUILD)/gen/presets.c
+$(BUILD)/gen/presets.o: $(BUILD)/gen/presets.c $(FLAGS_STAMP)
 	$(CC) $(CFLAGS) -c $< -o $@
 $(BUILD)/gen/commands.h: $(CMD_SRC) Makefile
 	@mkdir -p $(dir $@)
@@ -78,13 +98,23 @@ $(BUILD)/gen/benches.h: $(BENCH_SRC) Makefile
 	@mkdir -p $(dir $@)
 	for f in $(BENCH_SRC); do n=$$(basename $$f .c); n=$${n#bench_}; \
 	  echo "BENCH($$n)"; done > $@.tmp && mv $@.tmp $@
-$(BUILD)/cli/main.o: $(BUILD)/gen/commands.h
+# Rewritten only when it changes, so a new VERSION rebuilds main.o alone.
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define COHMOD_VERSION "$(VERSION)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/cli/main.o: $(BUILD)/gen/commands.h $(BUILD)/gen/version.h
 $(BUILD)/tests/run_tests.o: $(BUILD)/gen/suites.h
 $(BUILD)/tests/run_bench.o: $(BUILD)/gen/benches.h
 
 $(LIB): $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
+
+# The shared library carries its dependencies (GSL, PLplot, libcsv), so a
+# program links it with -lcohmod alone.
+$(SOLIB): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
 
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) $(CLI_OBJ) $(LIB) $(PKG_LIBS) -o $@
@@ -102,11 +132,13 @@ $(TRACES): scripts/make_traces.sh
 	touch $@
 
 # The CLI tests run the binary named by COHMOD_BIN from the source root;
-# first, the layers include only what lies below them.
-test: $(BIN) $(TESTS) $(TRACES)
+# first, the layers include only what lies below them.  check_install runs
+# `make install` with COHMOD_MAKE_ARGS: everything it installs is built
+# first, so the install test compiles nothing.
+test: $(BIN) $(TESTS) $(TRACES) $(MAN) $(SOLIB)
 	sh scripts/check_layers.sh
 	COHMOD_BIN=$(abspath $(BIN)) COHMOD_TRACES=$(abspath $(BUILD)/traces) \
-	$(TESTS)
+	COHMOD_MAKE_ARGS="BUILD=$(BUILD) SAN=$(SAN)" $(TESTS)
 
 # LeakSanitizer stays on; suppressions cover only allocations made inside
 # PLplot's and cairo's own one-time initialisation.  The test cases'
@@ -115,14 +147,58 @@ test: $(BIN) $(TESTS) $(TRACES)
 # its 120 s), so they are tripled.
 check-asan:
 	$(MAKE) BUILD=build-asan SAN=1 all build-asan/run_tests \
-	  build-asan/traces/.stamp
+	  build-asan/traces/.stamp build-asan/cohmod.1 build-asan/libcohmod.so
 	COHMOD_BIN=$(abspath build-asan/cohmod) \
+	COHMOD_MAKE_ARGS="BUILD=build-asan SAN=1" \
 	COHMOD_TRACES=$(abspath build-asan/traces) \
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	CK_TIMEOUT_MULTIPLIER=3 \
 	build-asan/run_tests
+
+# The manual page, from the binary's help texts (scripts/make_man.sh).
+man: $(MAN)
+$(MAN): $(BIN) scripts/make_man.sh
+	sh scripts/make_man.sh $(BIN) $@
+
+# ---- install ----------------------------------------------------------
+# PREFIX/bin/cohmod, lib/libcohmod.{a,so}, include/cohmod/ (the public
+# headers, scripts/install_headers.sh), lib/pkgconfig/cohmod.pc,
+# share/man/man1/cohmod.1, share/bash-completion/completions/cohmod and
+# share/cohmod/ (the presets and the study's trace).  The library's own
+# dependencies are private to it: a program needs only
+# `pkg-config --cflags --libs cohmod` (a sanitized build adds its flags).
+PREFIX  ?= /usr/local
+DESTDIR ?=
+ROOT    := $(DESTDIR)$(PREFIX)
+LIBDIR  := $(ROOT)/lib
+DATADIR := $(ROOT)/share/cohmod
+COMPDIR := $(ROOT)/share/bash-completion/completions
+
+install: $(BIN) $(LIB) $(SOLIB) $(MAN)
+	install -d $(ROOT)/bin $(LIBDIR)/pkgconfig $(ROOT)/include/cohmod \
+	  $(ROOT)/share/man/man1 $(COMPDIR) $(DATADIR)/configs $(DATADIR)/traces
+	install -m 755 $(BIN) $(ROOT)/bin/cohmod
+	install -m 644 $(LIB) $(LIBDIR)/libcohmod.a
+	install -m 755 $(SOLIB) $(LIBDIR)/libcohmod.so.$(VERSION)
+	ln -sf libcohmod.so.$(VERSION) $(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(LIBDIR)/libcohmod.so
+	sh scripts/install_headers.sh $(ROOT)/include/cohmod
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	  -e 's|@SANFLAGS@|$(SANFLAGS)|' -e 's/ *$$//' scripts/cohmod.pc.in \
+	  > $(LIBDIR)/pkgconfig/cohmod.pc
+	install -m 644 $(MAN) $(ROOT)/share/man/man1/cohmod.1
+	install -m 644 scripts/cohmod.bash $(COMPDIR)/cohmod
+	install -m 644 $(PRESETS) $(DATADIR)/configs
+	install -m 644 data/traces/sort.lackey $(DATADIR)/traces
+
+uninstall:
+	rm -f $(ROOT)/bin/cohmod $(LIBDIR)/libcohmod.a $(LIBDIR)/libcohmod.so \
+	  $(LIBDIR)/$(SONAME) $(LIBDIR)/libcohmod.so.$(VERSION) \
+	  $(LIBDIR)/pkgconfig/cohmod.pc $(ROOT)/share/man/man1/cohmod.1 \
+	  $(COMPDIR)/cohmod
+	rm -rf $(ROOT)/include/cohmod $(DATADIR)
 
 bench: $(BENCH)
 	$(BENCH)

@@ -13,6 +13,7 @@
 
 #include "data/err.h"
 #include "data/params.h"
+#include "data/shard.h"
 #include "data/sweep.h"
 #include "data/table.h"
 #include "models/reuse_stream.h"
@@ -23,6 +24,21 @@ typedef struct cli_command {
     const char *summary;
     int (*run)(int argc, char **argv);
 } cli_command;
+
+/* `cohmod --complete WHAT [ARG...]` (cli/complete.c): argv starts at WHAT. */
+int cli_complete(const cli_command *const *commands, size_t ncommands,
+                 int argc, char **argv);
+
+/* As a command's last argument, cli_parse answers it by listing the
+ * command's long options, one "--name" a line, and returning 0: the
+ * completion's source of options. */
+#define CLI_LIST_OPTIONS "--complete-options"
+
+/* The models of `cohmod model`, `cohmod queue` and `cohmod validate`:
+ * the i-th name, NULL past the end. */
+const char *cli_model_name(size_t i);
+const char *cli_queue_model_name(size_t i);
+const char *cli_validate_model_name(size_t i);
 
 /* `cohmod model <name>` for models with options of their own
  * (cli/cmd_model_<name>.c, called by cmd_model.c with argv[0] = name). */
@@ -42,6 +58,10 @@ enum {
     CLI_OPT_LINE,
     CLI_OPT_OPS,
     CLI_OPT_PER,
+    /* sharded and resumable runs (data/shard.h) */
+    CLI_OPT_SHARD,
+    CLI_OPT_RESUME,
+    CLI_OPT_FINISH,
     CLI_OPT_FIRST_FREE /* commands number their own long options from here */
 };
 
@@ -51,7 +71,18 @@ enum {
     {"out", required_argument, NULL, CLI_OPT_OUT},            \
     {"help", no_argument, NULL, CLI_OPT_HELP}
 
+/* --shard I/N: every command that sweeps (model's --sweep, validate,
+ * study).  --resume and --finish: the commands whose points are files in
+ * their output directory (validate, study). */
+#define CLI_SHARD_LONGOPTS                                    \
+    {"shard", required_argument, NULL, CLI_OPT_SHARD}
+#define CLI_RESUME_LONGOPTS                                   \
+    CLI_SHARD_LONGOPTS,                                       \
+    {"resume", no_argument, NULL, CLI_OPT_RESUME},            \
+    {"finish", no_argument, NULL, CLI_OPT_FINISH}
+
 #define CLI_MAX_SETS 256
+#define CLI_MAX_ARGS 512
 #define CLI_MAX_ALIASES 16
 #define CLI_MAX_CONFIGS 8
 
@@ -68,6 +99,16 @@ typedef struct cli_ctx {
     const char *out; /* --out, or NULL */
     int help;
     cm_params params;
+    cm_shard shard;     /* --shard; count 0 without */
+    int resume, finish; /* --resume, --finish */
+    size_t shard_points; /* a sharded sweep: the whole grid's points */
+    /* The arguments in canonical form ("--name", its value, ...; the
+     * positional ones last), less those that change no result: a run's
+     * identity in its manifest (data/shard.h). */
+    const char *args[CLI_MAX_ARGS];
+    size_t nargs;
+    char argbuf[8192];
+    size_t argbuf_len;
 } cli_ctx;
 
 void cli_ctx_init(cli_ctx *ctx, const char *command);
@@ -152,10 +193,27 @@ int cli_bad_option(const cli_ctx *ctx, int opt, char **argv);
 /* The help text of the common options, for every --help. */
 void cli_print_common_help(FILE *f);
 
+/* The help text of --shard (and with resumable, --resume and --finish). */
+void cli_print_shard_help(FILE *f, int resumable);
+
+/* The run plan of a resumable command from its options: its mode, shard,
+ * resume and identity (ctx->command and ctx->args).  Returns 0 or the
+ * exit status of a usage error (--finish with --shard). */
+int cli_run_plan(const cli_ctx *ctx, cm_run_plan *plan);
+
+/* A model command's sweeps under --shard: the grid runs only the shard's
+ * points (sweeps->sweep[0].shard).  Needs --out and a --sweep; returns 0
+ * or the exit status.  Call after cli_sweeps_parse succeeded. */
+int cli_sweeps_shard(cli_ctx *ctx, cli_sweeps *s);
+
+/* The command whose name is name (cli/main.c), or NULL. */
+const cli_command *cli_find_command(const char *name);
+
 /* The end of a command that computed a table: writes t to ctx->out with
- * the parameter dump beside it and returns 0, or, when t is NULL or cannot
- * be written, reports err (the computation's error) and returns its exit
- * status.  Frees t either way. */
+ * the parameter dump beside it (and, for a shard, its manifest
+ * <out>.run.csv) and returns 0, or, when t is NULL or cannot be written,
+ * reports err (the computation's error) and returns its exit status.
+ * Frees t either way. */
 int cli_finish_table(const cli_ctx *ctx, cm_table *t, cm_err *err);
 
 /* Writes the parameter dump beside a result file: for "dir/x.csv" it writes

@@ -38,6 +38,7 @@ static void usage(FILE *f)
           "occupancy,probability\n",
           f);
     cli_print_common_help(f);
+    cli_print_shard_help(f, 0);
 }
 
 /* Models with options of their own (cli/cmd_model_<name>.c) take the
@@ -49,6 +50,12 @@ static const struct {
                   {"recall", cli_model_recall},
                   {"directory", cli_model_directory}};
 #define MODEL_NAMES "mshr, lifetime, recall, directory"
+
+const char *cli_model_name(size_t i)
+{
+    size_t n = sizeof own_models / sizeof own_models[0];
+    return i == 0 ? "mshr" : i <= n ? own_models[i - 1].name : NULL;
+}
 
 enum { OPT_SWEEP = CLI_OPT_FIRST_FREE, OPT_PMF };
 
@@ -80,6 +87,7 @@ static int run(int argc, char **argv)
         CLI_COMMON_LONGOPTS,
         {"sweep", required_argument, NULL, OPT_SWEEP},
         {"pmf", no_argument, NULL, OPT_PMF},
+        CLI_SHARD_LONGOPTS,
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "model");
@@ -102,10 +110,10 @@ static int run(int argc, char **argv)
     cm_err err = {0};
     cli_sweeps *sw = &mo.sweeps;
     cm_table *t = NULL;
-    if (!cli_sweeps_parse(sw, &err))
+    if (!cli_sweeps_parse(sw, &err) && !(rc = cli_sweeps_shard(&ctx, sw)))
         cm_mshr_grid_table(&ctx.params, sw->sweep, sw->nparsed, pmf,
                            cli_progress, NULL, &t, &err);
-    rc = cli_finish_table(&ctx, t, &err);
+    if (!rc) rc = cli_finish_table(&ctx, t, &err);
     cli_sweeps_free(sw);
     return rc;
 }

@@ -54,6 +54,7 @@ static void usage(FILE *f)
           "                   several --sweep form a grid (last fastest)\n",
           f);
     cli_print_common_help(f);
+    cli_print_shard_help(f, 0);
 }
 
 typedef struct directory_protocols {

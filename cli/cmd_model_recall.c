@@ -57,6 +57,7 @@ static void usage(FILE *f)
           "                   several --sweep form a grid (last fastest)\n",
           f);
     cli_print_common_help(f);
+    cli_print_shard_help(f, 0);
 }
 
 static int recall_protocol(const cli_ctx *ctx, const char *name, void *state)

@@ -473,6 +473,11 @@ static void model_usage(FILE *f, const qmodel *m)
     cli_print_common_help(f);
 }
 
+const char *cli_queue_model_name(size_t i)
+{
+    return i < sizeof models / sizeof *models ? models[i].name : NULL;
+}
+
 static const qmodel *find_model(const char *name)
 {
     for (size_t i = 0; i < NMODELS; i++)

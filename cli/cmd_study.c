@@ -1,13 +1,33 @@
 /* cmd_study.c - `cohmod study`: the main job on one machine. */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "study/study.h"
 
 /* The real trace the reuse section reads unless --trace names another;
- * relative to the source tree, where `make demo` runs. */
+ * relative to the source tree, where `make demo` runs, or where `make
+ * install` put it: PREFIX/share/cohmod/traces beside PREFIX/bin. */
 #define DEFAULT_TRACE "data/traces/sort.lackey"
+#define INSTALLED_TRACE "/share/cohmod/traces/sort.lackey"
+
+static const char *default_trace(char *buf, size_t len)
+{
+    if (access(DEFAULT_TRACE, R_OK) == 0) return DEFAULT_TRACE;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return NULL;
+    exe[n] = '\0';
+    for (int up = 0; up < 2; up++) { /* PREFIX/bin/cohmod -> PREFIX */
+        char *slash = strrchr(exe, '/');
+        if (!slash) return NULL;
+        *slash = '\0';
+    }
+    if ((size_t)snprintf(buf, len, "%s" INSTALLED_TRACE, exe) >= len)
+        return NULL;
+    return access(buf, R_OK) == 0 ? buf : NULL;
+}
 
 static void usage(FILE *f)
 {
@@ -38,7 +58,9 @@ static void usage(FILE *f)
           "  summary.txt           what the study found, in plain text\n\n"
           "  --trace FILE          the real trace of the reuse section "
           "(default\n"
-          "                        " DEFAULT_TRACE ", skipped when absent)\n"
+          "                        " DEFAULT_TRACE " or, installed,\n"
+          "                        PREFIX" INSTALLED_TRACE ";\n"
+          "                        skipped when absent)\n"
           "  --coh-workloads LIST  the coherence section's workloads, comma-"
           "separated, of\n"
           "                        bh cc cl dlb stn vpr hsp kmn lps ndl rg sr, "
@@ -47,6 +69,7 @@ static void usage(FILE *f)
           "3x as long)\n",
           f);
     cli_print_common_help(f);
+    cli_print_shard_help(f, 1);
 }
 
 enum { OPT_TRACE = CLI_OPT_FIRST_FREE, OPT_COH_WORKLOADS };
@@ -70,6 +93,7 @@ static int run(int argc, char **argv)
         CLI_COMMON_LONGOPTS,
         {"trace", required_argument, NULL, OPT_TRACE},
         {"coh-workloads", required_argument, NULL, OPT_COH_WORKLOADS},
+        CLI_RESUME_LONGOPTS,
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "study");
@@ -78,14 +102,21 @@ static int run(int argc, char **argv)
     if (rc != CLI_CONTINUE) return rc;
     if (optind < argc)
         return cli_usage_error(&ctx, "unexpected argument '%s'", argv[optind]);
-    rc = cli_ctx_resolve(&ctx);
-    if (rc) return rc;
+    cm_run_plan plan;
+    if ((rc = cli_ctx_resolve(&ctx)) || (rc = cli_run_plan(&ctx, &plan)))
+        return rc;
     const char *dir = ctx.out ? ctx.out : "out/study";
     cm_err err = {0};
-    if (!o.trace && access(DEFAULT_TRACE, R_OK) == 0) o.trace = DEFAULT_TRACE;
-    if (cm_study_run(&ctx.params, dir, o.trace, o.coh_workloads,
+    char installed[4096];
+    if (!o.trace) o.trace = default_trace(installed, sizeof installed);
+    if (cm_study_run(&ctx.params, dir, o.trace, o.coh_workloads, &plan,
                      cli_progress, NULL, &err))
         return cli_fail(&ctx, &err);
+    if (plan.mode == CM_RUN_SHARD) { /* merge makes the summary */
+        printf("Shard %u/%u of the study in %s/\n", ctx.shard.index,
+               ctx.shard.count, dir);
+        return 0;
+    }
     char path[4096];
     snprintf(path, sizeof path, "%s/summary.txt", dir);
     FILE *f = fopen(path, "r");

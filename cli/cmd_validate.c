@@ -73,6 +73,15 @@ static const struct val_model {
      sizeof directory_grid / sizeof *directory_grid, "kmn,bh,stn", "gpu-vi",
      "tc2013", NULL, NULL, 0, 0}};
 
+const char *cli_validate_model_name(size_t i)
+{
+    /* the table lists lifetime twice (the predictor under tcw) */
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof val_models / sizeof *val_models; k++)
+        if (!val_models[k].only && n++ == i) return val_models[k].model->name;
+    return NULL;
+}
+
 /* "lifetime" is the lifetime the protocol uses; the others are fixed. */
 static const struct {
     const char *alias, *param;
@@ -176,6 +185,7 @@ static void usage(FILE *f)
           "of them, and the sim.sample* parameters choose sampled runs.\n",
           f);
     cli_print_common_help(f);
+    cli_print_shard_help(f, 1);
 }
 
 enum {
@@ -313,6 +323,7 @@ static int run(int argc, char **argv)
         {"protocol", required_argument, NULL, OPT_PROTOCOL},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"replicates", required_argument, NULL, OPT_REPLICATES},
+        CLI_RESUME_LONGOPTS,
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "validate");
@@ -357,11 +368,34 @@ static int run(int argc, char **argv)
     if (rc) naxes--; /* the failed one owns nothing */
     char outdir[1024];
     snprintf(outdir, sizeof outdir, "validate-%s", model->name);
-    cm_validate_config cfg = {&ctx.params, model, axes, naxes, workloads,
-                              nwl, proto, ctx.out ? ctx.out : outdir,
-                              o.replicates ? o.replicates : vm->replicates,
-                              o.quiet ? NULL : cli_progress, NULL};
-    if (!rc) {
+    cm_run_plan plan;
+    if (!rc) rc = cli_run_plan(&ctx, &plan);
+    cm_validate_config cfg = {.base = &ctx.params,
+                              .model = model,
+                              .axes = axes,
+                              .naxes = naxes,
+                              .workloads = workloads,
+                              .nworkloads = nwl,
+                              .protocol = proto,
+                              .outdir = ctx.out ? ctx.out : outdir,
+                              .replicates = o.replicates ? o.replicates
+                                                         : vm->replicates,
+                              .progress = o.quiet ? NULL : cli_progress,
+                              .mode = plan.mode,
+                              .ranged = 1,
+                              .resume = ctx.resume,
+                              .plan = &plan};
+    cm_shard_range(&ctx.shard, cm_validate_points(&cfg), &cfg.first,
+                   &cfg.end);
+    if (!rc && cfg.mode == CM_RUN_SHARD) { /* merge makes the results */
+        cm_err err = {0};
+        cm_validate_summary sum;
+        if (cm_validate_run(&cfg, &sum, &err)) rc = cli_fail(&ctx, &err);
+        else if (!o.quiet)
+            fprintf(stderr, "cohmod validate: shard %u/%u: points %zu-%zu "
+                    "of %zu in %s/runs\n", ctx.shard.index, ctx.shard.count,
+                    cfg.first, cfg.end, cm_validate_points(&cfg), cfg.outdir);
+    } else if (!rc) {
         cm_err err = {0};
         cm_validate_summary sum;
         struct timespec t0, t1;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data/atomic.h"
 #include "models/profile.h"
 
 void cli_ctx_init(cli_ctx *ctx, const char *command)
@@ -40,9 +41,51 @@ int cli_common_opt(cli_ctx *ctx, int opt, const char *arg)
     case CLI_OPT_HELP:
         ctx->help = 1;
         return 1;
+    case CLI_OPT_SHARD: {
+        cm_err err = {0};
+        if (cm_shard_parse(arg, &ctx->shard, &err)) {
+            cli_fail(ctx, &err);
+            return -1;
+        }
+        return 1;
+    }
+    case CLI_OPT_RESUME:
+        ctx->resume = 1;
+        return 1;
+    case CLI_OPT_FINISH:
+        ctx->finish = 1;
+        return 1;
     default:
         return 0;
     }
+}
+
+/* Options that change no result stay out of a run's identity. */
+static int changes_result(const char *name)
+{
+    static const char *const inert[] = {"out",    "shard", "resume",
+                                        "finish", "quiet", "help"};
+    for (size_t i = 0; i < sizeof inert / sizeof *inert; i++)
+        if (!strcmp(name, inert[i])) return 0;
+    return 1;
+}
+
+/* Appends one word to ctx->args: with a prefix, both copied into
+ * ctx->argbuf; without, the pointer itself (argv outlives the run). */
+static int record_arg(cli_ctx *ctx, const char *prefix, const char *text)
+{
+    if (ctx->nargs == CLI_MAX_ARGS) return -1;
+    if (!prefix) {
+        ctx->args[ctx->nargs++] = text;
+        return 0;
+    }
+    size_t need = strlen(prefix) + strlen(text) + 1;
+    if (ctx->argbuf_len + need > sizeof ctx->argbuf) return -1;
+    char *w = ctx->argbuf + ctx->argbuf_len;
+    snprintf(w, need, "%s%s", prefix, text);
+    ctx->argbuf_len += need;
+    ctx->args[ctx->nargs++] = w;
+    return 0;
 }
 
 int cli_ctx_resolve(cli_ctx *ctx)
@@ -81,10 +124,21 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv,
               void (*usage)(FILE *f))
 {
     int opt;
+    if (argc >= 2 && !strcmp(argv[argc - 1], CLI_LIST_OPTIONS)) {
+        for (const struct option *o = longopts; o->name; o++)
+            printf("--%s\n", o->name);
+        return 0;
+    }
     optind = 1;
     opterr = 0; /* our own one-line messages instead of getopt's */
-    while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+    int li = -1;
+    while ((opt = getopt_long(argc, argv, ":", longopts, &li)) != -1) {
         if (opt == '?' || opt == ':') return cli_bad_option(ctx, opt, argv);
+        if (li >= 0 && changes_result(longopts[li].name) &&
+            (record_arg(ctx, "--", longopts[li].name) ||
+             (optarg && record_arg(ctx, NULL, optarg))))
+            return cli_usage_error(ctx, "too many arguments");
+        li = -1;
         int h = cli_common_opt(ctx, opt, optarg);
         if (h < 0) return CM_EINPUT;
         if (h) continue;
@@ -95,6 +149,9 @@ int cli_parse(cli_ctx *ctx, int argc, char **argv,
         usage(stdout);
         return 0;
     }
+    for (int i = optind; i < argc; i++) /* the positional ones, last */
+        if (record_arg(ctx, NULL, argv[i]))
+            return cli_usage_error(ctx, "too many arguments");
     return CLI_CONTINUE;
 }
 
@@ -132,6 +189,82 @@ void cli_print_common_help(FILE *f)
           "stdout)\n"
           "  --help                this text\n",
           f);
+}
+
+void cli_print_shard_help(FILE *f, int resumable)
+{
+    fputs("Cluster runs (docs/cluster.md):\n"
+          "  --shard I/N           run only the I-th of N slices of the "
+          "points, for\n"
+          "                        `cohmod merge` to put together with the "
+          "other shards\n",
+          f);
+    if (resumable)
+        fputs("  --resume              keep the points whose output is "
+              "already in the output\n"
+              "                        directory (a run that was killed) and "
+              "run the rest\n"
+              "  --finish              run no point: write the results from "
+              "the points\n"
+              "                        already in the output directory (what "
+              "merge does)\n",
+              f);
+}
+
+int cli_run_plan(const cli_ctx *ctx, cm_run_plan *plan)
+{
+    if (ctx->finish && ctx->shard.count)
+        return cli_usage_error(ctx, "--finish and --shard: a shard's results "
+                               "are made by merge");
+    *plan = (cm_run_plan){ctx->finish        ? CM_RUN_FINISH
+                          : ctx->shard.count ? CM_RUN_SHARD
+                                             : CM_RUN_WHOLE,
+                          ctx->shard, ctx->resume, ctx->command, ctx->args,
+                          ctx->nargs};
+    return 0;
+}
+
+int cli_sweeps_shard(cli_ctx *ctx, cli_sweeps *s)
+{
+    if (!ctx->shard.count) return 0;
+    if (s->nparsed == 0)
+        return cli_usage_error(ctx, "--shard splits the points of --sweep: "
+                               "give at least one");
+    if (!ctx->out || !strcmp(ctx->out, "-"))
+        return cli_usage_error(ctx, "--shard needs --out: each shard writes "
+                               "a file for cohmod merge");
+    /* each shard writes into a directory of its own: make it */
+    char dir[4096];
+    cm_err err = {0};
+    snprintf(dir, sizeof dir, "%s", ctx->out);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) *slash = '\0';
+    if (slash && slash != dir && cm_mkdir_p(dir, &err))
+        return cli_fail(ctx, &err);
+    s->sweep[0].shard = ctx->shard;
+    ctx->shard_points = 1;
+    for (size_t i = 0; i < s->nparsed; i++) ctx->shard_points *= s->sweep[i].n;
+    return 0;
+}
+
+/* A sweep shard's manifest beside its result: the result's rows are the
+ * shard's points. */
+static int write_shard_manifest(const cli_ctx *ctx)
+{
+    char path[4096];
+    cm_err err = {0};
+    if (cli_sibling_path(ctx->out, ".run.csv", path, sizeof path)) {
+        cm_err_set(&err, CM_EINPUT, "--out path too long");
+        return cli_fail(ctx, &err);
+    }
+    const char *slash = strrchr(ctx->out, '/');
+    const char *rows[1] = {slash ? slash + 1 : ctx->out};
+    cm_run_plan plan;
+    int rc = cli_run_plan(ctx, &plan);
+    if (!rc && cm_run_manifest_write(path, &plan, ctx->shard_points, 1, rows,
+                                     1, &err))
+        rc = cli_fail(ctx, &err);
+    return rc;
 }
 
 int cli_sibling_path(const char *result_path, const char *suffix, char *buf,
@@ -249,6 +382,7 @@ int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
         {"sweep", required_argument, NULL, PCMD_SWEEP},
         {"profile", required_argument, NULL, PCMD_PROFILE},
         {"protocol", required_argument, NULL, PCMD_PROTOCOL},
+        CLI_SHARD_LONGOPTS,
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, cmd->command);
@@ -270,10 +404,11 @@ int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
     cli_sweeps *sw = &o.sweeps;
     cm_table *t = NULL;
     if (!cm_profile_read(o.profile, &prof, &err) &&
-        !cli_sweeps_parse(sw, &err))
+        !cli_sweeps_parse(sw, &err) && !(rc = cli_sweeps_shard(&ctx, sw)))
         cmd->table(&ctx.params, state, prof, sw->sweep, sw->nparsed, &t,
                    &err);
-    rc = cli_finish_table(&ctx, t, &err);
+    if (!rc) rc = cli_finish_table(&ctx, t, &err);
+    else cm_table_free(t);
     cli_sweeps_free(sw);
     cm_profile_free(prof);
     return rc;
@@ -284,6 +419,7 @@ int cli_finish_table(const cli_ctx *ctx, cm_table *t, cm_err *err)
     int rc = t && !cm_table_write_file(t, ctx->out, err)
                  ? cli_write_param_dump(ctx, ctx->out)
                  : cli_fail(ctx, err);
+    if (!rc && ctx->shard.count) rc = write_shard_manifest(ctx);
     cm_table_free(t);
     return rc;
 }

@@ -2,6 +2,7 @@
 #include "data/sweep.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,21 @@ static cm_status push(cm_sweep *sw, size_t *cap, double v, cm_err *err)
     return CM_OK;
 }
 
+/* lo + i step carries the binary error of step: 0.005:0.05:0.005 would
+ * give 0.030000000000000002, a point nobody asked for, printed as such in
+ * every table.  The user wrote decimals, so the value meant is the nearest
+ * one of 15 significant digits (every double survives a trip through 15
+ * digits, so this undoes the error and never invents a coarser grid),
+ * unless that would not move past the previous value (a step below 1e-15
+ * of the value), where the raw sum is kept. */
+static double decimal_step(double v, double prev)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.15g", v);
+    double d = strtod(buf, NULL);
+    return d > prev ? d : v;
+}
+
 /* lo:hi:step, inclusive of hi when the steps land on it (within rounding). */
 static cm_status parse_range(cm_sweep *sw, const char *body, size_t *cap,
                              cm_err *err)
@@ -62,7 +78,8 @@ static cm_status parse_range(cm_sweep *sw, const char *body, size_t *cap,
         return cm_err_set(err, CM_EINPUT, "--sweep %s: more than %d values",
                           name, CM_SWEEP_MAX_VALUES);
     for (size_t i = 0; i < (size_t)count && !st; i++) {
-        double v = lo + (double)i * step;
+        double v = decimal_step(lo + (double)i * step,
+                                i ? sw->values[sw->n - 1] : -INFINITY);
         if (sw->param->type == CM_PT_INT) v = round(v);
         if (v > hi) v = hi; /* rounding must not step past the range */
         st = push(sw, cap, v, err);
@@ -134,6 +151,14 @@ cm_status cm_grid_init(cm_grid *g, cm_sweep *sweeps, size_t n, cm_err *err)
         }
         g->points *= sweeps[i].n;
     }
+    if (n > 0) { /* the shard's slice: start the odometer at its first */
+        size_t first, end;
+        cm_shard_range(&sweeps[0].shard, g->points, &first, &end);
+        g->done = first;
+        g->points = end;
+        for (size_t i = n, rest = first; i-- > 0; rest /= sweeps[i].n)
+            g->index[i] = rest % sweeps[i].n;
+    }
     return CM_OK;
 }
 
@@ -146,7 +171,7 @@ void cm_grid_free(cm_grid *g)
 int cm_grid_next(cm_grid *g, cm_params *p)
 {
     if (g->done == g->points) return 0;
-    if (g->done > 0) { /* advance the odometer, last sweep fastest */
+    if (g->started) { /* advance the odometer, last sweep fastest */
         for (size_t i = g->nsweeps; i-- > 0;) {
             if (++g->index[i] < g->sweeps[i].n) break;
             g->index[i] = 0;
@@ -155,6 +180,7 @@ int cm_grid_next(cm_grid *g, cm_params *p)
     for (size_t i = 0; i < g->nsweeps; i++)
         cm_param_put(p, g->sweeps[i].param,
                      g->sweeps[i].values[g->index[i]]);
+    g->started = 1;
     g->done++;
     return 1;
 }

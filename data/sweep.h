@@ -12,6 +12,7 @@
 
 #include "data/err.h"
 #include "data/params.h"
+#include "data/shard.h"
 
 #define CM_SWEEP_MAX_VALUES 100000
 
@@ -19,6 +20,10 @@ typedef struct cm_sweep {
     const cm_param_info *param;
     double *values;
     size_t n;
+    /* On a grid's first sweep: the grid yields only this shard's slice of
+     * its points (data/shard.h), so every model that sweeps through a
+     * cm_grid shards without knowing it.  Zero (cm_sweep_parse): all. */
+    cm_shard shard;
 } cm_sweep;
 
 cm_status cm_sweep_parse(const char *spec, cm_sweep *sw, cm_err *err);
@@ -28,7 +33,10 @@ typedef struct cm_grid {
     cm_sweep *sweeps;
     size_t nsweeps;
     size_t *index; /* current position per sweep */
-    size_t points, done;
+    size_t points, done; /* done counts from the shard's first point and
+                          * stops at its end (points): the whole grid's
+                          * numbering */
+    int started;
 } cm_grid;
 
 /* Takes ownership of nothing; sweeps must outlive the grid. */

@@ -635,15 +635,11 @@ cm_status cm_directory_grid_table(const cm_params *base,
                                 cm_param_get(&p, sweeps[i].param), cells[i],
                                 sizeof cells[i]);
             snprintf(cells[nsweeps], sizeof cells[0], "%s", protos[k].name);
-            snprintf(cells[nsweeps + 1], sizeof cells[0], "%.6g",
-                     r.msgs_per_access);
-            snprintf(cells[nsweeps + 2], sizeof cells[0], "%.6g",
-                     r.flits_per_access);
-            snprintf(cells[nsweeps + 3], sizeof cells[0], "%.6g",
-                     r.p_load_miss);
+            cm_fmt_double(cells[nsweeps + 1], r.msgs_per_access);
+            cm_fmt_double(cells[nsweeps + 2], r.flits_per_access);
+            cm_fmt_double(cells[nsweeps + 3], r.p_load_miss);
             for (unsigned c = 1; c < CM_MSG_COUNT; c++)
-                snprintf(cells[nsweeps + FIXED + c - 1], sizeof cells[0],
-                         "%.6g", r.msgs[c]);
+                cm_fmt_double(cells[nsweeps + FIXED + c - 1], r.msgs[c]);
             st = cm_table_append(t, row, err);
         }
         if (progress) progress(grid.done, grid.points, progress_arg);

@@ -17,7 +17,7 @@
  * load of the copy while it is held: inf when the copy leaves first (by
  * capacity, an invalidation or a refill), so R is already cut short by E
  * and a finite R alone decides the outcome, as the simulator counts it
- * (sim/coh.c tc_outcome):
+ * (sim/l1.c l1_outcome):
  *     hit      R + d <= L:            P = P(R + d <= L)
  *     expired  L < R + d, R < inf:    P = P(R < inf) - P(R + d <= L)
  *     evicted  R = inf, E + d <= L:   P = P(R = inf) P(E + d <= L)
@@ -78,7 +78,7 @@
  * 4x over-full (bh: stores per bank x stall = 4.0), its bound k0 fell to
  * a quarter, and the speeds from 16000 to 400 came out 10.6/6.0/2.4
  * against 3.3/2.2/1.5 simulated (L1 loads per cycle), hence too few
- * expiries; now 3.3/2.1/1.7.  Fixed with it in the profile (sim/coh.c):
+ * expiries; now 3.3/2.1/1.7.  Fixed with it in the profile (sim/profile_rec.c):
  * a stalled store's S is timed from the load that held it, not from the
  * line found at its service.  While it waits TCSOO serves the others, its
  * line can be evicted (a parked timestamp) and refilled, and 25% of stn's
@@ -430,7 +430,7 @@
  * not kept, half a point for a second ack-wait distribution and a rule.
  * The fence fix.  A fence could issue while the LD/ST unit still held its
  * warp's store, refused by a full L1, and with no ack outstanding yet
- * pass at once (sim/coh.c core_tick: 495 of 6676 fences on bh at L =
+ * pass at once (sim/sm.c: 495 of 6676 fences on bh at L =
  * 16000, 373 of 3042 on cl, none on stn), so part of the ack waits above
  * were never simulated.  Now a fence waits for the LD/ST unit to hand its
  * warp's store over.  Simulated fence wait per fence, L = 400 / 16000: bh

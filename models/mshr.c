@@ -376,8 +376,14 @@ cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
     if (st) return st;
 
     /* Entries busy = min(n, E); arrivals see the queue weighted by the
-     * number of idle sources (arrival theorem). */
+     * number of idle sources (arrival theorem).  Near saturation the mass
+     * sits at n >= E, and summing it keeps every term's rounding: P(full)
+     * read 1.0000000000000004 and 8 busy entries 8.000000000000004.  The
+     * states below E then hold little mass, summed accurately, so the full
+     * side follows from its complement: results stay within [0, 1] and
+     * [0, E], and a file that is always full reads exactly full. */
     double busy = 0, p_full = 0, arrivals = 0, arrivals_full = 0;
+    double below = 0, deficit = 0, arrivals_below = 0;
     if (occupancy_pmf) memset(occupancy_pmf, 0, (E + 1) * sizeof(double));
     for (unsigned long n = 0; n <= net.places; n++) {
         double pn = ws->pmf[n];
@@ -388,8 +394,17 @@ cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
         if (n >= E) {
             p_full += pn;
             arrivals_full += w;
+        } else {
+            below += pn;
+            deficit += (double)(E - n) * pn;
+            arrivals_below += w;
         }
         if (occupancy_pmf) occupancy_pmf[b] += pn;
+    }
+    if (p_full > below) {
+        p_full = 1 - below;
+        busy = (double)E - deficit;
+        if (arrivals > 0) arrivals_full = arrivals - arrivals_below;
     }
     double x = m.throughput;
     memsys_state ms = memsys_eval(in, x);

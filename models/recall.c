@@ -13,7 +13,7 @@
  * is the L2 for GPU-VI and MESI, fed by the whole L1-miss stream (loads,
  * write-through stores, atomics: each miss allocates), and the separate
  * directory for GPU-VIni.  The seed does not say how GPU-VIni picks its
- * victim; the simulator (sim/coh.c, dir_make_room) takes an invalid or
+ * victim; the simulator (sim/l2.c, dir_make_room) takes an invalid or
  * sharer-less entry first, else the LRU one.
  *
  * GPU-VIni's stream.  Only a load (GETS) creates a directory entry: a store

@@ -25,6 +25,9 @@ need check have_header check.h
 need make command -v make
 need gcc command -v gcc
 need valgrind command -v valgrind
+need help2man command -v help2man     # the manual page (scripts/make_man.sh)
+need man-db command -v man            # its test renders it
+need parallel command -v parallel     # docs/cluster.md's one-liner, tested
 
 if [ -z "$missing" ]; then
     echo "deps: all present"

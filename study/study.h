@@ -13,6 +13,7 @@
 
 #include "data/err.h"
 #include "data/params.h"
+#include "data/shard.h"
 #include "data/table.h"
 #include "models/mshr_grid.h"
 #include "plots/plot.h"
@@ -29,12 +30,30 @@ typedef struct cm_study {
     char *summary; /* built by the sections */
     size_t len, cap;
     size_t files; /* files written so far */
+    /* The run (data/shard.h): its mode, the study's points it runs,
+     * [first, end), and whether finished points are kept (resume). */
+    cm_run_mode mode;
+    size_t first, end;
+    int resume;
 } cm_study;
 
+/* The study's points, in the order of a whole run: the MSHR section, the
+ * reuse section, each simulation of the two validations (study_sim.c),
+ * the coherence section.  A section that is one point keeps its part of
+ * the summary in outdir/runs/<section>.txt, written when it is complete;
+ * the validations keep theirs in validate_<model>/runs/ (validate.h).  So
+ * a shard (plan mode SHARD) runs its slice of the points and writes no
+ * summary nor validation results, merge (FINISH) makes them from the
+ * shards' files, and resume skips what a killed run finished.  plan NULL:
+ * a whole run with no manifest; else outdir/run.csv records it. */
 cm_status cm_study_run(const cm_params *p, const char *outdir,
                        const char *trace, const char *coh_workloads,
-                       cm_progress_fn progress, void *progress_arg,
-                       cm_err *err);
+                       const cm_run_plan *plan, cm_progress_fn progress,
+                       void *progress_arg, cm_err *err);
+
+/* The study's points (the two validations' simulations and the three
+ * one-point sections). */
+cm_status cm_study_points(size_t *n, cm_err *err);
 
 /* The coherence section's workloads: selected[w] for each of its twelve
  * (bh cc cl dlb stn vpr hsp kmn lps ndl rg sr), from spec as for
@@ -59,7 +78,10 @@ cm_status cm_study_render(cm_study *s, const char *name,
 /* The sections. */
 cm_status cm_study_section_mshr(cm_study *s, cm_err *err);
 cm_status cm_study_section_reuse(cm_study *s, cm_err *err);
-cm_status cm_study_section_sim(cm_study *s, cm_err *err);
+/* The validations, their points numbered from first (study_sim.c);
+ * *n: their number. */
+cm_status cm_study_section_sim(cm_study *s, size_t first, cm_err *err);
+cm_status cm_study_sim_points(size_t *n, cm_err *err);
 cm_status cm_study_section_coh(cm_study *s, cm_err *err);
 
 #endif

@@ -10,7 +10,8 @@
  * reuse; bfs: irregular; cfd: compute-heavy).  Each model's points,
  * summary, calibration and figures go to a subdirectory
  * (validate_<model>/), and the summary reports the held-out errors against
- * the issue's targets. */
+ * the issue's targets.  Their simulations are points of the study
+ * (study.h): a shard runs those of its slice. */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,8 +27,44 @@ static const char *const reuse_axes[] = {"l1.size=16K,64K",
 static const char *const study_workloads[] = {"kmn", "bfs", "cfd"};
 #define NAXES 2
 
+/* The points of one validation: the workloads x the axes' values. */
+static cm_status count_points(const char *const *study_axes, size_t *n,
+                              cm_err *err)
+{
+    *n = sizeof study_workloads / sizeof *study_workloads;
+    for (size_t i = 0; i < NAXES; i++) {
+        cm_sweep sw;
+        cm_status st = cm_sweep_parse(study_axes[i], &sw, err);
+        if (st) return st;
+        *n *= sw.n;
+        cm_sweep_free(&sw);
+    }
+    return CM_OK;
+}
+
+cm_status cm_study_sim_points(size_t *n, cm_err *err)
+{
+    size_t a, b;
+    cm_status st = count_points(mshr_axes, &a, err);
+    if (!st) st = count_points(reuse_axes, &b, err);
+    if (!st) *n = a + b;
+    return st;
+}
+
+/* The study's points [s->first, s->end) that fall among this
+ * validation's, numbered from first: its own [*lo, *hi). */
+static void sub_range(const cm_study *s, size_t first, size_t n, size_t *lo,
+                      size_t *hi)
+{
+    size_t a = s->first > first ? s->first - first : 0;
+    size_t b = s->end > first ? s->end - first : 0;
+    *lo = a < n ? a : n;
+    *hi = b < n ? b : n;
+}
+
 static cm_status validate_one(cm_study *s, const cm_validate_model *m,
-                              const char *const *study_axes, cm_err *err)
+                              const char *const *study_axes, size_t first,
+                              cm_err *err)
 {
     cm_params p = *s->params;
     p.gpu_sms = 2;
@@ -51,10 +88,14 @@ static cm_status validate_one(cm_study *s, const cm_validate_model *m,
                             .nworkloads = sizeof study_workloads /
                                           sizeof *study_workloads,
                             .protocol = cm_protocol_find("no-coh"),
-                            .outdir = dir};
+                            .outdir = dir,
+                            .mode = s->mode,
+                            .ranged = 1,
+                            .resume = s->resume};
+    sub_range(s, first, cm_validate_points(&c), &c.first, &c.end);
     cm_validate_summary sum;
     if (!st) st = cm_validate_run(&c, &sum, err);
-    if (st) {
+    if (st || s->mode == CM_RUN_SHARD) {
         for (size_t i = 0; i < NAXES; i++) cm_sweep_free(&axes[i]);
         return st;
     }
@@ -80,8 +121,11 @@ static cm_status validate_one(cm_study *s, const cm_validate_model *m,
     return st;
 }
 
-cm_status cm_study_section_sim(cm_study *s, cm_err *err)
+cm_status cm_study_section_sim(cm_study *s, size_t first, cm_err *err)
 {
-    cm_status st = validate_one(s, &cm_validate_mshr, mshr_axes, err);
-    return st ? st : validate_one(s, &cm_validate_reuse, reuse_axes, err);
+    size_t n;
+    cm_status st = count_points(mshr_axes, &n, err);
+    if (!st) st = validate_one(s, &cm_validate_mshr, mshr_axes, first, err);
+    return st ? st : validate_one(s, &cm_validate_reuse, reuse_axes,
+                                  first + n, err);
 }

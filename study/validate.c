@@ -6,13 +6,23 @@
  * even stride over that numbering, which visits every workload and, as the
  * stride is rarely a multiple of an axis length, different axis values.
  * Nothing depends on time or on the order of floating-point reductions
- * across runs, so the files are byte-identical from run to run. */
+ * across runs, so the files are byte-identical from run to run.
+ *
+ * Each simulation's output is a file in outdir/runs the moment it ends,
+ * and the model reads every point back from those files (exactly: numbers
+ * are written in the shortest form that reads back to the same double).
+ * So a shard's files merged with the others', or a killed run's resumed,
+ * give the results of one uninterrupted run byte for byte: the files are
+ * the only path from the simulator to the model. */
 #include "study/validate.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
@@ -90,40 +100,106 @@ static cm_status run_engine(const vrun *r, const cm_params *p,
     return st;
 }
 
-/* Simulates replicate rep of point i and hands its statistics to the
- * model. */
+/* outdir/runs/<i>[.r<rep>].<kind>.csv, i padded to the width of the
+ * last point's number so that the files list in order. */
+static cm_status run_path(const vrun *r, size_t i, size_t rep,
+                          const char *kind, char *buf, size_t len,
+                          cm_err *err)
+{
+    int width = snprintf(NULL, 0, "%zu", r->n - 1);
+    char rs[32] = "";
+    if (r->nrep > 1) snprintf(rs, sizeof rs, ".r%zu", rep);
+    int k = snprintf(buf, len, "%s/runs/%0*zu%s.%s.csv", r->cfg->outdir,
+                     width, i, rs, kind);
+    if (k < 0 || (size_t)k >= len)
+        return cm_err_set(err, CM_EINPUT, "%s: output path too long",
+                          r->cfg->outdir);
+    return CM_OK;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+/* A point's statistics are written after its profile, so their file
+ * alone says the point is complete. */
+static int run_complete(const vrun *r, size_t i, size_t rep)
+{
+    char path[4096];
+    return !run_path(r, i, rep, "stats", path, sizeof path, NULL) &&
+           file_exists(path);
+}
+
+/* Simulates replicate rep of point i and writes its files: the coherence
+ * profile first, then the statistics. */
 static cm_status simulate_point(vrun *r, const cm_params *p, size_t i,
                                 size_t rep, cm_err *err)
 {
-    const vpoint *pt = &r->pts[i];
-    size_t slot = rep * r->n + i;
-    char label[LABEL_MAX];
-    point_label(r, pt, label, sizeof label);
+    char label[LABEL_MAX], path[4096];
+    point_label(r, &r->pts[i], label, sizeof label);
     cm_status st = cm_params_validate(p, err);
     cm_stats *stats = st ? NULL : cm_stats_new();
     if (!st && !stats) st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_profile *prof = NULL;
     if (!st)
-        st = run_engine(r, p, r->wl[pt->wl], stats,
-                        r->prof ? &r->prof[slot] : NULL, err);
-    const cm_profile *prof = r->prof ? r->prof[slot] : NULL;
-    cm_stat_row *rows = NULL;
-    size_t nrows = 0;
-    if (!st) st = cm_stats_rows(stats, &rows, &nrows, err);
-    cm_validate_run_info info = {p,    r->wl[pt->wl], r->cfg->protocol, prof,
-                                 rows, nrows,         label};
-    if (!st)
-        st = r->cfg->model->observe(
-            &info, r->obs + slot * r->cfg->model->obs_size, err);
-    free(rows);
+        st = run_engine(r, p, r->wl[r->pts[i].wl], stats,
+                        r->cfg->model->needs_profile ? &prof : NULL, err);
+    if (!st && prof) st = run_path(r, i, rep, "profile", path, sizeof path,
+                                   err);
+    if (!st && prof) st = cm_profile_write(prof, path, err);
+    if (!st) st = run_path(r, i, rep, "stats", path, sizeof path, err);
+    if (!st) st = cm_stats_write(stats, path, err);
+    cm_profile_free(prof);
     cm_stats_free(stats);
     if (st) cm_err_prefix(err, label);
     return st;
 }
 
-static cm_status simulate_all(vrun *r, cm_err *err)
+/* Hands replicate rep of point i, read back from its files, to the
+ * model.  The profile stays in r->prof until the last predict. */
+static cm_status observe_point(vrun *r, const cm_params *p, size_t i,
+                               size_t rep, cm_err *err)
+{
+    size_t slot = rep * r->n + i;
+    char label[LABEL_MAX], path[4096];
+    point_label(r, &r->pts[i], label, sizeof label);
+    if (!run_complete(r, i, rep)) {
+        cm_status st = run_path(r, i, rep, "stats", path, sizeof path, err);
+        return st ? st : cm_err_set(err, CM_EINPUT,
+                                    "%s: no simulation of %s (merge every "
+                                    "shard, or run with --resume)", path,
+                                    label);
+    }
+    cm_stat_row *rows = NULL;
+    size_t nrows = 0;
+    cm_status st = run_path(r, i, rep, "stats", path, sizeof path, err);
+    if (!st) st = cm_stats_read_rows(path, &rows, &nrows, err);
+    if (!st && r->prof)
+        st = run_path(r, i, rep, "profile", path, sizeof path, err);
+    if (!st && r->prof) st = cm_profile_read(path, &r->prof[slot], err);
+    cm_validate_run_info info = {p,    r->wl[r->pts[i].wl], r->cfg->protocol,
+                                 r->prof ? r->prof[slot] : NULL,
+                                 rows, nrows, label};
+    if (!st)
+        st = r->cfg->model->observe(
+            &info, r->obs + slot * r->cfg->model->obs_size, err);
+    free(rows);
+    if (st) cm_err_prefix(err, label);
+    return st;
+}
+
+/* Every point of the grid in order: its coordinates and role, then,
+ * within [first, end), its simulation unless it is already there
+ * (resume), and when results are wanted, its observation. */
+static cm_status visit_all(vrun *r, int simulate, int observe, cm_err *err)
 {
     const cm_validate_config *c = r->cfg;
     size_t i = 0, per_wl = r->n / c->nworkloads;
+    size_t first = c->ranged ? c->first : 0, end = c->ranged ? c->end : r->n;
+    size_t todo = 0, done = 0;
+    if (simulate && end > first) todo = (end - first) * r->nrep;
     for (size_t w = 0; w < c->nworkloads; w++) {
         cm_grid g;
         cm_status st = cm_grid_init(&g, c->axes, c->naxes, err);
@@ -148,10 +224,13 @@ static cm_status simulate_all(vrun *r, cm_err *err)
             for (size_t rep = 0; rep < r->nrep && !st; rep++) {
                 cm_params pr = p;
                 pr.sim_seed = p.sim_seed + (double)rep;
-                st = simulate_point(r, &pr, i, rep, err);
-                if (!st && c->progress)
-                    c->progress(i * r->nrep + rep + 1, r->n * r->nrep,
-                                c->progress_arg);
+                if (simulate && i >= first && i < end) {
+                    if (!(c->resume && run_complete(r, i, rep)))
+                        st = simulate_point(r, &pr, i, rep, err);
+                    if (!st && c->progress)
+                        c->progress(++done, todo, c->progress_arg);
+                }
+                if (!st && observe) st = observe_point(r, &pr, i, rep, err);
             }
             i++;
         }
@@ -513,6 +592,70 @@ static cm_status write_all(const vrun *r, const cm_table *calib,
     return st;
 }
 
+size_t cm_validate_points(const cm_validate_config *cfg)
+{
+    size_t n = cfg->nworkloads;
+    for (size_t a = 0; a < cfg->naxes; a++) n *= cfg->axes[a].n;
+    return n;
+}
+
+/* Files in outdir/runs that no run of this directory should keep: all of
+ * them before a fresh run (another grid's points would be merged), and
+ * the temporaries of writes a killed run left. */
+static cm_status clean_runs(const char *runs, int keep_complete, cm_err *err)
+{
+    DIR *d = opendir(runs);
+    if (!d) return CM_OK;
+    char path[4096];
+    cm_status st = CM_OK;
+    for (struct dirent *e; !st && (e = readdir(d));) {
+        if (e->d_name[0] == '.' || (keep_complete && !strstr(e->d_name,
+                                                           ".tmp.")))
+            continue;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", runs, e->d_name) >=
+                sizeof path ||
+            unlink(path))
+            st = cm_err_set(err, CM_EINPUT, "%s: cannot remove", path);
+    }
+    closedir(d);
+    return st;
+}
+
+/* outdir and outdir/runs, as the mode needs them: made for a run that
+ * simulates (*created when outdir was new), cleaned as above; FINISH
+ * needs them there already. */
+static cm_status prepare_dir(vrun *r, int *created, cm_err *err)
+{
+    const cm_validate_config *c = r->cfg;
+    char runs[4096];
+    cm_status st = out_path(c->outdir, "runs", runs, sizeof runs, err);
+    if (st) return st;
+    if (c->mode == CM_RUN_FINISH)
+        return file_exists(runs)
+                   ? CM_OK
+                   : cm_err_set(err, CM_EINPUT, "%s: no simulations to make "
+                                "results of", runs);
+    *created = !file_exists(c->outdir);
+    st = cm_mkdir_p(runs, err);
+    return st ? st : clean_runs(runs, c->resume, err);
+}
+
+/* Undoes prepare_dir and the runs of a failed whole run. */
+static void remove_dir(vrun *r, const char *manifest)
+{
+    char path[4096];
+    for (size_t i = 0; i < r->n; i++)
+        for (size_t rep = 0; rep < r->nrep; rep++)
+            for (int k = 0; k < 2; k++)
+                if (!run_path(r, i, rep, k ? "profile" : "stats", path,
+                              sizeof path, NULL))
+                    unlink(path);
+    unlink(manifest);
+    if (!out_path(r->cfg->outdir, "runs", path, sizeof path, NULL))
+        rmdir(path);
+    rmdir(r->cfg->outdir);
+}
+
 cm_status cm_validate_run(const cm_validate_config *cfg,
                           cm_validate_summary *sum, cm_err *err)
 {
@@ -552,12 +695,27 @@ cm_status cm_validate_run(const cm_validate_config *cfg,
             st = cm_err_set(err, CM_EINPUT,
                             "validate: no built-in workload '%s' (see cohmod "
                             "sim --list-workloads)", cfg->workloads[w]);
-    /* the directory only once the runs and the model have succeeded, so
-     * that a point the model rejects leaves nothing behind */
-    if (!st) st = simulate_all(&r, err);
-    if (!st) st = model_all(&r, &calib, err);
-    if (!st) st = cm_mkdir_p(cfg->outdir, err);
-    if (!st) st = write_all(&r, calib, sum, err);
+    char manifest[4096];
+    int created = 0, results = cfg->mode != CM_RUN_SHARD;
+    if (!st) st = out_path(cfg->outdir, "run.csv", manifest, sizeof manifest,
+                           err);
+    if (!st && cfg->plan)
+        st = cm_run_check_resume(manifest, cfg->plan, r.n, err);
+    if (!st) st = prepare_dir(&r, &created, err);
+    if (!st && cfg->plan)
+        st = cm_run_manifest_write(manifest, cfg->plan, r.n, 0, NULL, 0, err);
+    if (!st)
+        st = visit_all(&r, cfg->mode != CM_RUN_FINISH, results, err);
+    if (!st && results) st = model_all(&r, &calib, err);
+    if (!st && results) st = write_all(&r, calib, sum, err);
+    if (!st && cfg->plan)
+        st = cm_run_manifest_write(manifest, cfg->plan, r.n, 1, NULL, 0, err);
+    /* A whole run that fails (the model rejects a point, say) leaves
+     * nothing behind in a directory it made; a shard or a resumed run
+     * keeps its finished points for the next --resume. */
+    if (st && created && cfg->mode == CM_RUN_WHOLE && !cfg->resume)
+        remove_dir(&r, manifest);
+    if (!results) memset(sum, 0, sizeof *sum);
     cm_table_free(calib);
     for (size_t i = 0; r.prof && i < r.n * r.nrep; i++)
         cm_profile_free(r.prof[i]);

@@ -26,6 +26,7 @@
 #include "data/err.h"
 #include "data/params.h"
 #include "data/progress.h"
+#include "data/shard.h"
 #include "data/sweep.h"
 #include "data/table.h"
 #include "models/profile.h"
@@ -164,6 +165,23 @@ typedef struct cm_validate_config {
     unsigned replicates;
     cm_progress_fn progress; /* runs done of all; may be NULL */
     void *progress_arg;
+    /* Sharded and resumable runs (data/shard.h).  Each simulation's
+     * statistics (and coherence profile) go to outdir/runs/ as it ends,
+     * <point>[.r<replicate>].stats.csv and .profile.csv, and the model
+     * reads them back from there, so results made from a shard's files
+     * are those of one whole run.  mode WHOLE simulates and writes the
+     * results; SHARD simulates only; FINISH simulates nothing and needs
+     * every point's files.  With ranged set, only points [first, end)
+     * are simulated; with resume, those whose files are there are kept.
+     * With
+     * plan, outdir/run.csv records the run (resume checks it is the same
+     * one); without, there is none (the study keeps one for its whole
+     * directory). */
+    cm_run_mode mode;
+    int ranged;
+    size_t first, end;
+    int resume;
+    const cm_run_plan *plan;
 } cm_validate_config;
 
 typedef struct cm_validate_summary {
@@ -178,6 +196,12 @@ typedef struct cm_validate_summary {
 size_t cm_validate_calibration_count(size_t n);
 int cm_validate_is_calibration(size_t index, size_t n);
 
+/* The points of the run: workloads x the axes' values, without
+ * replicates. */
+size_t cm_validate_points(const cm_validate_config *cfg);
+
+/* Runs the configuration; *sum is zero unless the results were made (not
+ * in mode SHARD). */
 cm_status cm_validate_run(const cm_validate_config *cfg,
                           cm_validate_summary *sum, cm_err *err);
 

@@ -125,7 +125,7 @@ START_TEST(outcomes_exponential)
 }
 END_TEST
 
-/* One fill, classified as the simulator does (sim/coh.c tc_outcome): its
+/* One fill, classified as the simulator does (sim/l1.c l1_outcome): its
  * copy lives L - D after the fill; the first load while it is held (R,
  * profile time, inf: it left first, at capacity E) finds it valid or
  * expired; on a machine k times as fast R and E shrink by k, D does not. */

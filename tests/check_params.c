@@ -171,6 +171,89 @@ START_TEST(test_sweep_grid)
 }
 END_TEST
 
+/* A range's values are the decimals the user meant, not lo + i step with
+ * its binary error (0.030000000000000002 in every table), and a step too
+ * fine for 15 digits still gives distinct increasing values. */
+START_TEST(test_sweep_range_is_decimal)
+{
+    static const char *const want[] = {"0.005", "0.01", "0.015", "0.02",
+                                       "0.025", "0.03", "0.035", "0.04",
+                                       "0.045", "0.05"};
+    cm_sweep sw;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_sweep_parse("wl.mem_rate=0.005:0.05:0.005", &sw, &err),
+                     CM_OK);
+    ck_assert_uint_eq(sw.n, 10);
+    for (size_t i = 0; i < 10; i++) {
+        char buf[32];
+        cm_fmt_double(buf, sw.values[i]);
+        ck_assert_str_eq(buf, want[i]);
+    }
+    cm_sweep_free(&sw);
+    ck_assert_int_eq(cm_sweep_parse("wl.mem_rate=0.1:0.7:0.1", &sw, &err),
+                     CM_OK);
+    ck_assert_uint_eq(sw.n, 7);
+    ck_assert_double_eq(sw.values[2], 0.3);
+    cm_sweep_free(&sw);
+    ck_assert_int_eq(cm_sweep_parse("wl.mem_rate=0.1:0.1000000000000004:1e-16",
+                                    &sw, &err), CM_OK);
+    ck_assert_uint_ge(sw.n, 4);
+    for (size_t i = 1; i < sw.n; i++)
+        ck_assert(sw.values[i] > sw.values[i - 1]);
+    cm_sweep_free(&sw);
+}
+END_TEST
+
+/* Shard I of N: contiguous slices that cover every point once, in order,
+ * and a grid whose first sweep carries the shard yields exactly its
+ * slice of the whole grid's points. */
+START_TEST(test_shard_slices)
+{
+    static const size_t sizes[] = {0, 1, 5, 27, 100};
+    for (size_t k = 0; k < 5; k++)
+        for (unsigned n = 1; n <= 9; n++) {
+            size_t next = 0;
+            for (unsigned i = 1; i <= n; i++) {
+                cm_shard sh = {i, n};
+                size_t first, end;
+                cm_shard_range(&sh, sizes[k], &first, &end);
+                ck_assert_uint_eq(first, next);
+                ck_assert_uint_le(first, end);
+                ck_assert_uint_le(end - first, sizes[k] / n + 1);
+                next = end;
+            }
+            ck_assert_uint_eq(next, sizes[k]);
+        }
+    cm_sweep sw[2];
+    cm_err err = {0};
+    ck_assert_int_eq(cm_sweep_parse("l1.mshrs=8:40:8", &sw[0], &err), CM_OK);
+    ck_assert_int_eq(cm_sweep_parse("l1.ways=1,2,4", &sw[1], &err), CM_OK);
+    size_t seen = 0;
+    for (unsigned i = 1; i <= 4; i++) {
+        sw[0].shard = (cm_shard){i, 4};
+        cm_grid g;
+        ck_assert_int_eq(cm_grid_init(&g, sw, 2, &err), CM_OK);
+        cm_params p;
+        cm_params_init(&p);
+        while (cm_grid_next(&g, &p)) { /* point k is (k / 3, k % 3) */
+            ck_assert_double_eq(p.l1_mshrs, 8 + 8 * (double)(seen / 3));
+            ck_assert_double_eq(p.l1_ways, (double)(1u << (seen % 3)));
+            seen++;
+        }
+        cm_grid_free(&g);
+    }
+    ck_assert_uint_eq(seen, 15);
+    cm_shard bad;
+    ck_assert_int_eq(cm_shard_parse("2/1", &bad, &err), CM_EINPUT);
+    ck_assert_int_eq(cm_shard_parse("1/", &bad, &err), CM_EINPUT);
+    ck_assert_int_eq(cm_shard_parse("-1/3", &bad, &err), CM_EINPUT);
+    ck_assert_int_eq(cm_shard_parse("1/3x", &bad, &err), CM_EINPUT);
+    ck_assert_int_eq(cm_shard_parse("3/3", &bad, &err), CM_OK);
+    cm_sweep_free(&sw[0]);
+    cm_sweep_free(&sw[1]);
+}
+END_TEST
+
 START_TEST(test_dump_round_trips)
 {
     char *dir = tu_tmpdir();
@@ -202,6 +285,8 @@ Suite *suite_params(void)
     tcase_add_test(tc, test_config_file_errors_have_positions);
     tcase_add_test(tc, test_validate_cross_checks);
     tcase_add_test(tc, test_sweep_grid);
+    tcase_add_test(tc, test_sweep_range_is_decimal);
+    tcase_add_test(tc, test_shard_slices);
     tcase_add_test(tc, test_dump_round_trips);
     suite_add_tcase(s, tc);
     return s;

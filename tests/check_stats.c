@@ -116,14 +116,14 @@ START_TEST(test_occupancy_integral)
     cm_stats_sync(reg, 20); /* going back in time charges nothing */
     rowset r = rows_of(reg);
     ck_assert_close(value(&r, "l1.mshr.occupancy_mean", "sm0"), 1.5, 1e-15);
-    ck_assert_close(value(&r, "l1.mshr.occupancy.p0", "sm0"), 1.0 / 3, 1e-15);
-    ck_assert_close(value(&r, "l1.mshr.occupancy.p1", "sm0"), 1.0 / 6, 1e-15);
-    ck_assert_close(value(&r, "l1.mshr.occupancy.p2", "sm0"), 1.0 / 6, 1e-15);
-    ck_assert_close(value(&r, "l1.mshr.occupancy.p3", "sm0"), 1.0 / 3, 1e-15);
+    ck_assert_close(value(&r, "l1.mshr.occupancy.frac_at_0", "sm0"), 1.0 / 3, 1e-15);
+    ck_assert_close(value(&r, "l1.mshr.occupancy.frac_at_1", "sm0"), 1.0 / 6, 1e-15);
+    ck_assert_close(value(&r, "l1.mshr.occupancy.frac_at_2", "sm0"), 1.0 / 6, 1e-15);
+    ck_assert_close(value(&r, "l1.mshr.occupancy.frac_at_3_or_more", "sm0"), 1.0 / 3, 1e-15);
     ck_assert_close(value(&r, "l1.mshr.full_fraction", "sm0"), 1.0 / 3, 1e-15);
     ck_assert_close(value(&r, "clamp_mean", "sm0"), 2.0, 1e-15);
-    ck_assert_close(value(&r, "clamp.p1", "sm0"), 20.0 / 30, 1e-15);
-    ck_assert_close(value(&r, "clamp.p2", "sm0"), 10.0 / 30, 1e-15);
+    ck_assert_close(value(&r, "clamp.frac_at_1", "sm0"), 20.0 / 30, 1e-15);
+    ck_assert_close(value(&r, "clamp.frac_at_2_or_more", "sm0"), 10.0 / 30, 1e-15);
     ck_assert_close(value(&r, "clamp_full_fraction", "sm0"), 10.0 / 30, 1e-15);
     assert_no_ci(row(&r, "clamp_mean", "sm0"));
     ck_assert_uint_eq(r.n, 2 + 4 + 2 + 3);
@@ -154,15 +154,15 @@ START_TEST(test_latency_histogram)
     ck_assert(value(&r, "rt_min", "sm0") == 0.5);
     ck_assert(value(&r, "rt_max", "sm0") == 300);
     /* log2 bins [0,1) [1,2) [2,4) [4,8) [8,inf): 0.5 | 1 | 2 3 | - | 10 300 */
-    ck_assert_close(value(&r, "rt.p0", "sm0"), 1.0 / 6, 1e-15);
-    ck_assert_close(value(&r, "rt.p1", "sm0"), 1.0 / 6, 1e-15);
-    ck_assert_close(value(&r, "rt.p2", "sm0"), 2.0 / 6, 1e-15);
-    ck_assert(value(&r, "rt.p4", "sm0") == 0);
-    ck_assert_close(value(&r, "rt.p8", "sm0"), 2.0 / 6, 1e-15);
+    ck_assert_close(value(&r, "rt.frac_in_0_1", "sm0"), 1.0 / 6, 1e-15);
+    ck_assert_close(value(&r, "rt.frac_in_1_2", "sm0"), 1.0 / 6, 1e-15);
+    ck_assert_close(value(&r, "rt.frac_in_2_4", "sm0"), 2.0 / 6, 1e-15);
+    ck_assert(value(&r, "rt.frac_in_4_8", "sm0") == 0);
+    ck_assert_close(value(&r, "rt.frac_from_8", "sm0"), 2.0 / 6, 1e-15);
     /* width 5: [0,5) [5,10) [10,inf): 0.5 1 2 3 | - | 10 300 */
-    ck_assert_close(value(&r, "lin.p0", "sm0"), 4.0 / 6, 1e-15);
-    ck_assert(value(&r, "lin.p5", "sm0") == 0);
-    ck_assert_close(value(&r, "lin.p10", "sm0"), 2.0 / 6, 1e-15);
+    ck_assert_close(value(&r, "lin.frac_in_0_5", "sm0"), 4.0 / 6, 1e-15);
+    ck_assert(value(&r, "lin.frac_in_5_10", "sm0") == 0);
+    ck_assert_close(value(&r, "lin.frac_from_10", "sm0"), 2.0 / 6, 1e-15);
     /* No samples: a count of 0 and nothing else to report. */
     ck_assert(value(&r, "none_count", "sm0") == 0);
     ck_assert(isnan(value(&r, "none_mean", "sm0")));
@@ -433,10 +433,10 @@ START_TEST(test_csv_bytes)
                          "l1.misses,all,9,nan,nan\n"
                          "l1.misses,sm2,5,nan,nan\n"
                          "l1.misses,sm10,4,nan,nan\n"
-                         "mshr.p0,all,0.5,nan,nan\n"
-                         "mshr.p0,sm2,0.5,nan,nan\n"
-                         "mshr.p1,all,0.5,nan,nan\n"
-                         "mshr.p1,sm2,0.5,nan,nan\n"
+                         "mshr.frac_at_0,all,0.5,nan,nan\n"
+                         "mshr.frac_at_0,sm2,0.5,nan,nan\n"
+                         "mshr.frac_at_1_or_more,all,0.5,nan,nan\n"
+                         "mshr.frac_at_1_or_more,sm2,0.5,nan,nan\n"
                          "mshr_full_fraction,all,0.5,nan,nan\n"
                          "mshr_full_fraction,sm2,0.5,nan,nan\n"
                          "mshr_mean,all,0.5,nan,nan\n"
@@ -475,12 +475,61 @@ START_TEST(test_natural_order)
                            "sm1", "sm2",    "sm10"};
     const cm_stat_row *x = row(&r, "x", "all");
     for (int i = 0; i < 7; i++) ck_assert_str_eq(x[i].component, order[i]);
-    const cm_stat_row *p = row(&r, "q.p0", "sm0");
+    const cm_stat_row *p = row(&r, "q.frac_at_0", "sm0");
     for (int k = 0; k <= 11; k++) {
-        char name[16];
-        snprintf(name, sizeof name, "q.p%d", k);
+        char name[32];
+        snprintf(name, sizeof name, "q.frac_at_%d%s", k,
+                 k == 11 ? "_or_more" : "");
         ck_assert_str_eq(p[k].metric, name);
     }
+    free(r.rows);
+    cm_stats_free(reg);
+}
+END_TEST
+
+/* A level keeps its time average alone: 100 over [0,10), 300 over
+ * [10,20), mean 200, and no bin rows. */
+START_TEST(test_level_mean_only)
+{
+    cm_stats *reg = cm_stats_new();
+    cm_stat *l = NULL;
+    cm_err err = {0};
+    ok(cm_stats_level(reg, "life", "bank0", &l, &err), &err);
+    cm_stat_level(l, 100, 0);
+    cm_stat_level(l, 300, 10);
+    cm_stats_sync(reg, 20);
+    rowset r = rows_of(reg);
+    ck_assert_uint_eq(r.n, 1);
+    ck_assert_str_eq(r.rows[0].metric, "life_mean");
+    ck_assert_close(value(&r, "life_mean", "bank0"), 200, 1e-15);
+    free(r.rows);
+    cm_stats_free(reg);
+}
+END_TEST
+
+/* A window weighed by w counts w of its changes: a counter's windows 10
+ * and 30, the first at half weight, sum to 35; a ratio of the counter to
+ * the cycles (10 per window) is 35 / 15.  Weights past the windows, or
+ * negative, are errors. */
+START_TEST(test_window_weight)
+{
+    cm_stats *reg = cm_stats_new();
+    cm_stat *c = counter(reg, "c", "all"), *t = counter(reg, "t", "all");
+    cm_err err = {0};
+    ok(cm_stats_ratio(reg, "rate", "all", c, t, &err), &err);
+    const double adds[2] = {10, 30};
+    for (int w = 0; w < 2; w++) {
+        ok(cm_stats_window_begin(reg, (uint64_t)(10 * w), &err), &err);
+        cm_stat_add(c, adds[w]);
+        cm_stat_add(t, 10);
+        ok(cm_stats_window_end(reg, (uint64_t)(10 * w + 10), &err), &err);
+    }
+    ok(cm_stats_window_weight(reg, 0, 0.5, &err), &err);
+    ck_assert_int_eq(cm_stats_window_weight(reg, 2, 1, &err), CM_EINTERNAL);
+    ck_assert_int_eq(cm_stats_window_weight(reg, 1, -1, &err), CM_EINTERNAL);
+    rowset r = rows_of(reg);
+    ck_assert_close(value(&r, "c", "all"), 35, 1e-12);
+    ck_assert_close(value(&r, "rate", "all"), 35.0 / 15, 1e-12);
     free(r.rows);
     cm_stats_free(reg);
 }
@@ -501,6 +550,8 @@ Suite *suite_stats(void)
     tcase_add_test(tc, test_registration_errors);
     tcase_add_test(tc, test_csv_bytes);
     tcase_add_test(tc, test_natural_order);
+    tcase_add_test(tc, test_level_mean_only);
+    tcase_add_test(tc, test_window_weight);
     suite_add_tcase(s, tc);
     return s;
 }

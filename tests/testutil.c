@@ -67,16 +67,15 @@ char *tu_write_file(const char *dir, const char *name, const char *text)
     return path;
 }
 
-tu_run tu_cohmod(const char *args)
+/* Runs a shell command line with stdout and stderr captured. */
+static tu_run run_shell(const char *line)
 {
     tu_run r = {-1, NULL, NULL};
-    const char *bin = getenv("COHMOD_BIN");
-    ck_assert_msg(bin != NULL, "COHMOD_BIN is not set (run via make test)");
     char *dir = tu_tmpdir();
-    size_t len = strlen(bin) + strlen(args) + 2 * strlen(dir) + 64;
+    size_t len = strlen(line) + 2 * strlen(dir) + 64;
     char *cmd = malloc(len);
     ck_assert_ptr_nonnull(cmd);
-    snprintf(cmd, len, "%s %s >%s/o 2>%s/e", bin, args, dir, dir);
+    snprintf(cmd, len, "%s >%s/o 2>%s/e", line, dir, dir);
     int st = system(cmd);
     if (st != -1 && WIFEXITED(st)) r.status = WEXITSTATUS(st);
     char p[4200];
@@ -91,6 +90,36 @@ tu_run tu_cohmod(const char *args)
     free(cmd);
     if (!r.out) r.out = strdup("");
     if (!r.err) r.err = strdup("");
+    return r;
+}
+
+tu_run tu_cohmod(const char *args)
+{
+    const char *bin = getenv("COHMOD_BIN");
+    ck_assert_msg(bin != NULL, "COHMOD_BIN is not set (run via make test)");
+    size_t len = strlen(bin) + strlen(args) + 2;
+    char *line = malloc(len);
+    ck_assert_ptr_nonnull(line);
+    snprintf(line, len, "%s %s", bin, args);
+    tu_run r = run_shell(line);
+    free(line);
+    return r;
+}
+
+tu_run tu_shf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    ck_assert(n >= 0);
+    char *line = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(line);
+    va_start(ap, fmt);
+    vsnprintf(line, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    tu_run r = run_shell(line);
+    free(line);
     return r;
 }
 
@@ -209,6 +238,18 @@ void tu_expect_rejected(const char *args, const char *needle)
     ck_assert_msg(strstr(r.err, needle) != NULL, "%s: %s", args, r.err);
     ck_assert_uint_eq(tu_count_lines(r.err), 1);
     tu_run_free(&r);
+}
+
+char *tu_build_dir(void)
+{
+    const char *bin = getenv("COHMOD_BIN");
+    ck_assert_msg(bin != NULL, "COHMOD_BIN is not set (run via make test)");
+    char *dir = strdup(bin);
+    ck_assert_ptr_nonnull(dir);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else strcpy(dir, ".");
+    return dir;
 }
 
 /* ---- the simulator on a hand-written program ------------------------------ */

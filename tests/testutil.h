@@ -25,6 +25,13 @@ void tu_run_free(tu_run *r);
 /* The same with printf-style arguments. */
 tu_run tu_cohmodf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Runs a shell command line (printf-style), capturing as tu_cohmod. */
+tu_run tu_shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The build directory: where COHMOD_BIN is (build/cohmod.1 is beside
+ * it); malloc'd. */
+char *tu_build_dir(void);
+
 /* The number in row `row` of column `col` of a table; fails the test if the
  * column is missing or the cell is not a number. */
 struct cm_table;
