@@ -31,7 +31,10 @@ static void usage(FILE *f)
           "(or sim.max_cycles), in\nfull detail or sampled (--sample), and "
           "writes the statistics as\nmetric,component,value,ci95_lo,ci95_hi "
           "(component sm<i>, "
-          "bank<i>,\nch<i>, or all for the whole machine).\n\n"
+          "bank<i>,\nch<i>, or all for the whole machine).  ci95_lo and "
+          "ci95_hi are empty\nwithout an interval (unsampled runs, "
+          "min/max/stddev, fewer than 2 windows);\nvalue is empty where "
+          "a metric is undefined (a mean or ratio over no events).\n\n"
           "  --workload W      a built-in profile (see --list-workloads) or "
           "a CSV of\n"
           "                    parameter,value rows (optionally `base,NAME` "
@@ -88,7 +91,10 @@ static void usage(FILE *f)
           "                    latency, then wall_seconds and speedup "
           "rows (the\n"
           "                    timing rows are the only ones that vary "
-          "run to run)\n"
+          "run to run;\n"
+          "                    their last two cells, and rel_error where "
+          "full is 0,\n"
+          "                    are empty)\n"
           "  --quiet           no progress bar\n"
           "  --list-workloads  the built-in profiles as CSV, name first\n",
           f);
@@ -326,10 +332,10 @@ static cm_status write_check(const char *path, const sim_run *full,
         char v[4][32];
         cm_fmt_double(v[0], f->value);
         cm_fmt_double(v[1], s->value);
-        cm_fmt_double(v[2], f->value != 0 ? fabs(s->value - f->value) /
-                                                fabs(f->value)
-                                          : NAN);
-        cm_fmt_double(v[3], 0.5 * (s->ci95_hi - s->ci95_lo));
+        cm_fmt_optional(v[2], f->value != 0 ? fabs(s->value - f->value) /
+                                                  fabs(f->value)
+                                            : NAN);
+        cm_fmt_optional(v[3], 0.5 * (s->ci95_hi - s->ci95_lo));
         const char *cells[5] = {check_metrics[i], v[0], v[1], v[2], v[3]};
         st = cm_csv_writer_row(w, 5, cells, err);
     }
@@ -337,11 +343,11 @@ static cm_status write_check(const char *path, const sim_run *full,
         char a[32], b[32], c[32];
         cm_fmt_double(a, full->seconds);
         cm_fmt_double(b, smp->seconds);
-        const char *cells[5] = {"wall_seconds", a, b, "nan", "nan"};
+        const char *cells[5] = {"wall_seconds", a, b, "", ""};
         st = cm_csv_writer_row(w, 5, cells, err);
         cm_fmt_double(c, smp->seconds > 0 ? full->seconds / smp->seconds
                                           : NAN);
-        const char *sp[5] = {"speedup", "1", c, "nan", "nan"};
+        const char *sp[5] = {"speedup", "1", c, "", ""};
         if (!st) st = cm_csv_writer_row(w, 5, sp, err);
     }
     if (st) {

@@ -25,8 +25,10 @@
  * counters report the sum over windows with n times the batch-means interval
  * of the per-window sums; means and fractions use the ratio estimator
  * (integral / time, sum / count).  Without windows, values cover the whole
- * run.  With fewer than 2 windows, and for min, max and stddev always, the
- * interval columns are NaN ("nan").
+ * run.  With fewer than 2 windows (an unsampled run has none), and for
+ * min, max and stddev always, the interval columns are NaN, written empty.
+ * A value undefined on the run (a mean or ratio over no events: a bank no
+ * request reached) is NaN too, and its cell empty.
  *
  * Output rows, for a statistic named X:
  *  - counter:   X
@@ -189,7 +191,8 @@ const cm_stat_row *cm_stats_find(const cm_stat_row *rows, size_t n,
 cm_status cm_stats_write(const cm_stats *reg, const char *path, cm_err *err);
 
 /* Reads rows back from a file cm_stats_write wrote (sim/stats_read.c), for
- * the calibration that meets the simulator in CSV.  "nan" cells read as NaN.
+ * the calibration that meets the simulator in CSV.  Empty cells (and "nan",
+ * as older files wrote them) read as NaN.
  * *rows is one malloc'd block (free it); components point inside it. */
 cm_status cm_stats_read_rows(const char *path, cm_stat_row **rows, size_t *n,
                              cm_err *err);

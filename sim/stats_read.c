@@ -3,8 +3,10 @@
  * The models never call the simulator (design.md, property 4): calibration
  * reads `cohmod sim --out` files.  The rows come back in the in-memory shape
  * cm_stats_rows gives, so one lookup (cm_stats_find) serves both a live
- * registry and a file.  The interval columns are NaN for runs without
- * windows, so "nan" is read as NaN; every other cell must be a number. */
+ * registry and a file.  The writer leaves a NaN cell empty (runs without
+ * windows have no interval; a ratio over no events has no value), so an
+ * empty cell, or "nan" as older files wrote it, reads as NaN; every other
+ * cell must be a number. */
 #include "sim/stats.h"
 
 #include <math.h>
@@ -16,7 +18,8 @@
 static cm_status cell_double(const cm_table *t, size_t r, size_t c, double *v,
                              cm_err *err)
 {
-    if (!strcmp(cm_table_cell(t, r, c), "nan")) {
+    const char *s = cm_table_cell(t, r, c);
+    if (!*s || !strcmp(s, "nan")) {
         *v = NAN;
         return CM_OK;
     }
