@@ -112,8 +112,8 @@ static void usage(FILE *f)
           "Coherence models, on the coherence simulator (seed 000): "
           "lifetime (models/\nlifetime.h: p_hit, p_expired and the stall "
           "per L2 store under TC-Strong or per\nfence under TC-Weak, on "
-          "tcsuo, tcs, tcsoo or tcw-fixed; targets: MARE <= 15% on\n"
-          "p_expired and stall) and recall (models/recall.h: recall "
+          "tcsuo, tcs, tcsoo or tcw-fixed; targets: mean |error| <= 0.05 "
+          "on\np_hit, MARE <= 15% on p_expired and stall) and recall (models/recall.h: recall "
           "messages per\ndirectory access on gpu-vini, gpu-vi or mesi; "
           "MARE <= 10%) and directory\n(models/directory.h: messages and "
           "flits per L1 access on any protocol;\nMARE <= 10%).  Each "
@@ -295,13 +295,16 @@ static int add_default_machine(cli_ctx *ctx, const struct val_model *vm)
 static void print_summary(const cm_validate_model *m,
                           const cm_validate_summary *s, double secs)
 {
-    fprintf(stderr, "cohmod validate: %s, %zu points (%zu calibration), "
-            "%.1f s\n", m->name, s->points, s->calibration_points, secs);
-    for (size_t q = 0; q < m->nqty; q++)
-        fprintf(stderr, "  %-10s held out: MARE %.1f%% (max %.1f%%), mean "
-                "|error| %.4g (max %.4g); target %s\n", m->qty[q].name,
-                100 * s->mare[q], 100 * s->max_rel[q], s->mean_abs[q],
-                s->max_abs[q], s->met[q] ? "met" : "MISSED");
+    fprintf(stderr, "cohmod validate: %s, %zu points (%zu calibration, "
+            "%zu held out), %.1f s\n", m->name, s->points,
+            s->calibration_points, s->heldout_points, secs);
+    for (size_t q = 0; q < m->nqty; q++) {
+        char line[1024];
+        cm_validate_summary_line(&m->qty[q], s, q, line, sizeof line);
+        fprintf(stderr, "  %s\n", line);
+    }
+    if (s->calib_note[0])
+        fprintf(stderr, "  calibration: %s\n", s->calib_note);
 }
 
 static int run(int argc, char **argv)

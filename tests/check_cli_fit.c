@@ -254,8 +254,9 @@ static void assert_rerun_identical(const char *d1, const char *d2,
     }
 }
 
-#define VGRID "validate mshr --grid mshrs=4,8 --grid warps=2,4,8 " \
-              "--workloads kmn " TINY " --quiet --out "
+#define VGRID_RUN "validate mshr --grid mshrs=4,8 --grid warps=2,4,8 " \
+                  "--workloads kmn " TINY
+#define VGRID VGRID_RUN " --quiet --out "
 
 START_TEST(test_validate_tiny_grid)
 {
@@ -268,6 +269,19 @@ START_TEST(test_validate_tiny_grid)
     snprintf(args, sizeof args, VGRID "%s", d2);
     r = tu_cohmod(args);
     ck_assert_msg(r.status == 0, "%s", r.err);
+    tu_run_free(&r);
+    /* the summary on stderr: each quantity in its target's own measure,
+     * with its worst held-out point (issue 23, item 6) */
+    snprintf(args, sizeof args, VGRID_RUN " --out %s/c", dir);
+    r = tu_cohmod(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "occupancy: held-out MARE ") &&
+                      strstr(r.err, "target MARE <= 10%: ") &&
+                      strstr(r.err, "p_full: held-out mean |error| ") &&
+                      strstr(r.err, "target mean |error| <= 0.05: ") &&
+                      strstr(r.err, "where the simulator reads ") &&
+                      strstr(r.err, "(1 calibration, 5 held out)"),
+                  "%s", r.err);
     tu_run_free(&r);
     const char *files[] = {"points.csv", "summary.csv", "calib.csv",
                            "params.csv", "parity_occupancy.png",
@@ -294,15 +308,21 @@ START_TEST(test_validate_tiny_grid)
     free(pp);
     pp = tu_path_in(d1, "summary.csv");
     ck_assert_int_eq(cm_table_read_file(pp, &t, &err), CM_OK);
-    const char *scols[] = {"quantity", "points", "calibration_points",
-                           "mare", "max_rel_error", "mean_abs_error",
-                           "max_abs_error"};
+    const char *scols[] = {"quantity",       "points",
+                           "calibration_points", "heldout_points",
+                           "mare",           "max_rel_error",
+                           "mean_abs_error", "max_abs_error",
+                           "target",         "target_met",
+                           "worst_at",       "worst_model"};
     for (size_t i = 0; i < sizeof scols / sizeof *scols; i++)
         ck_assert_msg(cm_table_col_find(t, scols[i]) >= 0, "no %s",
                       scols[i]);
     ck_assert_uint_eq(cm_table_nrows(t), 2);
     ck_assert_str_eq(cm_table_cell(t, 0, 0), "occupancy");
     ck_assert_str_eq(cm_table_cell(t, 0, 2), "1");
+    ck_assert_str_eq(cm_table_cell(t, 0, 3), "5");
+    ck_assert_str_eq(cm_table_cell(t, 1, 8), "mean_abs_error");
+    ck_assert_ptr_nonnull(strstr(cm_table_cell(t, 0, 11), "kmn l1.mshrs="));
     cm_table_free(t);
     free(pp);
     free(d1);
