@@ -248,14 +248,18 @@ static cm_status section_fit(reuse_section *rs, cm_err *err)
     if (!st && cm_mrc_fit_profile(h, caps, n, &fit, &ferr) != CM_OK)
         st = cm_study_say(rs->s, err, "- Parametric profile: no fit (%s).",
                           ferr.msg);
-    else if (!st)
+    else if (!st) {
+        char note[512];
+        cm_mrc_fit_note(&fit, note, sizeof note);
         st = cm_study_say(
             rs->s, err,
             "- Parametric profile m(C) = m_inf + (1 - m_inf)(1 + C/c0)^-alpha:"
             " m_inf = %.4f +- %.4f, c0 = %.3g +- %.2g lines, alpha = %.3f +- "
-            "%.3f (RMSE %.4f, R^2 %.4f).",
+            "%.3f (RMSE %.4f, R^2 %.4f)%s%s.",
             fit.param[0], fit.stderr_[0], fit.param[1], fit.stderr_[1],
-            fit.param[2], fit.stderr_[2], fit.rmse, fit.r2);
+            fit.param[2], fit.stderr_[2], fit.rmse, fit.r2,
+            note[0] ? "; flagged: " : "", note);
+    }
     return st;
 }
 

@@ -219,6 +219,32 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* Issue 23, item 7: `reuse --fit` printed m_inf = 2.4e-14 and c0 =
+ * 5.8e-8 lines as if measured.  A loop over 100 lines is a cliff the
+ * family reaches only with alpha on its cap: the row's note and a line on
+ * stderr say so, and a clean fit has an empty note. */
+START_TEST(test_fit_flags_degenerate)
+{
+    char *text = malloc(200000), *p = text;
+    ck_assert_ptr_nonnull(text);
+    for (int i = 0; i < 10000; i++)
+        p += sprintf(p, " L %08x,8\n", 0x10000 + (i % 100) * 64);
+    char *loop = tu_write_file(dir, "loop.lackey", text);
+    free(text);
+    char args[8192];
+    snprintf(args, sizeof args, "reuse %s --line 64 --fit", loop);
+    tu_run r = tu_cohmod(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.out, "alpha (at its bound 8"), "%s", r.out);
+    ck_assert_msg(strstr(r.err, "fit of stream all: ") &&
+                      strstr(r.err, "alpha (at its bound 8"),
+                  "%s", r.err);
+    ck_assert_ptr_null(strstr(r.out, "nan"));
+    tu_run_free(&r);
+    free(loop);
+}
+END_TEST
+
 /* Issue 23, item 2: `cache --format lackey` on an empty trace printed an
  * all-NaN table at exit 0 and `reuse empty.lackey` said it "cannot tell
  * the trace format".  Every trace command gives the one error, exit 2,
@@ -261,6 +287,7 @@ Suite *suite_cli_reuse(void)
     tcase_add_test(tc, test_plot_and_sampled_curves);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_empty_traces);
+    tcase_add_test(tc, test_fit_flags_degenerate);
     suite_add_tcase(s, tc);
     return s;
 }
