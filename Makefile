@@ -78,6 +78,9 @@ $(BUILD)/gen/benches.h: $(BENCH_SRC) Makefile
 	@mkdir -p $(dir $@)
 	for f in $(BENCH_SRC); do n=$$(basename $$f .c); n=$${n#bench_}; \
 	  echo "BENCH($$n)"; done > $@.tmp && mv $@.tmp $@
+# The shipped data (data/datadir.h): the source tree's, by absolute path,
+# so the binary finds it from any working directory.
+$(BUILD)/data/datadir.o: CFLAGS += -DCM_DATA_DIR='"$(abspath data)"'
 $(BUILD)/cli/main.o: $(BUILD)/gen/commands.h
 $(BUILD)/tests/run_tests.o: $(BUILD)/gen/suites.h
 $(BUILD)/tests/run_bench.o: $(BUILD)/gen/benches.h

@@ -3,11 +3,12 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "data/datadir.h"
 #include "study/study.h"
 
-/* The real trace the reuse section reads unless --trace names another;
- * relative to the source tree, where `make demo` runs. */
-#define DEFAULT_TRACE "data/traces/sort.lackey"
+/* The real trace the reuse section reads unless --trace names another: a
+ * shipped file, found in cohmod's data directory (data/datadir.h). */
+#define DEFAULT_TRACE "traces/sort.lackey"
 
 static void usage(FILE *f)
 {
@@ -38,7 +39,11 @@ static void usage(FILE *f)
           "  summary.txt           what the study found, in plain text\n\n"
           "  --trace FILE          the real trace of the reuse section "
           "(default\n"
-          "                        " DEFAULT_TRACE ", skipped when absent)\n"
+          "                        " DEFAULT_TRACE " of cohmod's data "
+          "directory: the\n"
+          "                        source tree's data/, or $COHMOD_DATA; "
+          "an error when\n"
+          "                        missing)\n"
           "  --coh-workloads LIST  the coherence section's workloads, comma-"
           "separated, of\n"
           "                        bh cc cl dlb stn vpr hsp kmn lps ndl rg sr, "
@@ -82,7 +87,12 @@ static int run(int argc, char **argv)
     if (rc) return rc;
     const char *dir = ctx.out ? ctx.out : "out/study";
     cm_err err = {0};
-    if (!o.trace && access(DEFAULT_TRACE, R_OK) == 0) o.trace = DEFAULT_TRACE;
+    char trace[4096];
+    if (!o.trace) {
+        if (cm_data_path(DEFAULT_TRACE, trace, sizeof trace, &err))
+            return cli_fail(&ctx, &err);
+        o.trace = trace;
+    }
     if (cm_study_run(&ctx.params, dir, o.trace, o.coh_workloads,
                      cli_progress, NULL, &err))
         return cli_fail(&ctx, &err);

@@ -63,14 +63,22 @@ char *tu_write_file(const char *dir, const char *name, const char *text)
 
 tu_run tu_cohmod(const char *args)
 {
+    return tu_cohmod_in(NULL, args);
+}
+
+tu_run tu_cohmod_in(const char *cwd, const char *args)
+{
     tu_run r = {-1, NULL, NULL};
     const char *bin = getenv("COHMOD_BIN");
     ck_assert_msg(bin != NULL, "COHMOD_BIN is not set (run via make test)");
+    ck_assert_msg(bin[0] == '/' || !cwd, "COHMOD_BIN must be absolute");
     char *dir = tu_tmpdir();
-    size_t len = strlen(bin) + strlen(args) + 2 * strlen(dir) + 64;
+    size_t len = strlen(bin) + strlen(args) + 2 * strlen(dir) +
+                 (cwd ? strlen(cwd) : 0) + 64;
     char *cmd = malloc(len);
     ck_assert_ptr_nonnull(cmd);
-    snprintf(cmd, len, "%s %s >%s/o 2>%s/e", bin, args, dir, dir);
+    snprintf(cmd, len, "%s%s%s%s %s >%s/o 2>%s/e", cwd ? "cd '" : "",
+             cwd ? cwd : "", cwd ? "' && " : "", bin, args, dir, dir);
     int st = system(cmd);
     if (st != -1 && WIFEXITED(st)) r.status = WEXITSTATUS(st);
     char p[4200];

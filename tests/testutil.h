@@ -20,6 +20,8 @@ typedef struct tu_run {
 
 /* Runs `$COHMOD_BIN <args>` through /bin/sh (args are shell words). */
 tu_run tu_cohmod(const char *args);
+/* The same from working directory cwd (NULL: this one). */
+tu_run tu_cohmod_in(const char *cwd, const char *args);
 void tu_run_free(tu_run *r);
 /* The same with printf-style arguments. */
 tu_run tu_cohmodf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
