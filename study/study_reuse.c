@@ -96,6 +96,8 @@ static cm_status measure(reuse_section *rs, cm_err *err)
         rs->nmethods++;
         rs->methods[i].name = i ? method_specs[i] : "exact";
         rs->methods[i].hist = &rs->res[i].streams[0].hist;
+        rs->methods[i].resolved_lines = cm_sample_resolved_lines(
+            req.sample.kind, rs->methods[i].hist->rate);
     }
     return CM_OK;
 }
@@ -130,15 +132,22 @@ static cm_status section_mrc(reuse_section *rs, cm_err *err)
                           "reuse_*.csv and reuse_*.png):",
                           rs->s->trace, (unsigned long long)rs->res[0].accesses,
                           exact->cold, rs->p->l1_line);
-    for (int i = 1; i < NMETHODS && !st; i++)
+    for (int i = 1; i < NMETHODS && !st; i++) {
+        char res[96] = "";
+        if (rs->methods[i].resolved_lines > 0)
+            snprintf(res, sizeof res, " (it resolves %g lines and more: "
+                     "reuse_mrc leaves it out below)",
+                     rs->methods[i].resolved_lines);
         st = cm_study_say(rs->s, err,
                           "- %s (effective rate %.4g) against exact: mean "
                           "absolute MRC error %.4f over 100 sizes up to the "
                           "footprint (SHARDS's measure), %.4f over log-"
-                          "spaced sizes from one line.",
+                          "spaced sizes from one line%s.",
                           rs->methods[i].name, rs->methods[i].hist->rate,
                           cm_mrc_mae(exact, rs->methods[i].hist, lin, 100),
-                          cm_mrc_mae(exact, rs->methods[i].hist, caps, n));
+                          cm_mrc_mae(exact, rs->methods[i].hist, caps, n),
+                          res);
+    }
     return st;
 }
 
