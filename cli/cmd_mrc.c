@@ -217,7 +217,7 @@ static void report_errors(const cm_mrc_method *m, size_t n, int have_exact,
 static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS, CLI_TRACE_LONGOPTS,
+        CLI_COMMON_LONGOPTS, CLI_TRACE_LONGOPTS, CLI_QUIET_LONGOPT,
         {"sample", required_argument, NULL, OPT_SAMPLE},
         {"exact", no_argument, NULL, OPT_EXACT},
         {"sets", required_argument, NULL, OPT_SETS},
@@ -299,6 +299,7 @@ static int run(int argc, char **argv)
         methods[done].resolved_lines = cm_sample_resolved_lines(
             req.sample.kind, methods[done].hist->rate);
     }
+    cli_bar_end(&o.trace.bar, !rc && !st);
     cm_table *curve = NULL, *out = NULL;
     if (!rc && !st)
         st = cm_mrc_curve_table(methods, (size_t)done,

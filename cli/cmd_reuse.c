@@ -60,7 +60,7 @@ static int own_option(int opt, const char *arg, void *u)
 static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS, CLI_TRACE_LONGOPTS,
+        CLI_COMMON_LONGOPTS, CLI_TRACE_LONGOPTS, CLI_QUIET_LONGOPT,
         {"per", required_argument, NULL, CLI_OPT_PER},
         {"sample", required_argument, NULL, OPT_SAMPLE},
         {"fit", no_argument, NULL, OPT_FIT},
@@ -76,6 +76,7 @@ static int run(int argc, char **argv)
     cm_err err = {0};
     cm_reuse_result res;
     if (cm_reuse_from_trace(&req, &res, &err)) return cli_fail(&ctx, &err);
+    cli_bar_end(&o.trace.bar, 1);
     cm_table *t = NULL;
     cm_status st = o.fit ? cm_reuse_fit_table(&res, &t, &err)
                          : cm_reuse_result_table(&res, &t, &err);

@@ -251,8 +251,10 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
         if (st) return st;
     }
     cm_warp_source src = ts ? cm_trace_source_warps(ts) : (cm_warp_source){0};
-    cm_gpu_run_config cfg = {p, job->prof, job->proto,
-                             job->quiet ? NULL : cli_progress, NULL, src};
+    cli_bar bar; /* what the simulator reports (sim/gpu.h) */
+    cli_bar_start(&bar, "sim", job->quiet, 0);
+    cm_gpu_run_config cfg = {p, job->prof, job->proto, cli_progress, &bar,
+                             src};
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (job->coh) {
@@ -269,15 +271,21 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
         st = cm_gpu_run(&cfg, r->stats, &r->res, err);
     }
     r->seconds = seconds_since(&t0);
+    cli_bar_end(&bar, !st); /* before any line of its own */
     cm_trace_source_free(ts);
     if (!st) st = cm_stats_rows(r->stats, &r->rows, &r->nrows, err);
     const cm_param_info *pi = cm_param_find("sim.sample");
     char mode[32];
     cm_param_format(pi, cm_param_get(p, pi), mode, sizeof mode);
+    /* the coherence simulator counts no events: say nothing, not 0 */
+    char events[48] = "";
+    if (r->res.events > 0 && r->seconds > 0)
+        snprintf(events, sizeof events, " (%.2f Mevents/s)",
+                 (double)r->res.events / r->seconds / 1e6);
     if (!st && !job->quiet)
         fprintf(stderr,
                 "cohmod sim: %s on %s, sample %s, %s: %llu cycles, IPC %.3f, "
-                "%.2f s (%.2f Mevents/s)\n",
+                "%.2f s%s\n",
                 job->trace ? job->trace : job->prof->name,
                 job->coh ? cm_coh_protocol_name(job->coh) : job->proto->name,
                 job->coh ? "off (coherence simulator)" : mode,
@@ -288,8 +296,7 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
                     : "stopped at sim.max_cycles",
                 (unsigned long long)r->res.cycles,
                 row_value(r, job->coh ? "coh.ipc" : "ipc"),
-                r->seconds,
-                r->seconds > 0 ? (double)r->res.events / r->seconds / 1e6 : 0);
+                r->seconds, events);
     return st;
 }
 

@@ -14,7 +14,8 @@ static void usage(FILE *f)
 {
     fputs("Usage: cohmod study [--config PRESET|FILE] [--set NAME=VALUE]... "
           "[--trace FILE]\n"
-          "                    [--coh-workloads LIST|all] [--out DIR]\n\n"
+          "                    [--coh-workloads LIST|all] [--quiet] "
+          "[--out DIR]\n\n"
           "Runs the design-space study on one machine (default: the "
           "embedded tc2013)\nand writes into DIR (default out/study):\n"
           "  params.csv            every parameter value used\n"
@@ -49,15 +50,19 @@ static void usage(FILE *f)
           "                        bh cc cl dlb stn vpr hsp kmn lps ndl rg sr, "
           "or all\n"
           "                        (default bh,dlb,hsp,sr: ~10 s; all: about "
-          "3x as long)\n",
+          "3x as long)\n"
+          "  --quiet               no progress bar (drawn only on a "
+          "terminal, one line per\n"
+          "                        section)\n",
           f);
     cli_print_common_help(f);
 }
 
-enum { OPT_TRACE = CLI_OPT_FIRST_FREE, OPT_COH_WORKLOADS };
+enum { OPT_TRACE = CLI_OPT_FIRST_FREE, OPT_COH_WORKLOADS, OPT_QUIET };
 
 typedef struct study_opts {
     const char *trace, *coh_workloads;
+    int quiet;
 } study_opts;
 
 static int own_option(int opt, const char *arg, void *data)
@@ -65,6 +70,7 @@ static int own_option(int opt, const char *arg, void *data)
     study_opts *o = data;
     if (opt == OPT_TRACE) o->trace = arg;
     else if (opt == OPT_COH_WORKLOADS) o->coh_workloads = arg;
+    else if (opt == OPT_QUIET) o->quiet = 1;
     else return CM_EINPUT;
     return 0;
 }
@@ -75,10 +81,11 @@ static int run(int argc, char **argv)
         CLI_COMMON_LONGOPTS,
         {"trace", required_argument, NULL, OPT_TRACE},
         {"coh-workloads", required_argument, NULL, OPT_COH_WORKLOADS},
+        {"quiet", no_argument, NULL, OPT_QUIET},
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "study");
-    study_opts o = {NULL, NULL};
+    study_opts o = {NULL, NULL, 0};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;
     if (optind < argc)
@@ -93,9 +100,12 @@ static int run(int argc, char **argv)
             return cli_fail(&ctx, &err);
         o.trace = trace;
     }
+    cli_bar bar; /* each section a step: grid points, bytes, runs */
+    cli_bar_start(&bar, "study", o.quiet, 0);
     if (cm_study_run(&ctx.params, dir, o.trace, o.coh_workloads,
-                     cli_progress, NULL, &err))
+                     cli_progress, &bar, &err))
         return cli_fail(&ctx, &err);
+    cli_bar_end(&bar, 1);
     char path[4096];
     snprintf(path, sizeof path, "%s/summary.txt", dir);
     FILE *f = fopen(path, "r");

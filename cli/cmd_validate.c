@@ -362,12 +362,15 @@ static int run(int argc, char **argv)
     for (; naxes < o.ngrid && !rc; naxes++)
         rc = parse_axis(&ctx, o.grid[naxes], coh, &axes[naxes]);
     if (rc) naxes--; /* the failed one owns nothing */
-    char outdir[1024];
+    char outdir[1024], label[64];
     snprintf(outdir, sizeof outdir, "validate-%s", model->name);
+    snprintf(label, sizeof label, "runs of validate %s", model->name);
+    cli_bar bar; /* runs done of all */
+    cli_bar_start(&bar, label, o.quiet, 0);
     cm_validate_config cfg = {&ctx.params, model, axes, naxes, workloads,
                               nwl, proto, coh, ctx.out ? ctx.out : outdir,
                               o.replicates ? o.replicates : vm->replicates,
-                              o.quiet ? NULL : cli_progress, NULL};
+                              cli_progress, &bar};
     if (!rc) {
         cm_err err = {0};
         cm_validate_summary sum;
@@ -376,6 +379,7 @@ static int run(int argc, char **argv)
         if (cm_validate_run(&cfg, &sum, &err)) {
             rc = cli_fail(&ctx, &err);
         } else if (!o.quiet) {
+            cli_bar_end(&bar, 1);
             clock_gettime(CLOCK_MONOTONIC, &t1);
             print_summary(model, &sum, (double)(t1.tv_sec - t0.tv_sec) +
                                            1e-9 * (double)(t1.tv_nsec -

@@ -160,11 +160,13 @@ static cm_status feed_trace(const cm_reuse_request *req, stream_set *set,
         }
         if (st) break;
         res->accesses++;
-        if (req->progress && (res->accesses & 0xfffff) == 0)
+        if (req->progress && (res->accesses & 0xffff) == 0)
             req->progress((size_t)cm_trace_bytes_read(t), 0,
                           req->progress_arg);
     }
     if (!st && got < 0) st = err ? err->code : CM_EINPUT;
+    if (!st && req->progress) /* the whole trace read: all of its bytes */
+        req->progress((size_t)cm_trace_bytes_read(t), 0, req->progress_arg);
     cm_trace_close(t);
     return st;
 }

@@ -51,7 +51,9 @@ static cm_status validate_one(cm_study *s, const cm_validate_model *m,
                             .nworkloads = sizeof study_workloads /
                                           sizeof *study_workloads,
                             .protocol = cm_protocol_find("no-coh"),
-                            .outdir = dir};
+                            .outdir = dir,
+                            .progress = s->progress,
+                            .progress_arg = s->progress_arg};
     cm_validate_summary sum;
     if (!st) st = cm_validate_run(&c, &sum, err);
     if (st) {
