@@ -100,8 +100,9 @@ static int run(int argc, char **argv)
             return cli_fail(&ctx, &err);
         o.trace = trace;
     }
-    cli_bar bar; /* each section a step: grid points, bytes, runs */
-    cli_bar_start(&bar, "study", o.quiet, 0);
+    cli_bar bar; /* each section a step: grid points, the trace's bytes,
+                    runs */
+    cli_bar_start(&bar, "study", o.quiet, cli_file_bytes(o.trace));
     if (cm_study_run(&ctx.params, dir, o.trace, o.coh_workloads,
                      cli_progress, &bar, &err))
         return cli_fail(&ctx, &err);
