@@ -103,6 +103,9 @@ $(BUILD)/gen/version.h: FORCE
 	@mkdir -p $(dir $@)
 	@echo '#define COHMOD_VERSION "$(VERSION)"' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+# The shipped data (data/datadir.h): the source tree's, by absolute path,
+# so the binary finds it from any working directory.
+$(BUILD)/data/datadir.o: CFLAGS += -DCM_DATA_DIR='"$(abspath data)"'
 $(BUILD)/cli/main.o: $(BUILD)/gen/commands.h $(BUILD)/gen/version.h
 $(BUILD)/tests/run_tests.o: $(BUILD)/gen/suites.h
 $(BUILD)/tests/run_bench.o: $(BUILD)/gen/benches.h

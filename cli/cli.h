@@ -13,6 +13,7 @@
 
 #include "data/err.h"
 #include "data/params.h"
+#include "data/progress.h"
 #include "data/shard.h"
 #include "data/sweep.h"
 #include "data/table.h"
@@ -62,6 +63,7 @@ enum {
     CLI_OPT_SHARD,
     CLI_OPT_RESUME,
     CLI_OPT_FINISH,
+    CLI_OPT_QUIET, /* reuse, mrc, cache: no progress bar */
     CLI_OPT_FIRST_FREE /* commands number their own long options from here */
 };
 
@@ -225,6 +227,34 @@ int cli_write_param_dump(const cli_ctx *ctx, const char *result_path);
 int cli_sibling_path(const char *result_path, const char *suffix, char *buf,
                      size_t len);
 
+/* ---- progress (data/progress.h) ---- */
+
+/* A command's progress bar on stderr: drawn only when stderr is a
+ * terminal and the command was not given --quiet. */
+typedef struct cli_bar {
+    cm_progress_bar bar;
+    int on;
+} cli_bar;
+
+/* (Re)starts b labelled `label` (an open bar's line is ended first, as
+ * completed); known_total as cm_progress_bar_init (cli_file_bytes for a
+ * trace). */
+void cli_bar_start(cli_bar *b, const char *label, int quiet,
+                   size_t known_total);
+
+/* A cm_progress_fn; arg is the cli_bar to draw (NULL: one shared bar,
+ * unlabelled, on when stderr is a terminal). */
+void cli_progress(size_t done, size_t total, void *arg);
+
+/* Ends the line of an open bar (NULL: whichever is open), at its total
+ * when the work completed (ok), so that what the command prints next
+ * starts a line of its own.  cli_fail and cli_usage_error call it. */
+void cli_bar_end(cli_bar *b, int ok);
+
+/* The size of a regular file, 0 for anything else: the work a streamed
+ * trace is. */
+size_t cli_file_bytes(const char *path);
+
 /* ---- trace options shared by reuse, mrc and cache ---- */
 
 #define CLI_TRACE_LONGOPTS                                    \
@@ -232,10 +262,14 @@ int cli_sibling_path(const char *result_path, const char *suffix, char *buf,
     {"line", required_argument, NULL, CLI_OPT_LINE},          \
     {"ops", required_argument, NULL, CLI_OPT_OPS}
 
+#define CLI_QUIET_LONGOPT {"quiet", no_argument, NULL, CLI_OPT_QUIET}
+
 typedef struct cli_trace_opts {
     const char *format; /* NULL: auto */
     const char *ops;    /* NULL: all */
     const char *per;    /* NULL: all */
+    int quiet;          /* --quiet (CLI_QUIET_LONGOPT) */
+    cli_bar bar;        /* the pass over the trace: bytes of the file */
 } cli_trace_opts;
 
 /* Takes one trace option: 1 if it was one, 0 if not.  --line B is
@@ -248,8 +282,9 @@ int cli_alias_set(cli_ctx *ctx, const char *param, const char *value);
 
 /* Fills a reuse request from the resolved parameters (l1.line,
  * reuse.exact_bins, sim.seed) and the trace options; sample may be NULL
- * (exact).  Returns 0 or the exit status after reporting. */
-int cli_reuse_request(cli_ctx *ctx, const cli_trace_opts *t,
+ * (exact).  (Re)starts t's bar for the pass over the trace, and the
+ * request reports to it.  Returns 0 or the exit status after reporting. */
+int cli_reuse_request(cli_ctx *ctx, cli_trace_opts *t,
                       const char *path, const char *sample,
                       cm_reuse_request *req);
 
@@ -257,14 +292,11 @@ int cli_reuse_request(cli_ctx *ctx, const cli_trace_opts *t,
  * positional argument (the trace), the parameters resolved, and the
  * request filled.  Returns 0 or the exit status after reporting. */
 int cli_trace_setup(cli_ctx *ctx, int argc, char **argv,
-                    const cli_trace_opts *t, const char *sample,
+                    cli_trace_opts *t, const char *sample,
                     cm_reuse_request *req);
 
 /* Help text of the trace options. */
 void cli_print_trace_help(FILE *f);
 
-/* A progress bar on stderr for long runs; silent unless stderr is a
- * terminal.  Matches cm_progress_fn (arg unused). */
-void cli_progress(size_t done, size_t total, void *arg);
 
 #endif

@@ -13,7 +13,8 @@ static void usage(FILE *f)
           "[--format F] [--ops LIST] [--out F.csv]\n\n"
           "Simulates one set-associative cache over the trace.  Output: "
           "op,accesses,hits,\nmisses,miss_ratio, one row per op (load, "
-          "store, modify, atomic) and a row all.\n\n"
+          "store, modify, atomic) and a row all;\nmiss_ratio is empty for "
+          "an op the trace never does.\n\n"
           "Counting follows cachegrind: an access that straddles a line "
           "boundary touches\nevery line it covers but counts as one access, "
           "and as one miss if any line\nmissed; a modify (lackey M) counts "
@@ -59,7 +60,7 @@ static int own_option(int opt, const char *arg, void *u)
 static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS, CLI_TRACE_LONGOPTS,
+        CLI_COMMON_LONGOPTS, CLI_TRACE_LONGOPTS, CLI_QUIET_LONGOPT,
         {"size", required_argument, NULL, OPT_SIZE},
         {"ways", required_argument, NULL, OPT_WAYS},
         {"policy", required_argument, NULL, OPT_POLICY},
@@ -82,8 +83,9 @@ static int run(int argc, char **argv)
     cm_cache_counts counts;
     cm_table *t = NULL;
     cm_status st = cm_cache_run_trace(&cfg, req.trace, &req.trace_opts,
-                                      req.op_mask, cli_progress, NULL,
-                                      &counts, &err);
+                                      req.op_mask, cli_progress,
+                                      &o.trace.bar, &counts, &err);
+    cli_bar_end(&o.trace.bar, !st);
     if (!st) st = cm_cache_counts_table(&counts, &t, &err);
     if (!st) st = cm_table_write_file(t, ctx.out, &err);
     rc = st ? cli_fail(&ctx, &err) : cli_write_param_dump(&ctx, ctx.out);

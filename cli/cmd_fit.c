@@ -31,9 +31,18 @@ static void usage(FILE *f)
           "squares (GSL trust region) on mean MSHR occupancy, P(all MSHRs "
           "busy) and the\nmiss round trip, weighted by each run's 95% "
           "interval.\n\n"
-          "Writes calib.csv (parameter,value,stderr: a config file, use it "
-          "with\n--config), calib.residuals.csv (sample,quantity,sim,ci95_lo,"
-          "ci95_hi,model,\nsigma,residual) and calib.params.csv.\n\n"
+          "Each parameter is fitted within its registry range, narrowed "
+          "to where the model\naccepts it on every sample's machine.  One "
+          "the samples cannot identify (no\neffect on the fit, at its "
+          "bound, standard error above its value, or 95%\ninterval across "
+          "its range) is held at its configured value and said so; when\n"
+          "none is identified the fit exits 2, naming the runs that would "
+          "help (e.g. two\nor more MSHR counts or warp counts).\n\n"
+          "Writes calib.csv (parameter,value,stderr,note: a config file, "
+          "use it with\n--config; stderr is empty and note says why for "
+          "a held parameter),\ncalib.residuals.csv (sample,quantity,sim,"
+          "ci95_lo,ci95_hi,model,sigma,residual;\nthe interval cells are "
+          "empty for runs without one) and calib.params.csv.\n\n"
           "  --samples F  a stats CSV of cohmod sim (repeatable)\n"
           "  --param NAME a parameter to fit (repeatable, 1 to 4; default "
           "model.extra_latency\n"
@@ -132,7 +141,7 @@ static cm_status write_residuals(const fit_opts *o, const cm_mshr_obs *obs,
                            model[q], obs[i].sigma[q],
                            (model[q] - obs[i].sim[q]) / obs[i].sigma[q]};
             char b[6][32];
-            for (int k = 0; k < 6; k++) cm_fmt_double(b[k], v[k]);
+            for (int k = 0; k < 6; k++) cm_fmt_optional(b[k], v[k]);
             const char *cells[] = {o->samples[i], cm_mshr_qty_name(q), b[0],
                                    b[1], b[2], b[3], b[4], b[5]};
             st = cm_table_append(t, cells, err);
@@ -144,16 +153,41 @@ static cm_status write_residuals(const fit_opts *o, const cm_mshr_obs *obs,
     return st;
 }
 
+/* Nothing identified: one line naming why for each parameter, and what
+ * runs would help.  Nothing has been written. */
+static int fail_unidentified(const cli_ctx *ctx, const cm_mshr_obs *obs,
+                             size_t n, const cm_mshr_fit *fit)
+{
+    char msg[CM_ERR_MSG_MAX] = "", part[320];
+    size_t k = 0;
+    for (size_t i = 0; i < fit->np && k < sizeof msg; i++) {
+        char why[256];
+        cm_mshr_fit_why(fit, i, why, sizeof why);
+        int m = snprintf(msg + k, sizeof msg - k, "%s%s (%s)", i ? ", " : "",
+                         fit->param[i]->name, why);
+        k += m > 0 ? (size_t)m : 0;
+    }
+    cm_mshr_fit_advice(obs, n, fit, part, sizeof part);
+    cm_err err;
+    cm_err_set(&err, CM_EINPUT, "the samples identify no parameter: %s; %s",
+               msg, part);
+    return cli_fail(ctx, &err);
+}
+
 static void print_summary(const cm_mshr_fit *fit)
 {
     fprintf(stderr, "cohmod fit: %zu samples, %zu residuals, %d iterations, "
             "chi2/dof %.3g\n", fit->observations, fit->residuals,
             fit->iterations, fit->chisq_dof);
-    for (size_t k = 0; k < fit->np; k++)
-        fprintf(stderr, "  %s = %.6g +- %.3g%s\n", fit->param[k]->name,
-                fit->value[k], fit->stderr_[k],
-                fit->identifiable[k] ? "" : " (not identifiable from these "
-                                            "samples)");
+    for (size_t k = 0; k < fit->np; k++) {
+        char note[512];
+        cm_mshr_fit_note(fit, k, note, sizeof note);
+        if (fit->identifiable[k])
+            fprintf(stderr, "  %s = %.6g +- %.3g\n", fit->param[k]->name,
+                    fit->value[k], fit->stderr_[k]);
+        else
+            fprintf(stderr, "  %s: %s\n", fit->param[k]->name, note);
+    }
     fprintf(stderr, "  occupancy MARE %.2f%%, P(full) mean abs error %.4f",
             100 * fit->occ_mare, fit->p_full_mae);
     if (isfinite(fit->latency_mare))
@@ -206,12 +240,32 @@ static int run(int argc, char **argv)
     cm_mshr_fit fit;
     if (!st) st = cm_mshr_fit_run(obs, o.nsamples, params, o.nparams, &fit,
                                   &err);
+    if (!st && fit.identified == 0) {
+        rc = fail_unidentified(&ctx, obs, o.nsamples, &fit);
+        free(obs);
+        return rc;
+    }
+    /* The calibrated model on this configuration, as `cohmod model mshr
+     * --config ... --config calib.csv` will run it: never write a
+     * calib.csv it rejects. */
+    cm_params calibrated = ctx.params;
+    if (!st) {
+        cm_mshr_fit_apply(&fit, &calibrated);
+        cm_mshr_ws *ws = cm_mshr_ws_new();
+        cm_mshr_input in;
+        cm_mshr_result res;
+        cm_mshr_input_from_params(&calibrated, &in);
+        st = ws ? cm_mshr_solve(&in, ws, &res, NULL, &err)
+                : cm_err_set(&err, CM_EINTERNAL, "out of memory");
+        if (st) cm_err_prefix(&err, "the calibrated model on this --config");
+        cm_mshr_ws_free(ws);
+    }
     char resid[4096];
     if (!st && cli_sibling_path(ctx.out, ".residuals.csv", resid,
                                 sizeof resid))
         st = cm_err_set(&err, CM_EINPUT, "--out path too long");
     if (!st) st = write_residuals(&o, obs, &fit, resid, &err);
-    if (!st) cm_mshr_fit_apply(&fit, &ctx.params);
+    if (!st) ctx.params = calibrated;
     rc = st ? cli_fail(&ctx, &err) : cli_write_param_dump(&ctx, ctx.out);
     /* calib.csv last: its presence means the whole fit was written. */
     if (!rc && write_calib(&fit, ctx.out, &err)) rc = cli_fail(&ctx, &err);

@@ -221,6 +221,7 @@ static cm_status write_outcomes(cm_csv_writer *w, const cm_litmus_result *r,
 static void warn(const cli_ctx *ctx, const cm_litmus_result *r)
 {
     const char *tn = r->test->name, *pn = (r->proto)->name;
+    if (r->forbidden || r->unfinished) cli_bar_end(NULL, 0);
     if (r->forbidden)
         fprintf(stderr,
                 "cohmod %s: warning: %s on %s (%s) showed the forbidden "
@@ -319,6 +320,7 @@ static int sweep(cli_ctx *ctx, const litmus_opts *o,
     if (!st) st = cm_csv_writer_commit(w, &err), w = NULL;
     if (wo) cm_csv_writer_abort(wo);
     if (w) cm_csv_writer_abort(w);
+    cli_bar_end(NULL, !st && !failed);
     if (st) return cli_fail(ctx, &err);
     int rc = cli_write_param_dump(ctx, ctx->out);
     if (rc) return rc;

@@ -113,6 +113,7 @@ static int run(int argc, char **argv)
     if (!cli_sweeps_parse(sw, &err) && !(rc = cli_sweeps_shard(&ctx, sw)))
         cm_mshr_grid_table(&ctx.params, sw->sweep, sw->nparsed, pmf,
                            cli_progress, NULL, &t, &err);
+    cli_bar_end(NULL, t != NULL);
     if (!rc) rc = cli_finish_table(&ctx, t, &err);
     cli_sweeps_free(sw);
     return rc;

@@ -87,8 +87,11 @@ static cm_status directory_table(const cm_params *p, const void *state,
                                  size_t nsweeps, cm_table **out, cm_err *err)
 {
     const directory_protocols *d = state;
-    return cm_directory_grid_table(p, d->p, d->n, prof, sweeps, nsweeps,
-                                   cli_progress, NULL, out, err);
+    cm_status st = cm_directory_grid_table(p, d->p, d->n, prof, sweeps,
+                                           nsweeps, cli_progress, NULL, out,
+                                           err);
+    cli_bar_end(NULL, !st);
+    return st;
 }
 
 int cli_model_directory(int argc, char **argv)

@@ -71,9 +71,11 @@ static cm_status recall_table(const cm_params *p, const void *state,
                               const cm_profile *prof, cm_sweep *sweeps,
                               size_t nsweeps, cm_table **out, cm_err *err)
 {
-    return cm_recall_grid_table(p, *(const cm_recall_protocol *)state, prof,
-                                sweeps, nsweeps, cli_progress, NULL, out,
-                                err);
+    cm_status st = cm_recall_grid_table(p, *(const cm_recall_protocol *)state,
+                                        prof, sweeps, nsweeps, cli_progress,
+                                        NULL, out, err);
+    cli_bar_end(NULL, !st);
+    return st;
 }
 
 int cli_model_recall(int argc, char **argv)

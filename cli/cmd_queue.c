@@ -39,7 +39,11 @@ static const struct {
                                    "source)"},
     [Q_SERVICE] = {"service", "M",
                    "service rate mu per server (md1, mg1: mean time s)"},
-    [Q_LOAD] = {"load", "A", "offered load a = lambda/mu in Erlangs"},
+    [Q_LOAD] = {"load", "A", "offered load a = lambda/mu in Erlangs; with "
+                            "two of\n" HELP_INDENT "--arrival, --service, "
+                            "--load the third follows,\n" HELP_INDENT
+                            "and --load alone sets the service rate to 1 "
+                            "(times\n" HELP_INDENT "in mean service times)"},
     [Q_LPS] = {"load-per-source", "B",
                "offered load of one idle source, lambda/mu"},
     [Q_SCV] = {"scv", "C2",
@@ -60,10 +64,19 @@ typedef struct qargs {
 
 typedef cm_status (*qsolve_fn)(const qargs *q, cm_table **t, cm_err *err);
 
+/* How a model takes its traffic.  The standard references state M/M/c,
+ * M/M/c/K and M/G/1 in the offered load alone, so these take any two of
+ * arrival, service and load (service a rate, or for M/D/1 and M/G/1 a
+ * time), and the load alone with a service rate of 1: times then come out
+ * in mean service times. */
+typedef enum rates_kind { RATES_NONE = 0, RATES_MU, RATES_TIME } rates_kind;
+
 typedef struct qmodel {
     const char *name, *summary, *about;
     unsigned allowed, required, whole; /* BIT() sets */
     qsolve_fn solve;
+    rates_kind rates;
+    int load_opt; /* Q_LOAD, or Q_LPS for a per-source load */
 } qmodel;
 
 /* ---- output tables ---------------------------------------------------- */
@@ -364,6 +377,7 @@ static cm_status solve_mva(const qargs *q, cm_table **t, cm_err *err)
 }
 
 #define MM_RATES (BIT(Q_ARRIVAL) | BIT(Q_SERVICE))
+#define MM_TRAFFIC (MM_RATES | BIT(Q_LOAD))
 
 static const qmodel models[] = {
     {"erlang-b", "M/M/c/c loss: blocking of Poisson traffic (real c too)",
@@ -372,22 +386,22 @@ static const qmodel models[] = {
      "(through the incomplete gamma function).\n"
      "Columns: servers,load,blocking,carried_load,lost_load,util",
      BIT(Q_SERVERS) | BIT(Q_LOAD), BIT(Q_SERVERS) | BIT(Q_LOAD), 0,
-     solve_erlang_b},
+     solve_erlang_b, RATES_NONE, 0},
     {"erlang-c", "M/M/c: probability of waiting, waits and queue lengths",
-     "Erlang's delay formula for c servers with an infinite queue; needs\n"
-     "load = arrival/service < servers.\n"
+     "Erlang's delay formula C(c, a) for c servers with an infinite queue;\n"
+     "needs load a = arrival/service < servers.\n"
      "Columns: servers,arrival,service,load, then the figures p_block,\n"
      "p_wait,throughput,mean_n,mean_q,mean_busy,util,mean_resp,mean_wait",
-     BIT(Q_SERVERS) | MM_RATES, BIT(Q_SERVERS) | MM_RATES, BIT(Q_SERVERS),
-     solve_erlang_c},
+     BIT(Q_SERVERS) | MM_TRAFFIC, BIT(Q_SERVERS), BIT(Q_SERVERS),
+     solve_erlang_c, RATES_MU, Q_LOAD},
     {"mmck", "M/M/c/K: c servers, K places in all, arrivals beyond K lost",
      "Poisson arrivals, c exponential servers, K >= c places counting those\n"
      "in service; an arrival finding K present is lost.\n"
      "Columns: servers,capacity,arrival,service,load and the figures\n"
      "(p_block = P(K present); times are of admitted arrivals)",
-     BIT(Q_SERVERS) | BIT(Q_CAPACITY) | MM_RATES | BIT(Q_PMF),
-     BIT(Q_SERVERS) | BIT(Q_CAPACITY) | MM_RATES,
-     BIT(Q_SERVERS) | BIT(Q_CAPACITY), solve_mmck},
+     BIT(Q_SERVERS) | BIT(Q_CAPACITY) | MM_TRAFFIC | BIT(Q_PMF),
+     BIT(Q_SERVERS) | BIT(Q_CAPACITY), BIT(Q_SERVERS) | BIT(Q_CAPACITY),
+     solve_mmck, RATES_MU, Q_LOAD},
     {"engset", "finite-source loss: time and call congestion",
      "Engset's formula: N sources, each offering load B while idle, to c\n"
      "servers with no waiting room (c <= N).  Time congestion is P(all c\n"
@@ -396,16 +410,19 @@ static const qmodel models[] = {
      "call_congestion,carried_load,util",
      BIT(Q_SERVERS) | BIT(Q_SOURCES) | BIT(Q_LPS),
      BIT(Q_SERVERS) | BIT(Q_SOURCES) | BIT(Q_LPS),
-     BIT(Q_SERVERS) | BIT(Q_SOURCES), solve_engset},
+     BIT(Q_SERVERS) | BIT(Q_SOURCES), solve_engset, RATES_NONE, 0},
     {"mmckn", "M/M/c/K/N: finite sources (machine repairman), K places",
      "N sources, each arriving at rate `arrival` while idle; c servers,\n"
      "c <= K <= N places; an arrival finding K present is lost and its\n"
      "source goes idle again.  p_block is what an arrival sees (arrival\n"
-     "theorem), not the time average.\n"
+     "theorem), not the time average.  --load-per-source B = arrival/service\n"
+     "stands for either rate.\n"
      "Columns: servers,capacity,arrival,service,load,sources and the figures",
-     BIT(Q_SERVERS) | BIT(Q_CAPACITY) | BIT(Q_SOURCES) | MM_RATES | BIT(Q_PMF),
-     BIT(Q_SERVERS) | BIT(Q_CAPACITY) | BIT(Q_SOURCES) | MM_RATES,
-     BIT(Q_SERVERS) | BIT(Q_CAPACITY) | BIT(Q_SOURCES), solve_mmckn},
+     BIT(Q_SERVERS) | BIT(Q_CAPACITY) | BIT(Q_SOURCES) | MM_RATES |
+         BIT(Q_LPS) | BIT(Q_PMF),
+     BIT(Q_SERVERS) | BIT(Q_CAPACITY) | BIT(Q_SOURCES),
+     BIT(Q_SERVERS) | BIT(Q_CAPACITY) | BIT(Q_SOURCES), solve_mmckn, RATES_MU,
+     Q_LPS},
     {"mva", "closed network by exact Mean Value Analysis",
      "Exact MVA of a closed single-class network of queueing (FCFS,\n"
      "exponential, or processor sharing) and delay stations.\n"
@@ -414,18 +431,18 @@ static const qmodel models[] = {
      "residence = cycle response time).  For a delay station util is the\n"
      "mean number present.",
      BIT(Q_STATIONS) | BIT(Q_POPULATION), BIT(Q_STATIONS) | BIT(Q_POPULATION),
-     BIT(Q_POPULATION), solve_mva},
+     BIT(Q_POPULATION), solve_mva, RATES_NONE, 0},
     {"md1", "M/D/1: constant service time, mean waits",
      "Pollaczek-Khinchine with constant service: --service is the service\n"
-     "TIME s (not a rate); needs arrival x service < 1.\n"
+     "TIME s (not a rate), and load = arrival x service < 1.\n"
      "Columns: arrival,service,scv and the figures",
-     MM_RATES, MM_RATES, 0, solve_md1},
+     MM_TRAFFIC, 0, 0, solve_md1, RATES_TIME, Q_LOAD},
     {"mg1", "M/G/1: general service time, mean waits (Pollaczek-Khinchine)",
      "Pollaczek-Khinchine mean value formulas: --service is the mean service\n"
      "TIME s (not a rate), --scv its squared coefficient of variation (0:\n"
-     "constant, 1: exponential); needs arrival x service < 1.\n"
+     "constant, 1: exponential), and load = arrival x service < 1.\n"
      "Columns: arrival,service,scv and the figures",
-     MM_RATES | BIT(Q_SCV), MM_RATES, 0, solve_mg1},
+     MM_TRAFFIC | BIT(Q_SCV), 0, 0, solve_mg1, RATES_TIME, Q_LOAD},
 };
 #define NMODELS (sizeof models / sizeof models[0])
 
@@ -514,6 +531,42 @@ static int parse_numbers(const cli_ctx *ctx, const qmodel *m, qargs *q)
     return 0;
 }
 
+/* Arrival and service of a model with traffic (rates_kind) from the two of
+ * arrival, service and load given, or from the load alone. */
+static int resolve_traffic(const cli_ctx *ctx, const qmodel *m, qargs *q)
+{
+    if (m->rates == RATES_NONE) return 0;
+    const char *load = qopt[m->load_opt].name;
+    int a = q->text[Q_ARRIVAL] != NULL, s = q->text[Q_SERVICE] != NULL;
+    int l = q->text[m->load_opt] != NULL;
+    if (a && s && l)
+        return cli_usage_error(ctx, "give two of --arrival, --service and "
+                               "--%s, not all three", load);
+    if (!l && !(a && s))
+        return cli_usage_error(ctx, "missing --%s (or --%s)",
+                               a ? "service" : s ? "arrival" : load,
+                               a || s ? load : "arrival and --service");
+    if (!l) return 0;
+    double A = q->v[m->load_opt], *arr = &q->v[Q_ARRIVAL];
+    double *svc = &q->v[Q_SERVICE];
+    int time = m->rates == RATES_TIME; /* load = arrival x service time */
+    if (!a && !s) { /* the references' form: one unit of service */
+        *svc = 1;
+        *arr = A;
+    } else if (s) {
+        if (time && !(*svc > 0))
+            return cli_usage_error(ctx, "--service must be > 0 with --%s",
+                                   load);
+        *arr = time ? A / *svc : A * *svc;
+    } else {
+        if (!(A > 0))
+            return cli_usage_error(ctx, "--%s must be > 0 with --arrival",
+                                   load);
+        *svc = time ? A / *arr : *arr / A;
+    }
+    return 0;
+}
+
 enum { OPT_Q = CLI_OPT_FIRST_FREE };
 
 static int own_option(int opt, const char *arg, void *u)
@@ -566,6 +619,7 @@ static int run(int argc, char **argv)
         return cli_usage_error(&ctx, "unexpected argument '%s'",
                                argv[optind + 1]);
     rc = parse_numbers(&ctx, m, &q);
+    if (!rc) rc = resolve_traffic(&ctx, m, &q);
     if (!rc) rc = cli_ctx_resolve(&ctx);
     if (rc) return rc;
 

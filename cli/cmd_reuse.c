@@ -14,7 +14,9 @@ static void usage(FILE *f)
           "trace: exact bins\nbelow reuse.exact_bins lines, log2 bins "
           "beyond, cold accesses apart.  Output:\nstream,kind,distance_lo,"
           "distance_hi,count,fraction,sampling_rate (kind exact,\nlog2 or "
-          "cold).  Sampled histograms are scaled to the whole trace.\n\n"
+          "cold; a cold row's distance_lo and distance_hi are inf, the "
+          "distance\nof a first touch).  Sampled histograms are scaled to "
+          "the whole trace.\n\n"
           "  --per P        one histogram for all, per SM or per warp\n"
           "  --sample S     SHARDS at rate R, SHARDS holding at most S lines, "
           "or StatStack\n"
@@ -23,7 +25,13 @@ static void usage(FILE *f)
           "ratio curve\n"
           "                 instead (see models/fit.c): stream,m_inf,"
           "m_inf_se,c0,c0_se,\n"
-          "                 alpha,alpha_se,rmse,r2,points\n",
+          "                 alpha,alpha_se,rmse,r2,points,note; note (and a "
+          "line on\n"
+          "                 stderr) names a parameter on a bound of the "
+          "family or with a\n"
+          "                 standard error above its value, or why a "
+          "stream has no fit\n"
+          "                 (its numbers then empty)\n",
           f);
     cli_print_trace_help(f);
     cli_print_common_help(f);
@@ -52,7 +60,7 @@ static int own_option(int opt, const char *arg, void *u)
 static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS, CLI_TRACE_LONGOPTS,
+        CLI_COMMON_LONGOPTS, CLI_TRACE_LONGOPTS, CLI_QUIET_LONGOPT,
         {"per", required_argument, NULL, CLI_OPT_PER},
         {"sample", required_argument, NULL, OPT_SAMPLE},
         {"fit", no_argument, NULL, OPT_FIT},
@@ -68,6 +76,7 @@ static int run(int argc, char **argv)
     cm_err err = {0};
     cm_reuse_result res;
     if (cm_reuse_from_trace(&req, &res, &err)) return cli_fail(&ctx, &err);
+    cli_bar_end(&o.trace.bar, 1);
     cm_table *t = NULL;
     cm_status st = o.fit ? cm_reuse_fit_table(&res, &t, &err)
                          : cm_reuse_result_table(&res, &t, &err);
@@ -79,6 +88,11 @@ static int run(int argc, char **argv)
                 (unsigned long long)res.accesses,
                 (unsigned long long)res.references, res.nstreams,
                 res.nstreams ? res.streams[0].hist.rate : 1.0);
+    long note = !rc && o.fit ? cm_table_col_find(t, "note") : -1;
+    for (size_t i = 0; note >= 0 && i < cm_table_nrows(t); i++)
+        if (*cm_table_cell(t, i, (size_t)note)) /* a degenerate fit */
+            fprintf(stderr, "cohmod reuse: fit of stream %s: %s\n",
+                    cm_table_cell(t, i, 0), cm_table_cell(t, i, (size_t)note));
     cm_table_free(t);
     cm_reuse_result_free(&res);
     return rc;

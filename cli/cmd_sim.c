@@ -32,7 +32,10 @@ static void usage(FILE *f)
           "(or sim.max_cycles), in\nfull detail or sampled (--sample), and "
           "writes the statistics as\nmetric,component,value,ci95_lo,ci95_hi "
           "(component sm<i>, "
-          "bank<i>,\nch<i>, or all for the whole machine).\n\n"
+          "bank<i>,\nch<i>, or all for the whole machine).  ci95_lo and "
+          "ci95_hi are empty\nwithout an interval (unsampled runs, "
+          "min/max/stddev, fewer than 2 windows);\nvalue is empty where "
+          "a metric is undefined (a mean or ratio over no events).\n\n"
           "  --workload W      a built-in profile (see --list-workloads) or "
           "a CSV of\n"
           "                    parameter,value rows (optionally `base,NAME` "
@@ -83,7 +86,10 @@ static void usage(FILE *f)
           "                    latency, then wall_seconds and speedup "
           "rows (the\n"
           "                    timing rows are the only ones that vary "
-          "run to run)\n"
+          "run to run;\n"
+          "                    their last two cells, and rel_error where "
+          "full is 0,\n"
+          "                    are empty)\n"
           "  --quiet           no progress bar\n"
           "  --list-workloads  the built-in profiles as CSV, name first\n"
           "  --list-metrics    every statistic a run can write, as CSV\n"
@@ -274,10 +280,13 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
     cm_warp_source src = ts ? cm_trace_source_warps(ts) : (cm_warp_source){0};
     cm_profile_rec *rec = NULL;
     if (job->profile_out) st = cm_profile_rec_new(p, job->proto, &rec, err);
+    cli_bar bar; /* what the simulator reports (sim/gpu.h) */
+    cli_bar_start(&bar, "sim", job->quiet, 0);
     cm_gpu_run_config cfg = {.params = p,
                              .workload = job->prof,
                              .protocol = job->proto,
-                             .progress = job->quiet ? NULL : cli_progress,
+                             .progress = cli_progress,
+                             .progress_arg = &bar,
                              .source = src,
                              .observer = rec ? cm_profile_rec_observer(rec)
                                              : NULL};
@@ -285,6 +294,7 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!st) st = cm_gpu_run(&cfg, r->stats, &r->res, err);
     r->seconds = seconds_since(&t0);
+    cli_bar_end(&bar, !st); /* before any line of its own */
     cm_trace_source_free(ts);
     if (!st && rec) st = write_profile(rec, r, job->profile_out, err);
     cm_profile_rec_free(rec);
@@ -292,11 +302,16 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
     const cm_param_info *pi = cm_param_find("sim.sample");
     char mode[32];
     cm_param_format(pi, cm_param_get(p, pi), mode, sizeof mode);
+    /* the rate of detailed L1 accesses: said only where there are some */
     double acc = row_value(r, "l1.accesses");
+    char rate[48] = "";
+    if (isfinite(acc) && acc > 0 && r->seconds > 0)
+        snprintf(rate, sizeof rate, " (%.2f M L1 accesses/s)",
+                 acc / r->seconds / 1e6);
     if (!st && !job->quiet)
         fprintf(stderr,
                 "cohmod sim: %s on %s, sample %s, %s: %llu cycles, IPC %.3f, "
-                "%.2f s (%.2f M L1 accesses/s)\n",
+                "%.2f s%s\n",
                 job->trace ? job->trace : job->prof->name, job->proto->name,
                 mode,
                 r->res.finished ? "finished"
@@ -305,8 +320,7 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
                     ? "stopped at sim.max_instructions"
                     : "stopped at sim.max_cycles",
                 (unsigned long long)r->res.cycles, row_value(r, "ipc"),
-                r->seconds,
-                r->seconds > 0 && isfinite(acc) ? acc / r->seconds / 1e6 : 0);
+                r->seconds, rate);
     return st;
 }
 
@@ -349,10 +363,10 @@ static cm_status write_check(const char *path, const sim_run *full,
         char v[4][32];
         cm_fmt_double(v[0], f->value);
         cm_fmt_double(v[1], s->value);
-        cm_fmt_double(v[2], f->value != 0 ? fabs(s->value - f->value) /
-                                                fabs(f->value)
-                                          : NAN);
-        cm_fmt_double(v[3], 0.5 * (s->ci95_hi - s->ci95_lo));
+        cm_fmt_optional(v[2], f->value != 0 ? fabs(s->value - f->value) /
+                                                  fabs(f->value)
+                                            : NAN);
+        cm_fmt_optional(v[3], 0.5 * (s->ci95_hi - s->ci95_lo));
         const char *cells[5] = {check_metrics[i], v[0], v[1], v[2], v[3]};
         st = cm_csv_writer_row(w, 5, cells, err);
     }
@@ -360,11 +374,11 @@ static cm_status write_check(const char *path, const sim_run *full,
         char a[32], b[32], c[32];
         cm_fmt_double(a, full->seconds);
         cm_fmt_double(b, smp->seconds);
-        const char *cells[5] = {"wall_seconds", a, b, "nan", "nan"};
+        const char *cells[5] = {"wall_seconds", a, b, "", ""};
         st = cm_csv_writer_row(w, 5, cells, err);
         cm_fmt_double(c, smp->seconds > 0 ? full->seconds / smp->seconds
                                           : NAN);
-        const char *sp[5] = {"speedup", "1", c, "nan", "nan"};
+        const char *sp[5] = {"speedup", "1", c, "", ""};
         if (!st) st = cm_csv_writer_row(w, 5, sp, err);
     }
     if (st) {

@@ -4,36 +4,19 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "data/datadir.h"
 #include "study/study.h"
 
-/* The real trace the reuse section reads unless --trace names another;
- * relative to the source tree, where `make demo` runs, or where `make
- * install` put it: PREFIX/share/cohmod/traces beside PREFIX/bin. */
-#define DEFAULT_TRACE "data/traces/sort.lackey"
-#define INSTALLED_TRACE "/share/cohmod/traces/sort.lackey"
-
-static const char *default_trace(char *buf, size_t len)
-{
-    if (access(DEFAULT_TRACE, R_OK) == 0) return DEFAULT_TRACE;
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return NULL;
-    exe[n] = '\0';
-    for (int up = 0; up < 2; up++) { /* PREFIX/bin/cohmod -> PREFIX */
-        char *slash = strrchr(exe, '/');
-        if (!slash) return NULL;
-        *slash = '\0';
-    }
-    if ((size_t)snprintf(buf, len, "%s" INSTALLED_TRACE, exe) >= len)
-        return NULL;
-    return access(buf, R_OK) == 0 ? buf : NULL;
-}
+/* The real trace the reuse section reads unless --trace names another: a
+ * shipped file, found in cohmod's data directory (data/datadir.h). */
+#define DEFAULT_TRACE "traces/sort.lackey"
 
 static void usage(FILE *f)
 {
     fputs("Usage: cohmod study [--config PRESET|FILE] [--set NAME=VALUE]... "
           "[--trace FILE]\n"
-          "                    [--coh-workloads LIST|all] [--out DIR]\n\n"
+          "                    [--coh-workloads LIST|all] [--quiet] "
+          "[--out DIR]\n\n"
           "Runs the design-space study on one machine (default: the "
           "embedded tc2013)\nand writes into DIR (default out/study):\n"
           "  params.csv            every parameter value used\n"
@@ -58,24 +41,30 @@ static void usage(FILE *f)
           "  summary.txt           what the study found, in plain text\n\n"
           "  --trace FILE          the real trace of the reuse section "
           "(default\n"
-          "                        " DEFAULT_TRACE " or, installed,\n"
-          "                        PREFIX" INSTALLED_TRACE ";\n"
-          "                        skipped when absent)\n"
+          "                        " DEFAULT_TRACE " of cohmod's data "
+          "directory: $COHMOD_DATA,\n"
+          "                        PREFIX/share/cohmod when installed, or "
+          "the source\n"
+          "                        tree's data/; an error when missing)\n"
           "  --coh-workloads LIST  the coherence section's workloads, comma-"
           "separated, of\n"
           "                        bh cc cl dlb stn vpr hsp kmn lps ndl rg sr, "
           "or all\n"
           "                        (default bh,dlb,hsp,sr: ~10 s; all: about "
-          "3x as long)\n",
+          "3x as long)\n"
+          "  --quiet               no progress bar (drawn only on a "
+          "terminal, one line per\n"
+          "                        section)\n",
           f);
     cli_print_common_help(f);
     cli_print_shard_help(f, 1);
 }
 
-enum { OPT_TRACE = CLI_OPT_FIRST_FREE, OPT_COH_WORKLOADS };
+enum { OPT_TRACE = CLI_OPT_FIRST_FREE, OPT_COH_WORKLOADS, OPT_QUIET };
 
 typedef struct study_opts {
     const char *trace, *coh_workloads;
+    int quiet;
 } study_opts;
 
 static int own_option(int opt, const char *arg, void *data)
@@ -83,6 +72,7 @@ static int own_option(int opt, const char *arg, void *data)
     study_opts *o = data;
     if (opt == OPT_TRACE) o->trace = arg;
     else if (opt == OPT_COH_WORKLOADS) o->coh_workloads = arg;
+    else if (opt == OPT_QUIET) o->quiet = 1;
     else return CM_EINPUT;
     return 0;
 }
@@ -94,10 +84,11 @@ static int run(int argc, char **argv)
         {"trace", required_argument, NULL, OPT_TRACE},
         {"coh-workloads", required_argument, NULL, OPT_COH_WORKLOADS},
         CLI_RESUME_LONGOPTS,
+        {"quiet", no_argument, NULL, OPT_QUIET},
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "study");
-    study_opts o = {NULL, NULL};
+    study_opts o = {NULL, NULL, 0};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;
     if (optind < argc)
@@ -107,11 +98,19 @@ static int run(int argc, char **argv)
         return rc;
     const char *dir = ctx.out ? ctx.out : "out/study";
     cm_err err = {0};
-    char installed[4096];
-    if (!o.trace) o.trace = default_trace(installed, sizeof installed);
+    char trace[4096];
+    if (!o.trace) {
+        if (cm_data_path(DEFAULT_TRACE, trace, sizeof trace, &err))
+            return cli_fail(&ctx, &err);
+        o.trace = trace;
+    }
+    cli_bar bar; /* each section a step: grid points, the trace's bytes,
+                    runs */
+    cli_bar_start(&bar, "study", o.quiet, cli_file_bytes(o.trace));
     if (cm_study_run(&ctx.params, dir, o.trace, o.coh_workloads, &plan,
-                     cli_progress, NULL, &err))
+                     cli_progress, &bar, &err))
         return cli_fail(&ctx, &err);
+    cli_bar_end(&bar, 1);
     if (plan.mode == CM_RUN_SHARD) { /* merge makes the summary */
         printf("Shard %u/%u of the study in %s/\n", ctx.shard.index,
                ctx.shard.count, dir);

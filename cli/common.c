@@ -103,6 +103,7 @@ int cli_ctx_resolve(cli_ctx *ctx)
 
 int cli_fail(const cli_ctx *ctx, const cm_err *err)
 {
+    cli_bar_end(NULL, 0); /* a message never joins a bar's line */
     fprintf(stderr, "cohmod %s: %s\n", ctx->command, err->msg);
     return err->code ? (int)err->code : 1;
 }
@@ -110,6 +111,7 @@ int cli_fail(const cli_ctx *ctx, const cm_err *err)
 int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
 {
     va_list ap;
+    cli_bar_end(NULL, 0);
     fprintf(stderr, "cohmod %s: ", ctx->command);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -321,24 +323,54 @@ int cli_write_param_dump(const cli_ctx *ctx, const char *result_path)
     return 0;
 }
 
+/* The bar whose line is open on stderr, if any: one terminal, one line. */
+static cli_bar *open_bar;
+
+void cli_bar_start(cli_bar *b, const char *label, int quiet,
+                   size_t known_total)
+{
+    if (open_bar == b) cli_bar_end(b, 1);
+    cm_progress_bar_init(&b->bar, label, known_total);
+    b->on = !quiet && isatty(STDERR_FILENO);
+}
+
 void cli_progress(size_t done, size_t total, void *arg)
 {
-    (void)arg;
-    if (!isatty(STDERR_FILENO)) return;
-    if (total == 0) { /* unknown length: how much has been read */
-        fprintf(stderr, "\r%.1f MB read", (double)done / 1e6);
-        fflush(stderr);
-        return;
+    static cli_bar shared;
+    static int shared_ready;
+    cli_bar *b = arg;
+    if (!b) {
+        if (!shared_ready) cli_bar_start(&shared, NULL, 0, 0);
+        shared_ready = 1;
+        b = &shared;
     }
-    if (total < 2) return;
-    size_t step = total / 200 ? total / 200 : 1;
-    if (done % step && done != total) return;
-    int width = 40, filled = (int)((double)done / (double)total * width);
-    fprintf(stderr, "\r[%.*s%*s] %3d%% %zu/%zu", filled,
-            "========================================", width - filled, "",
-            (int)(100.0 * (double)done / (double)total), done, total);
-    if (done == total) fputc('\n', stderr);
-    fflush(stderr);
+    if (!b->on) return;
+    if (open_bar && open_bar != b) cli_bar_end(open_bar, 0);
+    char text[256];
+    if (cm_progress_bar_report(&b->bar, done, total, text, sizeof text)) {
+        fputs(text, stderr);
+        fflush(stderr);
+    }
+    open_bar = b->bar.open ? b : NULL;
+}
+
+void cli_bar_end(cli_bar *b, int ok)
+{
+    if (!b) b = open_bar;
+    if (!b || !b->on) return;
+    char text[256];
+    if (cm_progress_bar_finish(&b->bar, ok, text, sizeof text)) {
+        fputs(text, stderr);
+        fflush(stderr);
+    }
+    if (open_bar == b) open_bar = NULL;
+}
+
+size_t cli_file_bytes(const char *path)
+{
+    struct stat sb;
+    if (!path || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
+    return (size_t)sb.st_size;
 }
 
 int cli_alias_set(cli_ctx *ctx, const char *param, const char *value)

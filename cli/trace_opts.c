@@ -1,4 +1,5 @@
 /* trace_opts.c - the trace options reuse, mrc and cache share. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -17,6 +18,9 @@ int cli_trace_opt(cli_ctx *ctx, cli_trace_opts *t, int opt, const char *arg)
         return 1;
     case CLI_OPT_LINE:
         return cli_alias_set(ctx, "l1.line", arg) ? -1 : 1;
+    case CLI_OPT_QUIET:
+        t->quiet = 1;
+        return 1;
     default:
         return 0;
     }
@@ -30,16 +34,24 @@ void cli_print_trace_help(FILE *f)
           "  --line B       line size in bytes (shorthand for --set "
           "l1.line=B)\n"
           "  --ops LIST     keep only these ops: load,store,modify,atomic "
-          "(default all)\n",
+          "(default all)\n"
+          "  --quiet        no progress bar (drawn only on a terminal)\n",
           f);
 }
 
-int cli_reuse_request(cli_ctx *ctx, const cli_trace_opts *t,
+int cli_reuse_request(cli_ctx *ctx, cli_trace_opts *t,
                       const char *path, const char *sample,
                       cm_reuse_request *req)
 {
     cm_err err = {0};
     memset(req, 0, sizeof *req);
+    const char *base = strrchr(path, '/');
+    char label[64];
+    snprintf(label, sizeof label, "%s%s%s", base ? base + 1 : path,
+             sample && strcmp(sample, "none") ? " " : "",
+             sample && strcmp(sample, "none") ? sample : "");
+    cli_bar_start(&t->bar, label, t->quiet, cli_file_bytes(path));
+    req->progress_arg = &t->bar;
     req->trace = path;
     req->line_bytes = (uint32_t)ctx->params.l1_line;
     req->trace_opts.line_bytes = req->line_bytes;
@@ -56,7 +68,7 @@ int cli_reuse_request(cli_ctx *ctx, const cli_trace_opts *t,
 }
 
 int cli_trace_setup(cli_ctx *ctx, int argc, char **argv,
-                    const cli_trace_opts *t, const char *sample,
+                    cli_trace_opts *t, const char *sample,
                     cm_reuse_request *req)
 {
     const char *trace;

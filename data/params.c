@@ -315,17 +315,20 @@ cm_status cm_params_write_dump(const cm_params *p, const char *path,
 
 cm_status cm_params_fit_table(const cm_param_info *const *param,
                               const double *value, const double *stderr_,
-                              size_t n, cm_table **out, cm_err *err)
+                              const char *const *notes, size_t n,
+                              cm_table **out, cm_err *err)
 {
-    static const char *const header[] = {"parameter", "value", "stderr"};
-    cm_table *t = cm_table_new(3, header);
+    static const char *const header[] = {"parameter", "value", "stderr",
+                                         "note"};
+    cm_table *t = cm_table_new(4, header);
     *out = NULL;
     if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     for (size_t k = 0; k < n; k++) {
         char v[32], se[32];
         cm_param_format(param[k], value[k], v, sizeof v);
-        cm_fmt_double(se, stderr_[k]);
-        const char *cells[] = {param[k]->name, v, se};
+        cm_fmt_optional(se, stderr_[k]);
+        const char *cells[] = {param[k]->name, v, se,
+                               notes && notes[k] ? notes[k] : ""};
         cm_status st = cm_table_append(t, cells, err);
         if (st) {
             cm_table_free(t);

@@ -80,12 +80,15 @@ void cm_param_format(const cm_param_info *pi, double v, char *buf,
 cm_status cm_params_write_dump(const cm_params *p, const char *path,
                                cm_err *err);
 
-/* n fitted parameters as a table of parameter,value,stderr rows: a
- * configuration file (--config) of the calibrated values.  *out is NULL on
- * error. */
+/* n fitted parameters as a table of parameter,value,stderr,note rows: a
+ * configuration file (--config) of the calibrated values, which reads
+ * parameter and value only.  A NaN stderr (not identified) is empty; note
+ * (notes NULL: every one empty) says what the data could not identify. *out
+ * is NULL on error. */
 cm_status cm_params_fit_table(const cm_param_info *const *param,
                               const double *value, const double *stderr_,
-                              size_t n, cm_table **out, cm_err *err);
+                              const char *const *notes, size_t n,
+                              cm_table **out, cm_err *err);
 
 /* Embedded presets (the CSV files of data/configs, compiled in). */
 size_t cm_preset_count(void);

@@ -12,7 +12,8 @@
 static cm_status cell_double(const cm_table *t, size_t r, size_t c, double *v,
                              cm_err *err)
 {
-    if (!strcmp(cm_table_cell(t, r, c), "nan")) {
+    const char *s = cm_table_cell(t, r, c);
+    if (!*s || !strcmp(s, "nan")) {
         *v = NAN;
         return CM_OK;
     }

@@ -25,9 +25,10 @@ typedef struct cm_stat_row {
 const cm_stat_row *cm_stats_find(const cm_stat_row *rows, size_t n,
                                  const char *metric, const char *component);
 
-/* Reads rows back from a file cm_stats_write wrote.  The interval columns
- * are NaN for runs without windows, so "nan" cells read as NaN; every
- * other cell must be a number.  *rows is one malloc'd block (free it);
+/* Reads rows back from a file cm_stats_write wrote.  The writer leaves a
+ * NaN cell empty (runs without windows have no interval; a ratio over no
+ * events has no value), so an empty cell, or "nan" as older files wrote
+ * it, reads as NaN; every other cell must be a number.  *rows is one malloc'd block (free it);
  * components point inside it. */
 cm_status cm_stats_read_rows(const char *path, cm_stat_row **rows, size_t *n,
                              cm_err *err);

@@ -949,6 +949,12 @@ cm_status cm_table_write_file(const cm_table *t, const char *path, cm_err *err)
     return st;
 }
 
+void cm_fmt_optional(char buf[32], double v)
+{
+    if (isnan(v)) buf[0] = '\0';
+    else cm_fmt_double(buf, v);
+}
+
 void cm_fmt_double(char buf[32], double v)
 {
     if (isnan(v)) {

@@ -136,6 +136,12 @@ cm_status cm_table_write_file(const cm_table *t, const char *path, cm_err *err);
  * "-inf".  Deterministic, so identical results give identical bytes. */
 void cm_fmt_double(char buf[32], double v);
 
+/* The cell of a value a column documents as optional: cm_fmt_double, but
+ * empty for NaN (not measured, or undefined: a ratio over no events), so
+ * a result file never holds "nan".  Infinities are written: where one can
+ * occur, the column's documentation says what it means. */
+void cm_fmt_optional(char buf[32], double v);
+
 /* ---- streaming writer ------------------------------------------------- */
 
 /* For output too large or too incremental to build in memory.  Rows go to

@@ -5,9 +5,14 @@
  * Detection reads the first buffer through the line reader without
  * consuming it, so it works on stdin too; the chosen reader then starts
  * from that same buffer.  An error from a reader is kept, and every later
- * cm_trace_next repeats it, so a caller cannot read past a bad line. */
+ * cm_trace_next repeats it, so a caller cannot read past a bad line.
+ *
+ * A trace without a single memory access is an error, the same one for
+ * every format and every command (an empty file, or one of banners
+ * only): what would follow from it is a table of 0/0. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "data/trace_impl.h"
 
@@ -17,7 +22,24 @@ struct cm_trace {
     void *st;
     int failed;
     cm_err fail;
+    uint64_t delivered; /* accesses returned so far */
+    char *name;         /* for the empty-trace message */
 };
+
+static cm_status trace_empty(const char *name, cm_err *err)
+{
+    return cm_err_set(err, CM_EINPUT, "%s: the trace holds no memory "
+                      "accesses", name);
+}
+
+/* No line with more than blanks in the first buffer. */
+static int all_blank(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r' && p[i] != '\n')
+            return 0;
+    return 1;
+}
 
 static const char *const format_names[] = {
     [CM_TRACE_AUTO] = "auto",
@@ -68,6 +90,7 @@ static cm_trace_format format_by_name(const char *path)
         return CM_TRACE_ACCEL;
     if (ends_with(base, ".csv")) return CM_TRACE_CSV;
     if (ends_with(base, ".din")) return CM_TRACE_DIN;
+    if (ends_with(base, ".lackey")) return CM_TRACE_LACKEY;
     return CM_TRACE_AUTO;
 }
 
@@ -151,6 +174,10 @@ cm_status cm_trace_open(const char *path, const cm_trace_opts *opts,
         return cm_err_set(err, CM_EINTERNAL, "unknown trace format %d",
                           (int)o.format);
     int is_stdin = !strcmp(path, "-");
+    struct stat sb; /* a zero-byte file, before any reader's own message */
+    if (!is_stdin && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+        sb.st_size == 0)
+        return trace_empty(path, err);
     if (o.format == CM_TRACE_AUTO && !is_stdin) o.format = format_by_name(path);
     cm_tlines *in = NULL;
     cm_status st = CM_OK;
@@ -160,6 +187,7 @@ cm_status cm_trace_open(const char *path, const cm_trace_opts *opts,
         const char *p;
         size_t n;
         st = cm_tlines_peek(in, &p, &n, err);
+        if (st == CM_OK && all_blank(p, n)) st = trace_empty(in->name, err);
         if (st == CM_OK) o.format = format_by_content(p, n);
         if (st == CM_OK && o.format == CM_TRACE_AUTO)
             st = cm_err_set(err, CM_EINPUT,
@@ -169,6 +197,10 @@ cm_status cm_trace_open(const char *path, const cm_trace_opts *opts,
                             in->name);
     }
     cm_trace *t = st == CM_OK ? calloc(1, sizeof *t) : NULL;
+    if (t && !(t->name = strdup(is_stdin ? "<stdin>" : path))) {
+        free(t);
+        t = NULL;
+    }
     if (st == CM_OK && !t) st = cm_err_set(err, CM_EINTERNAL, "out of memory");
     if (st != CM_OK) {
         cm_tlines_close(in);
@@ -178,6 +210,7 @@ cm_status cm_trace_open(const char *path, const cm_trace_opts *opts,
     t->ops = format_ops[o.format];
     st = t->ops->open(path, in, &o, &t->st, err);
     if (st != CM_OK) {
+        free(t->name);
         free(t);
         return st;
     }
@@ -193,7 +226,9 @@ int cm_trace_next(cm_trace *t, cm_access *a, cm_err *err)
     }
     if (!t->failed) {
         int got = t->ops->next(t->st, a, &t->fail);
-        if (got >= 0) return got;
+        t->delivered += got > 0;
+        if (got > 0 || (got == 0 && t->delivered > 0)) return got;
+        if (got == 0) trace_empty(t->name, &t->fail);
         t->failed = 1;
     }
     if (err) *err = t->fail;
@@ -214,5 +249,6 @@ void cm_trace_close(cm_trace *t)
 {
     if (!t) return;
     t->ops->close(t->st);
+    free(t->name);
     free(t);
 }

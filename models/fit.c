@@ -33,15 +33,23 @@
  * the lowest chi-square wins.  Standard errors: the covariance
  * (J^T J)^-1 scaled by chisq / (n - 3), carried back to the parameters by
  * the delta method (se(m_inf) = m_inf (1 - m_inf) se(u0), se(c0) = c0
- * se(u1), se(alpha) = a' se(u2)). */
+ * se(u1), se(alpha) = a' se(u2)).
+ * Degenerate fits are flagged, not hidden: a parameter within 1e-6 of a
+ * bound of the family (m_inf 0 or 1, alpha 0 or the cap, relative to the
+ * range; c0 below 1e-3 of the smallest capacity fitted, a knee below
+ * anything measured) or with a standard error above its value
+ * (cm_fit_flags). */
 #include "models/mrc.h"
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "solvers/lsq.h"
 
 enum { FIT_P = 3, FIT_MAXITER = 500 };
 
@@ -129,7 +137,7 @@ static void fit_run(gsl_multifit_nlinear_workspace *w,
 /* Standard errors and quality figures of the fit at u. */
 static void fit_report(gsl_multifit_nlinear_workspace *w, const double u[],
                        double chisq, const double *y, size_t n,
-                       cm_mrc_fit *fit)
+                       double smallest, cm_mrc_fit *fit)
 {
     double m = logistic(u[0]), c0 = exp(u[1]), a = alpha_of(u[2]);
     fit->param[0] = m;
@@ -140,9 +148,14 @@ static void fit_report(gsl_multifit_nlinear_workspace *w, const double u[],
     gsl_matrix *cov = gsl_matrix_alloc(FIT_P, FIT_P);
     int ok = cov && gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w),
                                                0.0, cov) == GSL_SUCCESS;
+    const double lo[FIT_P] = {0, 0, 0}, hi[FIT_P] = {1, INFINITY,
+                                                     FIT_ALPHA_MAX};
+    const double tol[FIT_P] = {1e-6, 1e-3 * smallest, 1e-6 * FIT_ALPHA_MAX};
     for (size_t k = 0; k < FIT_P; k++) {
         double v = ok ? gsl_matrix_get(cov, k, k) * scale : NAN;
         fit->stderr_[k] = v >= 0 ? dpdu[k] * sqrt(v) : NAN;
+        fit->flags[k] = cm_fit_flags(fit->param[k], fit->stderr_[k], lo[k],
+                                     hi[k], tol[k]);
     }
     gsl_matrix_free(cov);
     double mean = 0, ss = 0;
@@ -206,7 +219,9 @@ static cm_status fit_curve(const double *c, const double *y, size_t n,
         gsl_vector_const_view x = gsl_vector_const_view_array(best, FIT_P);
         gsl_multifit_nlinear_init(&x.vector, &fdf, w);
         fit->iterations = best_iters;
-        fit_report(w, best, best_chisq, y, n, fit);
+        double smallest = c[0];
+        for (size_t i = 1; i < n; i++) smallest = fmin(smallest, c[i]);
+        fit_report(w, best, best_chisq, y, n, smallest, fit);
     }
     gsl_multifit_nlinear_free(w);
     return st;
@@ -249,6 +264,23 @@ cm_status cm_mrc_fit_profile(const cm_reuse_hist *h,
     }
     free(y);
     return st;
+}
+
+void cm_mrc_fit_note(const cm_mrc_fit *fit, char *buf, size_t len)
+{
+    const double lo[FIT_P] = {0, 0, 0}, hi[FIT_P] = {1, INFINITY,
+                                                     FIT_ALPHA_MAX};
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < FIT_P && k < len; i++) {
+        if (!fit->flags[i]) continue;
+        char what[160];
+        cm_fit_flags_text(fit->flags[i], fit->param[i], lo[i], hi[i], what,
+                          sizeof what);
+        int m = snprintf(buf + k, len - k, "%s%s (%s)", k ? ", " : "",
+                         fit->names[i], what);
+        k += m > 0 ? (size_t)m : 0;
+    }
 }
 
 double cm_mrc_fit_eval(const cm_mrc_fit *fit, double lines)

@@ -75,6 +75,9 @@ double cm_mrc_setassoc_moments_miss_prob(uint64_t ways, double mean,
 typedef struct cm_mrc_fit {
     double param[3];     /* see fit.c: m_inf, c0, alpha */
     double stderr_[3];   /* one standard error of each, from the Jacobian */
+    unsigned flags[3];   /* cm_fit_flag bits (solvers/lsq.h): on a bound of
+                            the family (m_inf 0 or 1, c0 0, alpha 0 or its
+                            cap), or a standard error above the value */
     const char *names[3];
     double rmse;         /* of the fitted miss ratios */
     double r2;           /* coefficient of determination */
@@ -90,6 +93,10 @@ cm_status cm_mrc_fit_profile(const cm_reuse_hist *h,
                              cm_mrc_fit *fit, cm_err *err);
 /* The fitted curve's miss ratio at C lines. */
 double cm_mrc_fit_eval(const cm_mrc_fit *fit, double lines);
+
+/* The flagged parameters in words ("" when none): "m_inf (at its bound 0;
+ * standard error above its value), alpha (at its bound 8)". */
+void cm_mrc_fit_note(const cm_mrc_fit *fit, char *buf, size_t len);
 
 /* ---- warp interleaving ------------------------------------------------- */
 

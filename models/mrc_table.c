@@ -29,36 +29,70 @@ size_t cm_mrc_grid(const cm_mrc_method *m, size_t n, unsigned per_octave,
     return best;
 }
 
+int cm_mrc_method_curve(const cm_mrc_method *m, const double *caps,
+                        size_t n, double *mr, double *lo, double *hi,
+                        double *half)
+{
+    cm_mrc_fa(m->hist, caps, n, mr);
+    double h = n ? cm_mrc_fa_interval(m->reps, m->nreps, m->hist->rate, caps,
+                                      n, mr, lo, hi)
+                 : 0;
+    if (isnan(h)) return -1;
+    double s = m->resolved_lines / 4; /* a sampled distance's half-step */
+    if (s > 0 && n > 0) {
+        double *w = malloc(4 * n * sizeof *w);
+        if (!w) return -1;
+        double *c2 = w, *m2 = w + n, *l2 = w + 2 * n, *h2 = w + 3 * n;
+        for (int side = -1; side <= 1; side += 2) {
+            for (size_t j = 0; j < n; j++) c2[j] = fmax(0, caps[j] + side * s);
+            cm_mrc_fa(m->hist, c2, n, m2);
+            if (isnan(cm_mrc_fa_interval(m->reps, m->nreps, m->hist->rate,
+                                         c2, n, m2, l2, h2))) {
+                free(w);
+                return -1;
+            }
+            for (size_t j = 0; j < n; j++) {
+                lo[j] = fmin(lo[j], l2[j]);
+                hi[j] = fmax(hi[j], h2[j]);
+            }
+        }
+        free(w);
+        h = 0;
+        for (size_t j = 0; j < n; j++) h += (hi[j] - lo[j]) / 2 / (double)n;
+    }
+    if (half) *half = h;
+    return 0;
+}
+
 cm_status cm_mrc_curve_table(const cm_mrc_method *m, size_t n,
                              uint64_t line_bytes, unsigned per_octave,
                              cm_table **out, cm_err *err)
 {
     static const char *const header[] = {
         "method",        "capacity_lines", "capacity_bytes", "miss_ratio",
-        "sampling_rate", "ci95_lo",        "ci95_hi"};
+        "sampling_rate", "ci95_lo",        "ci95_hi",        "resolved"};
     double caps[MAX_GRID], mr[MAX_GRID], lo[MAX_GRID], hi[MAX_GRID];
     size_t k = cm_mrc_grid(m, n, per_octave, caps, MAX_GRID);
-    *out = cm_table_new(7, header);
+    *out = cm_table_new(8, header);
     if (!*out) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     cm_status st = CM_OK;
     for (size_t i = 0; i < n && !st; i++) {
-        cm_mrc_fa(m[i].hist, caps, k, mr);
-        if (k && isnan(cm_mrc_fa_interval(m[i].reps, m[i].nreps,
-                                          m[i].hist->rate, caps, k, mr, lo,
-                                          hi))) {
+        if (cm_mrc_method_curve(&m[i], caps, k, mr, lo, hi, NULL)) {
             st = cm_err_set(err, CM_EINTERNAL, "out of memory");
             break;
         }
         char c[6][32];
         cm_fmt_double(c[3], m[i].hist->rate);
         for (size_t j = 0; j < k && !st; j++) {
+            int resolved = caps[j] >= m[i].resolved_lines;
             cm_fmt_double(c[0], caps[j]);
             cm_fmt_double(c[1], caps[j] * (double)line_bytes);
-            cm_fmt_double(c[2], mr[j]);
-            cm_fmt_double(c[4], lo[j]);
-            cm_fmt_double(c[5], hi[j]);
+            cm_fmt_optional(c[2], resolved ? mr[j] : NAN);
+            cm_fmt_optional(c[4], resolved ? lo[j] : NAN);
+            cm_fmt_optional(c[5], resolved ? hi[j] : NAN);
             const char *row[] = {m[i].name, c[0], c[1], c[2],
-                                 c[3],      c[4], c[5]};
+                                 c[3],      c[4], c[5], resolved ? "yes"
+                                                                 : "no"};
             st = cm_table_append(*out, row, err);
         }
     }

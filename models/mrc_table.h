@@ -17,7 +17,20 @@ typedef struct cm_mrc_method {
     const cm_reuse_hist *hist;
     const cm_reuse_hist *reps; /* its jackknife replicates (reuse.h), or NULL */
     size_t nreps;
+    double resolved_lines; /* the smallest capacity it resolves
+                              (cm_sample_resolved_lines; 0: every one) */
 } cm_mrc_method;
+
+/* Method m's miss ratios mr[] at the n capacities and their 95% interval
+ * [lo, hi]: the jackknife's (cm_mrc_fa_interval) at each capacity, widened
+ * for a sampled distance's resolution to span those at C +- 1/(2R) =
+ * resolved_lines / 4 as well (SHARDS' d tracked lines stand for d/R +-
+ * 1/(2R) real ones; the curve falls, so the ends are the intervals at C +
+ * 1/(2R) and C - 1/(2R)).  *half (may be NULL): the mean half-width.
+ * Returns 0, or -1 out of memory. */
+int cm_mrc_method_curve(const cm_mrc_method *m, const double *caps,
+                        size_t n, double *mr, double *lo, double *hi,
+                        double *half);
 
 /* The capacity grid every method is evaluated on: per_octave log-spaced
  * points from 1 line to past the largest footprint among the methods.
@@ -26,8 +39,10 @@ size_t cm_mrc_grid(const cm_mrc_method *m, size_t n, unsigned per_octave,
                    double *caps, size_t cap);
 
 /* method,capacity_lines,capacity_bytes,miss_ratio,sampling_rate,
- * ci95_lo,ci95_hi (cm_mrc_fa_interval; the point itself without
- * replicates) */
+ * ci95_lo,ci95_hi,resolved (cm_mrc_fa_interval; the point itself without
+ * replicates).  Below a method's resolved_lines, resolved is "no" and
+ * miss_ratio and the interval are empty: the sampled curve says nothing
+ * there (a plot leaves it out). */
 cm_status cm_mrc_curve_table(const cm_mrc_method *m, size_t n,
                              uint64_t line_bytes, unsigned per_octave,
                              cm_table **out, cm_err *err);

@@ -122,6 +122,15 @@ void cm_mshr_input_from_params(const cm_params *p, cm_mshr_input *in)
     in->core_clock_mhz = p->gpu_core_clock;
 }
 
+void cm_mshr_param_range(const cm_params *p, const cm_param_info *pi,
+                         double *lo, double *hi)
+{
+    *lo = pi->min;
+    *hi = pi->max;
+    if (!strcmp(pi->name, "model.extra_latency"))
+        *lo = fmax(*lo, 1 - fmin(p->l2_latency, p->dram_latency));
+}
+
 cm_mshr_ws *cm_mshr_ws_new(void)
 {
     cm_mshr_ws *ws = calloc(1, sizeof *ws);

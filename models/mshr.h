@@ -82,6 +82,14 @@ typedef struct cm_mshr_result {
 /* Derives the model input from registry parameters (tc2013 by default). */
 void cm_mshr_input_from_params(const cm_params *p, cm_mshr_input *in);
 
+/* The range in which the model accepts parameter pi on machine p: the
+ * registry's, narrowed where the model has a domain of its own.  So far
+ * model.extra_latency >= 1 - min(l2.latency, dram.latency): whatever the
+ * workload's L2 miss ratio, no unloaded round trip is shorter than a
+ * cycle (a fit that left it lower wrote a calib.csv the model rejects). */
+void cm_mshr_param_range(const cm_params *p, const cm_param_info *pi,
+                         double *lo, double *hi);
+
 typedef struct cm_mshr_ws cm_mshr_ws;
 cm_mshr_ws *cm_mshr_ws_new(void);
 void cm_mshr_ws_free(cm_mshr_ws *ws);

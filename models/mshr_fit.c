@@ -20,9 +20,20 @@
  * entries for occupancy, 0.01 for P(full), 2% for latency) stand for the
  * model error we accept: without them a long run's tiny interval, or a
  * P(full) of exactly 0, would give one quantity all the weight.  The
- * minimisation, its Jacobian and the standard errors (covariance scaled by
- * chi2/dof) are solvers/lsq.h's.  Fitted values are clamped to their
- * registry range when the model is evaluated. */
+ * minimisation within each parameter's range, its Jacobian, the standard
+ * errors (covariance scaled by chi2/dof) and the flags of what the data
+ * cannot identify are solvers/lsq.h's.
+ *
+ * Ranges.  A parameter is fitted in its registry range narrowed by the
+ * model's own domain on every sample's machine (cm_mshr_param_range), so
+ * the calibrated model evaluates on each of them, and `cohmod model mshr`
+ * accepts calib.csv.
+ *
+ * Identification.  A parameter flagged by the solver (no effect, at its
+ * bound, standard error above its value, 95% interval across its range)
+ * is held at its configured value, and the rest are fitted again without
+ * it, until every one left is identified or none is left: a value the
+ * data do not determine is not written as if they did. */
 #include "models/mshr_fit.h"
 
 #include <math.h>
@@ -122,11 +133,78 @@ static void put_clamped(const cm_param_info *pi, cm_params *p, double v)
     cm_param_put(p, pi, clampd(v, pi->min, pi->max));
 }
 
+/* The note of a held parameter (the buffer of cm_mshr_fit_table). */
+#define NOTE_MAX 400
+
+void cm_mshr_fit_why(const cm_mshr_fit *fit, size_t k, char *buf,
+                     size_t len)
+{
+    char flags[256];
+    cm_fit_flags_text(fit->flags[k], fit->fitted[k], fit->lo[k], fit->hi[k],
+                      flags, sizeof flags);
+    snprintf(buf, len, "fitted %.4g +- %.3g: %s", fit->fitted[k],
+             fit->fitted_se[k], flags);
+}
+
+void cm_mshr_fit_note(const cm_mshr_fit *fit, size_t k, char *buf,
+                      size_t len)
+{
+    buf[0] = '\0';
+    if (k >= fit->np || fit->identifiable[k]) return;
+    char why[256], v[32];
+    cm_mshr_fit_why(fit, k, why, sizeof why);
+    cm_param_format(fit->param[k], fit->value[k], v, sizeof v);
+    snprintf(buf, len, "not identifiable (%s), held at its configured "
+             "value %s", why, v);
+}
+
+void cm_mshr_fit_advice(const cm_mshr_obs *obs, size_t n,
+                        const cm_mshr_fit *fit, char *buf, size_t len)
+{
+    /* Held with an interval narrower than its range that holds the
+     * configured value: the runs determine it, and near that value. */
+    int consistent = fit->np > 0;
+    for (size_t k = 0; k < fit->np; k++)
+        consistent &= fit->identifiable[k] ||
+                      (!(fit->flags[k] & (CM_FIT_FLAT | CM_FIT_SPANS)) &&
+                       fabs(fit->fitted[k] - fit->value[k]) <=
+                           1.96 * fit->fitted_se[k]);
+    if (consistent) {
+        snprintf(buf, len, "the samples put each parameter within its 95%% "
+                 "interval of its configured value: on these runs the model "
+                 "needs no calibration (runs where it and the simulator "
+                 "differ would calibrate it)");
+        return;
+    }
+    int same_mshrs = 1, same_warps = 1;
+    for (size_t i = 1; i < n; i++) {
+        same_mshrs &= obs[i].params.l1_mshrs == obs[0].params.l1_mshrs;
+        same_warps &= obs[i].params.sched_active_warps ==
+                      obs[0].params.sched_active_warps;
+    }
+    if (n > 0 && same_mshrs && same_warps)
+        snprintf(buf, len, "every sample ran at l1.mshrs=%g and "
+                 "sched.active_warps=%g: run at two or more MSHR counts or "
+                 "warp counts (cohmod sim --set l1.mshrs=N or --set "
+                 "sched.active_warps=N)", obs[0].params.l1_mshrs,
+                 obs[0].params.sched_active_warps);
+    else
+        snprintf(buf, len, "the samples do not pin these parameters within "
+                 "their ranges: add runs that load the MSHRs differently "
+                 "(other l1.mshrs, sched.active_warps or workloads)");
+}
+
 cm_status cm_mshr_fit_table(const cm_mshr_fit *fit, cm_table **out,
                             cm_err *err)
 {
-    return cm_params_fit_table(fit->param, fit->value, fit->stderr_, fit->np,
-                               out, err);
+    char notes[CM_LSQ_MAXP][NOTE_MAX];
+    const char *np[CM_LSQ_MAXP];
+    for (size_t k = 0; k < fit->np; k++) {
+        cm_mshr_fit_note(fit, k, notes[k], sizeof notes[k]);
+        np[k] = notes[k];
+    }
+    return cm_params_fit_table(fit->param, fit->value, fit->stderr_, np,
+                               fit->np, out, err);
 }
 
 void cm_mshr_fit_apply(const cm_mshr_fit *fit, cm_params *p)
@@ -158,10 +236,12 @@ cm_status cm_mshr_obs_predict(const cm_mshr_obs *o, const cm_mshr_fit *fit,
     return predict_with(&p, ws, model, err);
 }
 
+/* One round of the fit: the parameters still free (their indices into the
+ * fit's), the others at their configured values. */
 typedef struct fit_ctx {
     const cm_mshr_obs *obs;
-    size_t n, np;
-    const cm_param_info *const *param;
+    size_t n, nfree;
+    const cm_param_info *param[CM_LSQ_MAXP];
     cm_mshr_ws *ws;
 } fit_ctx;
 
@@ -176,7 +256,8 @@ static int fit_resid(const double *x, double *r, void *arg)
     size_t j = 0;
     for (size_t i = 0; i < c->n; i++) {
         cm_params p = c->obs[i].params;
-        for (size_t k = 0; k < c->np; k++) put_clamped(c->param[k], &p, x[k]);
+        for (size_t k = 0; k < c->nfree; k++)
+            put_clamped(c->param[k], &p, x[k]);
         double model[CM_MQ_COUNT];
         cm_err err;
         if (predict_with(&p, c->ws, model, &err)) return 1;
@@ -188,17 +269,17 @@ static int fit_resid(const double *x, double *r, void *arg)
 }
 
 /* The residual summary in plain units, at the fitted values. */
-static cm_status fit_summarise(const fit_ctx *c, cm_mshr_fit *fit,
-                               cm_err *err)
+static cm_status fit_summarise(const cm_mshr_obs *obs, size_t n,
+                               cm_mshr_ws *ws, cm_mshr_fit *fit, cm_err *err)
 {
     double sum[CM_MQ_COUNT] = {0};
     size_t cnt[CM_MQ_COUNT] = {0};
-    for (size_t i = 0; i < c->n; i++) {
+    for (size_t i = 0; i < n; i++) {
         double model[CM_MQ_COUNT];
-        cm_status st = cm_mshr_obs_predict(&c->obs[i], fit, c->ws, model, err);
+        cm_status st = cm_mshr_obs_predict(&obs[i], fit, ws, model, err);
         if (st) return st;
         for (int q = 0; q < CM_MQ_COUNT; q++) {
-            double s = c->obs[i].sim[q];
+            double s = obs[i].sim[q];
             if (!isfinite(s)) continue;
             double e = fabs(model[q] - s);
             if (q != CM_MQ_P_FULL) e = s > 0 ? e / s : (e > 0 ? INFINITY : 0);
@@ -209,6 +290,53 @@ static cm_status fit_summarise(const fit_ctx *c, cm_mshr_fit *fit,
     fit->occ_mare = sum[0] / (double)cnt[0];
     fit->p_full_mae = sum[1] / (double)cnt[1];
     fit->latency_mare = cnt[2] ? sum[2] / (double)cnt[2] : NAN;
+    return CM_OK;
+}
+
+/* Fits the parameters not yet held, and holds those the data cannot
+ * identify; returns how many it held this round. */
+static cm_status fit_round(fit_ctx *c, cm_mshr_fit *fit, size_t nres,
+                           size_t *held, cm_err *err)
+{
+    size_t idx[CM_LSQ_MAXP];
+    double x0[CM_LSQ_MAXP], scale[CM_LSQ_MAXP], lo[CM_LSQ_MAXP],
+        hi[CM_LSQ_MAXP];
+    c->nfree = 0;
+    for (size_t k = 0; k < fit->np; k++) {
+        if (!fit->identifiable[k]) continue;
+        size_t f = c->nfree++;
+        idx[f] = k;
+        c->param[f] = fit->param[k];
+        x0[f] = fmin(fmax(fit->value[k], fit->lo[k]), fit->hi[k]);
+        lo[f] = fit->lo[k];
+        hi[f] = fit->hi[k];
+        /* Step sizes: cycles move in hundreds, the rest by about one. */
+        scale[f] = fmax(fabs(x0[f]),
+                        strcmp(fit->param[k]->unit, "cycles") ? 1 : 100);
+    }
+    cm_lsq_result lr;
+    cm_status st = cm_lsq_fit(fit_resid, c, nres, c->nfree, x0, scale, lo,
+                              hi, &lr, err);
+    if (st) return st;
+    *held = 0;
+    for (size_t f = 0; f < c->nfree; f++) {
+        size_t k = idx[f];
+        fit->fitted[k] = lr.x[f];
+        fit->fitted_se[k] = lr.stderr_[f];
+        fit->flags[k] = lr.flags[f];
+        fit->stderr_[k] = lr.stderr_[f];
+        if (lr.identifiable[f]) {
+            fit->value[k] = lr.x[f];
+        } else { /* back to the configured value, out of the next round */
+            fit->value[k] = cm_param_get(&c->obs[0].params, fit->param[k]);
+            fit->identifiable[k] = 0;
+            fit->stderr_[k] = NAN;
+            (*held)++;
+        }
+    }
+    fit->chisq = lr.chisq;
+    fit->chisq_dof = lr.chisq_dof;
+    fit->iterations += lr.iterations;
     return CM_OK;
 }
 
@@ -226,7 +354,6 @@ cm_status cm_mshr_fit_run(const cm_mshr_obs *obs, size_t n,
     size_t nres = 0;
     for (size_t i = 0; i < n; i++)
         for (int q = 0; q < CM_MQ_COUNT; q++) nres += has_qty(&obs[i], q);
-    double x0[CM_LSQ_MAXP], scale[CM_LSQ_MAXP];
     fit->np = np;
     for (size_t k = 0; k < np; k++) {
         fit->param[k] = params[k];
@@ -234,29 +361,33 @@ cm_status cm_mshr_fit_run(const cm_mshr_obs *obs, size_t n,
             return cm_err_set(err, CM_EINPUT,
                               "mshr fit: %s is not a real-valued parameter",
                               params[k]->name);
-        x0[k] = cm_param_get(&obs[0].params, params[k]);
-        /* Step sizes: cycles move in hundreds, the rest by about one. */
-        scale[k] = fmax(fabs(x0[k]),
-                        strcmp(params[k]->unit, "cycles") ? 1 : 100);
+        fit->value[k] = cm_param_get(&obs[0].params, params[k]);
+        fit->identifiable[k] = 1;
+        fit->lo[k] = -INFINITY;
+        fit->hi[k] = INFINITY;
+        for (size_t i = 0; i < n; i++) { /* every run's machine accepts it */
+            double lo, hi;
+            cm_mshr_param_range(&obs[i].params, params[k], &lo, &hi);
+            fit->lo[k] = fmax(fit->lo[k], lo);
+            fit->hi[k] = fmin(fit->hi[k], hi);
+        }
+        if (!(fit->lo[k] < fit->hi[k]))
+            return cm_err_set(err, CM_EINPUT, "mshr fit: the samples' "
+                              "machines leave %s no range", params[k]->name);
     }
     cm_mshr_ws *ws = cm_mshr_ws_new();
     if (!ws) return cm_err_set(err, CM_EINTERNAL, "out of memory");
-    fit_ctx c = {obs, n, np, params, ws};
-    cm_lsq_result lr;
-    cm_status st = cm_lsq_fit(fit_resid, &c, nres, np, x0, scale, &lr, err);
-    if (!st) {
-        for (size_t k = 0; k < np; k++) {
-            fit->value[k] = clampd(lr.x[k], params[k]->min, params[k]->max);
-            fit->stderr_[k] = lr.stderr_[k];
-            fit->identifiable[k] = lr.identifiable[k];
-        }
-        fit->chisq = lr.chisq;
-        fit->chisq_dof = lr.chisq_dof;
-        fit->observations = n;
-        fit->residuals = nres;
-        fit->iterations = lr.iterations;
-        st = fit_summarise(&c, fit, err);
+    fit_ctx c = {.obs = obs, .n = n, .ws = ws};
+    cm_status st = CM_OK;
+    size_t left = np, held = 1;
+    while (!st && left > 0 && held > 0) {
+        st = fit_round(&c, fit, nres, &held, err);
+        left -= st ? 0 : held;
     }
+    fit->identified = left;
+    fit->observations = n;
+    fit->residuals = nres;
+    if (!st) st = fit_summarise(obs, n, ws, fit, err);
     if (st) cm_err_prefix(err, "mshr fit");
     cm_mshr_ws_free(ws);
     return st;

@@ -47,11 +47,22 @@ cm_status cm_mshr_obs_from_rows(const cm_params *machine,
                                 const char *source, cm_mshr_obs *obs,
                                 cm_err *err);
 
+/* What the data identify.  Each parameter is fitted within its range
+ * (cm_mshr_param_range over every observation's machine); one they cannot
+ * identify (solvers/lsq.h: no effect, at its bound, standard error above
+ * its value, interval across its range) is held at its configured value,
+ * obs[0]'s, with a NaN standard error and its flags, and the others are
+ * fitted again without it until every one left is identified. */
 typedef struct cm_mshr_fit {
     size_t np;
     const cm_param_info *param[CM_LSQ_MAXP];
     double value[CM_LSQ_MAXP], stderr_[CM_LSQ_MAXP];
-    int identifiable[CM_LSQ_MAXP];
+    double lo[CM_LSQ_MAXP], hi[CM_LSQ_MAXP]; /* the range fitted in */
+    int identifiable[CM_LSQ_MAXP]; /* 0: held at its configured value */
+    unsigned flags[CM_LSQ_MAXP];   /* cm_fit_flag bits: why not */
+    double fitted[CM_LSQ_MAXP];    /* the value the flags judged, */
+    double fitted_se[CM_LSQ_MAXP]; /* and its standard error */
+    size_t identified;             /* how many are */
     double chisq, chisq_dof;
     size_t observations, residuals;
     int iterations;
@@ -63,13 +74,33 @@ typedef struct cm_mshr_fit {
 
 /* Fits params[0..np) (registry parameters the model reads), starting from
  * obs[0]'s values.  Each obs contributes its occupancy, P(full) and, when
- * measured, latency residual. */
+ * measured, latency residual.  Identifying nothing is not an error here:
+ * fit->identified is 0 and cm_mshr_fit_advice says why. */
 cm_status cm_mshr_fit_run(const cm_mshr_obs *obs, size_t n,
                           const cm_param_info *const *params, size_t np,
                           cm_mshr_fit *fit, cm_err *err);
 
-/* The fitted values as a table of parameter,value,stderr rows: a
- * configuration file (--config) of the calibrated parameters. */
+/* Why parameter k was not identified, and what it is held at: "not
+ * identifiable (at its bound -339; standard error above its value), held
+ * at its configured value 0"; "" when it was. */
+void cm_mshr_fit_note(const cm_mshr_fit *fit, size_t k, char *buf,
+                      size_t len);
+
+/* The fitted value and the flags of parameter k in words: "fitted -339 +-
+ * 5.5e+05: at its bound -339; standard error above its value". */
+void cm_mshr_fit_why(const cm_mshr_fit *fit, size_t k, char *buf,
+                     size_t len);
+
+/* Why a fit identified nothing, and what runs would help: one line (the
+ * machine settings the samples share, or that they put every parameter
+ * at its configured value). */
+void cm_mshr_fit_advice(const cm_mshr_obs *obs, size_t n,
+                        const cm_mshr_fit *fit, char *buf, size_t len);
+
+/* The fit as a table of parameter,value,stderr,note rows: a configuration
+ * file (--config) of the calibrated parameters, the held ones at their
+ * configured values with an empty stderr and the note of
+ * cm_mshr_fit_note. */
 cm_status cm_mshr_fit_table(const cm_mshr_fit *fit, cm_table **out,
                             cm_err *err);
 

@@ -202,6 +202,19 @@ cm_status cm_recall_geometry(const cm_params *p, cm_recall_protocol proto,
     return CM_OK;
 }
 
+/* The rows the model cannot do without come from a run of a protocol that
+ * keeps sharer lists: a profile taken under another one (TC, NO-COH) lacks
+ * them or lists no sharer at all, and would give 0 recalls on every row.
+ * The error names the protocol to profile under. */
+static cm_status recall_profile_refused(cm_recall_protocol proto,
+                                        const char *what, cm_err *err)
+{
+    const char *name = cm_recall_protocol_name(proto);
+    return cm_err_set(err, CM_EINPUT,
+                      "recall model: %s; profile under %s (cohmod sim "
+                      "--protocol %s --profile-out FILE)", what, name, name);
+}
+
 cm_status cm_recall_input_from_params(const cm_params *p,
                                       cm_recall_protocol proto,
                                       const cm_profile *prof,
@@ -214,8 +227,16 @@ cm_status cm_recall_input_from_params(const cm_params *p,
         (st = cm_profile_dist(prof, "l1.residency", &in->residency, err)) ||
         (st = cm_profile_dist(prof, "dir.sharers", &in->sharers, err)) ||
         (st = cm_profile_rate(prof, "rate.dir_accesses", &in->access_rate,
-                              err)))
-        return st;
+                              err))) {
+        char msg[CM_ERR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+        return recall_profile_refused(proto, msg, err);
+    }
+    if (!(cm_dist_survival(in->sharers, 1) > 0))
+        return recall_profile_refused(
+            proto, "the profile's dir.sharers lists no sharer on any evicted "
+                   "entry (taken under a protocol without sharer lists?)",
+            err);
     /* Optional: without it the steady state (every cold miss evicts). */
     cm_err ignored = {0};
     if (cm_profile_rate(prof, "rate.dir_footprint", &in->footprint,

@@ -106,6 +106,16 @@ typedef struct cm_sample_spec {
 cm_status cm_sample_spec_parse(const char *text, cm_sample_spec *spec,
                                cm_err *err);
 
+/* The smallest capacity, in lines, a curve sampled this way at effective
+ * rate `rate` resolves: 2 / rate for SHARDS below rate 1 (a distance of d
+ * tracked lines stands for d / rate +- 1 / (2 rate) real ones, so every
+ * reuse closer than 1 / rate looks like distance 0 and the curve is flat
+ * there; between 1 / rate and 2 / rate the 95% interval held the exact
+ * curve at only 83-93% of sizes on some test traces, 92.5-100% beyond,
+ * tests/check_accuracy.c), 0 (every capacity) for the exact histogram and
+ * for StatStack, which samples reuse times instead. */
+double cm_sample_resolved_lines(cm_sample_kind kind, double rate);
+
 /* One engine of any kind: feed lines, then finish into a histogram. */
 typedef struct cm_reuse_engine cm_reuse_engine;
 cm_status cm_reuse_engine_new(const cm_sample_spec *spec,

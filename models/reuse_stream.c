@@ -160,11 +160,13 @@ static cm_status feed_trace(const cm_reuse_request *req, stream_set *set,
         }
         if (st) break;
         res->accesses++;
-        if (req->progress && (res->accesses & 0xfffff) == 0)
+        if (req->progress && (res->accesses & 0xffff) == 0)
             req->progress((size_t)cm_trace_bytes_read(t), 0,
                           req->progress_arg);
     }
     if (!st && got < 0) st = err ? err->code : CM_EINPUT;
+    if (!st && req->progress) /* the whole trace read: all of its bytes */
+        req->progress((size_t)cm_trace_bytes_read(t), 0, req->progress_arg);
     cm_trace_close(t);
     return st;
 }
@@ -260,8 +262,8 @@ cm_status cm_reuse_fit_table(const cm_reuse_result *res, cm_table **out,
 {
     static const char *const header[] = {
         "stream", "m_inf", "m_inf_se", "c0", "c0_se", "alpha",
-        "alpha_se", "rmse", "r2", "points"};
-    *out = cm_table_new(10, header);
+        "alpha_se", "rmse", "r2", "points", "note"};
+    *out = cm_table_new(11, header);
     if (!*out) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     cm_status st = CM_OK;
     double caps[512];
@@ -270,21 +272,26 @@ cm_status cm_reuse_fit_table(const cm_reuse_result *res, cm_table **out,
         size_t n = cm_mrc_default_capacities(h, 4, caps, 512);
         cm_mrc_fit fit;
         cm_err ferr = {0};
+        char note[CM_ERR_MSG_MAX + 16];
         if (cm_mrc_fit_profile(h, caps, n, &fit, &ferr) != CM_OK) {
-            /* A stream too short to fit gets a row of nan, not a failure
-             * of the whole run: the other streams are still worth having. */
+            /* A stream too short to fit gets a row of empty cells that says
+             * why, not a failure of the whole run: the other streams are
+             * still worth having. */
             for (int k = 0; k < 3; k++) fit.param[k] = fit.stderr_[k] = NAN;
             fit.rmse = fit.r2 = NAN;
             fit.points = n;
+            snprintf(note, sizeof note, "no fit: %s", ferr.msg);
+        } else {
+            cm_mrc_fit_note(&fit, note, sizeof note);
         }
         char cells[9][32];
         const double v[] = {fit.param[0], fit.stderr_[0], fit.param[1],
                             fit.stderr_[1], fit.param[2], fit.stderr_[2],
                             fit.rmse, fit.r2, (double)fit.points};
-        for (int k = 0; k < 9; k++) cm_fmt_double(cells[k], v[k]);
+        for (int k = 0; k < 9; k++) cm_fmt_optional(cells[k], v[k]);
         const char *row[] = {res->streams[i].name, cells[0], cells[1],
                              cells[2], cells[3], cells[4], cells[5],
-                             cells[6], cells[7], cells[8]};
+                             cells[6], cells[7], cells[8], note};
         st = cm_table_append(*out, row, err);
     }
     if (st) {

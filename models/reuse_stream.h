@@ -76,7 +76,10 @@ cm_status cm_reuse_result_table(const cm_reuse_result *res, cm_table **out,
                                 cm_err *err);
 
 /* The parametric fit of each stream's MRC as a table:
- * stream,m_inf,m_inf_se,c0,c0_se,alpha,alpha_se,rmse,r2,points. */
+ * stream,m_inf,m_inf_se,c0,c0_se,alpha,alpha_se,rmse,r2,points,note; note
+ * names the parameters on a bound or with a standard error above their
+ * value (cm_mrc_fit_note), or why a stream has no fit (its numbers then
+ * empty), and is empty for a clean fit. */
 cm_status cm_reuse_fit_table(const cm_reuse_result *res, cm_table **out,
                              cm_err *err);
 

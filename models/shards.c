@@ -53,7 +53,8 @@
  *
  * Resolution: d sampled lines stand for d/R +- 1/(2R) real lines, so the
  * curve is blind below about 1/R lines (every reuse closer than that looks
- * like distance 0).  Spreading each sample over its interval was tried and
+ * like distance 0); cm_sample_resolved_lines puts the bound at 2/R, where
+ * the jackknife interval holds the exact curve (reuse.h).  Spreading each sample over its interval was tried and
  * only traded error between traces, so the paper's point estimate stays;
  * StatStack is the better choice for caches of fewer than 1/R lines.
  *
@@ -74,6 +75,12 @@
 #define SHARDS_GROUP 6 /* bits per scale; the bit reversal is written for 6 */
 #define SHARDS_P (1u << SHARDS_BITS)
 #define SHARDS_QUEUE 8 /* lookahead: ~ accesses in flight per miss time */
+
+double cm_sample_resolved_lines(cm_sample_kind kind, double rate)
+{
+    int shards = kind == CM_SAMPLE_SHARDS || kind == CM_SAMPLE_SHARDS_MAX;
+    return shards && rate > 0 && rate < 1 ? 2 / rate : 0;
+}
 
 typedef struct shards_tracked {
     uint32_t priority;

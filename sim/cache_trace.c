@@ -53,7 +53,7 @@ cm_status cm_cache_counts_table(const cm_cache_counts *c, cm_table **out,
         snprintf(cells[0], 32, "%llu", (unsigned long long)acc);
         snprintf(cells[1], 32, "%llu", (unsigned long long)(acc - miss));
         snprintf(cells[2], 32, "%llu", (unsigned long long)miss);
-        cm_fmt_double(cells[3], acc ? (double)miss / (double)acc : NAN);
+        cm_fmt_optional(cells[3], acc ? (double)miss / (double)acc : NAN);
         const char *row[] = {all ? "all" : cm_op_name((cm_op)op), cells[0],
                              cells[1], cells[2], cells[3]};
         st = cm_table_append(*out, row, err);

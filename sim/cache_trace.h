@@ -14,7 +14,8 @@ cm_status cm_cache_run_trace(const cm_cache_config *cfg, const char *path,
                              cm_progress_fn progress, void *progress_arg,
                              cm_cache_counts *counts, cm_err *err);
 
-/* op,accesses,hits,misses,miss_ratio: one row per op, then "all". */
+/* op,accesses,hits,misses,miss_ratio: one row per op, then "all";
+ * miss_ratio is empty for an op with no access. */
 cm_status cm_cache_counts_table(const cm_cache_counts *c, cm_table **out,
                                 cm_err *err);
 

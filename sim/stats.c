@@ -701,9 +701,9 @@ cm_status cm_stats_write(const cm_stats *reg, const char *path, cm_err *err)
     if (!st) st = cm_csv_writer_row(w, 5, header, err);
     for (size_t i = 0; i < n && !st; i++) {
         char v[3][32];
-        cm_fmt_double(v[0], rows[i].value);
-        cm_fmt_double(v[1], rows[i].ci95_lo);
-        cm_fmt_double(v[2], rows[i].ci95_hi);
+        cm_fmt_optional(v[0], rows[i].value);
+        cm_fmt_optional(v[1], rows[i].ci95_lo);
+        cm_fmt_optional(v[2], rows[i].ci95_hi);
         const char *cells[5] = {rows[i].metric, rows[i].component, v[0], v[1],
                                 v[2]};
         st = cm_csv_writer_row(w, 5, cells, err);

@@ -25,8 +25,10 @@
  * counters report the sum over windows with n times the batch-means interval
  * of the per-window sums; means and fractions use the ratio estimator
  * (integral / time, sum / count).  Without windows, values cover the whole
- * run.  With fewer than 2 windows, and for min, max and stddev always, the
- * interval columns are NaN ("nan").
+ * run.  With fewer than 2 windows (an unsampled run has none), and for
+ * min, max and stddev always, the interval columns are NaN, written empty.
+ * A value undefined on the run (a mean or ratio over no events: a bank no
+ * request reached) is NaN too, and its cell empty.
  *
  * Output rows, for a statistic named X:
  *  - counter:   X

@@ -96,6 +96,8 @@ static cm_status measure(reuse_section *rs, cm_err *err)
         rs->nmethods++;
         rs->methods[i].name = i ? method_specs[i] : "exact";
         rs->methods[i].hist = &rs->res[i].streams[0].hist;
+        rs->methods[i].resolved_lines = cm_sample_resolved_lines(
+            req.sample.kind, rs->methods[i].hist->rate);
     }
     return CM_OK;
 }
@@ -130,15 +132,22 @@ static cm_status section_mrc(reuse_section *rs, cm_err *err)
                           "reuse_*.csv and reuse_*.png):",
                           rs->s->trace, (unsigned long long)rs->res[0].accesses,
                           exact->cold, rs->p->l1_line);
-    for (int i = 1; i < NMETHODS && !st; i++)
+    for (int i = 1; i < NMETHODS && !st; i++) {
+        char res[96] = "";
+        if (rs->methods[i].resolved_lines > 0)
+            snprintf(res, sizeof res, " (it resolves %g lines and more: "
+                     "reuse_mrc leaves it out below)",
+                     rs->methods[i].resolved_lines);
         st = cm_study_say(rs->s, err,
                           "- %s (effective rate %.4g) against exact: mean "
                           "absolute MRC error %.4f over 100 sizes up to the "
                           "footprint (SHARDS's measure), %.4f over log-"
-                          "spaced sizes from one line.",
+                          "spaced sizes from one line%s.",
                           rs->methods[i].name, rs->methods[i].hist->rate,
                           cm_mrc_mae(exact, rs->methods[i].hist, lin, 100),
-                          cm_mrc_mae(exact, rs->methods[i].hist, caps, n));
+                          cm_mrc_mae(exact, rs->methods[i].hist, caps, n),
+                          res);
+    }
     return st;
 }
 
@@ -248,14 +257,18 @@ static cm_status section_fit(reuse_section *rs, cm_err *err)
     if (!st && cm_mrc_fit_profile(h, caps, n, &fit, &ferr) != CM_OK)
         st = cm_study_say(rs->s, err, "- Parametric profile: no fit (%s).",
                           ferr.msg);
-    else if (!st)
+    else if (!st) {
+        char note[512];
+        cm_mrc_fit_note(&fit, note, sizeof note);
         st = cm_study_say(
             rs->s, err,
             "- Parametric profile m(C) = m_inf + (1 - m_inf)(1 + C/c0)^-alpha:"
             " m_inf = %.4f +- %.4f, c0 = %.3g +- %.2g lines, alpha = %.3f +- "
-            "%.3f (RMSE %.4f, R^2 %.4f).",
+            "%.3f (RMSE %.4f, R^2 %.4f)%s%s.",
             fit.param[0], fit.stderr_[0], fit.param[1], fit.stderr_[1],
-            fit.param[2], fit.stderr_[2], fit.rmse, fit.r2);
+            fit.param[2], fit.stderr_[2], fit.rmse, fit.r2,
+            note[0] ? "; flagged: " : "", note);
+    }
     return st;
 }
 

@@ -91,7 +91,9 @@ static cm_status validate_one(cm_study *s, const cm_validate_model *m,
                             .outdir = dir,
                             .mode = s->mode,
                             .ranged = 1,
-                            .resume = s->resume};
+                            .resume = s->resume,
+                            .progress = s->progress,
+                            .progress_arg = s->progress_arg};
     sub_range(s, first, cm_validate_points(&c), &c.first, &c.end);
     cm_validate_summary sum;
     if (!st) st = cm_validate_run(&c, &sum, err);
@@ -105,18 +107,13 @@ static cm_status validate_one(cm_study *s, const cm_validate_model *m,
                       "on %zu:",
                       m->name, m->name, sum.points, axes[0].param->name,
                       axes[1].param->name, sum.calibration_points);
-    for (size_t q = 0; !st && q < m->nqty; q++)
-        st = cm_study_say(s, err,
-                          "  %s: held-out mean |relative error| %.1f%% "
-                          "(worst %.1f%%), mean |error| %.3g (worst %.3g); "
-                          "target %s <= %g %s",
-                          m->qty[q].name, 100 * sum.mare[q],
-                          100 * sum.max_rel[q], sum.mean_abs[q],
-                          sum.max_abs[q],
-                          m->qty[q].target == CM_VT_MARE ? "MARE"
-                                                         : "mean |error|",
-                          m->qty[q].target_value,
-                          sum.met[q] ? "met" : "NOT met");
+    for (size_t q = 0; !st && q < m->nqty; q++) {
+        char line[1024];
+        cm_validate_summary_line(&m->qty[q], &sum, q, line, sizeof line);
+        st = cm_study_say(s, err, "  %s", line);
+    }
+    if (!st && sum.calib_note[0])
+        st = cm_study_say(s, err, "  calibration: %s", sum.calib_note);
     for (size_t i = 0; i < NAXES; i++) cm_sweep_free(&axes[i]);
     return st;
 }

@@ -34,7 +34,7 @@
 #include "data/workload.h"
 
 #define MAX_AXES 8
-#define LABEL_MAX 256
+#define LABEL_MAX CM_VALIDATE_LABEL_MAX
 
 typedef struct vpoint {
     size_t wl;
@@ -372,7 +372,7 @@ static cm_status write_points(const vrun *r, const char *path, cm_err *err)
             double v[6] = {pt->model[q], pt->sim[q], pt->lo[q], pt->hi[q],
                            rel_error(pt->model[q], pt->sim[q]),
                            pt->model[q] - pt->sim[q]};
-            for (int f = 0; f < 6; f++) cm_fmt_double(cells[k++], v[f]);
+            for (int f = 0; f < 6; f++) cm_fmt_optional(cells[k++], v[f]);
         }
         for (size_t j = 0; j < ncol; j++) hdr[j] = cells[j];
         st = cm_table_append(t, hdr, err);
@@ -382,36 +382,134 @@ static cm_status write_points(const vrun *r, const char *path, cm_err *err)
     return st;
 }
 
-static void summarise(const vrun *r, cm_validate_summary *s)
+/* The error of quantity q by the measure its target is stated in (the
+ * absolute error without a target); NaN where it is undefined. */
+static double target_error(const cm_validate_qty *q, double model, double sim)
 {
-    const cm_validate_model *m = r->cfg->model;
+    return q->target == CM_VT_MARE ? fabs(rel_error(model, sim))
+                                   : fabs(model - sim);
+}
+
+void cm_validate_summarise(const cm_validate_qty *qty, size_t nqty,
+                           const cm_validate_point *pts, size_t n,
+                           cm_validate_summary *s)
+{
     memset(s, 0, sizeof *s);
-    s->points = r->n;
-    size_t held = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        s->calibration_points += r->pts[i].cal;
-        held += !r->pts[i].cal;
+    s->points = n;
+    for (size_t i = 0; i < n; i++) {
+        s->calibration_points += pts[i].cal != 0;
+        s->heldout_points += !pts[i].cal;
     }
-    for (size_t q = 0; q < m->nqty; q++) {
-        size_t nrel = 0;
-        for (size_t i = 0; i < r->n; i++) {
-            const vpoint *pt = &r->pts[i];
-            if (pt->cal) continue;
+    for (size_t q = 0; q < nqty && q < CM_VALIDATE_MAXQ; q++) {
+        size_t nrel = 0, nabs = 0;
+        double worst = -1;
+        s->worst[q] = SIZE_MAX;
+        for (size_t i = 0; i < n; i++) {
+            const cm_validate_point *pt = &pts[i];
+            if (pt->cal) continue; /* never a held-out point */
             double ea = fabs(pt->model[q] - pt->sim[q]);
             double er = fabs(rel_error(pt->model[q], pt->sim[q]));
-            s->mean_abs[q] += ea / (double)held;
-            s->max_abs[q] = fmax(s->max_abs[q], ea);
+            if (isfinite(ea)) {
+                s->mean_abs[q] += ea;
+                s->max_abs[q] = fmax(s->max_abs[q], ea);
+                nabs++;
+            }
             if (isfinite(er)) {
                 s->mare[q] += er;
                 s->max_rel[q] = fmax(s->max_rel[q], er);
                 nrel++;
             }
+            double e = target_error(&qty[q], pt->model[q], pt->sim[q]);
+            if (isfinite(e) && e > worst) {
+                worst = e;
+                s->worst[q] = i;
+                s->worst_model[q] = pt->model[q];
+                s->worst_sim[q] = pt->sim[q];
+            }
         }
         s->mare[q] = nrel ? s->mare[q] / (double)nrel : NAN;
-        if (!held) s->mean_abs[q] = s->max_abs[q] = s->max_rel[q] = NAN;
-        double got = m->qty[q].target == CM_VT_MARE ? s->mare[q]
-                                                    : s->mean_abs[q];
-        s->met[q] = got <= m->qty[q].target_value;
+        if (!nrel) s->max_rel[q] = NAN;
+        s->mean_abs[q] = nabs ? s->mean_abs[q] / (double)nabs : NAN;
+        if (!nabs) s->max_abs[q] = NAN;
+        if (s->worst[q] == SIZE_MAX) s->worst_model[q] = s->worst_sim[q] = NAN;
+        double got = qty[q].target == CM_VT_MARE ? s->mare[q]
+                                                 : s->mean_abs[q];
+        s->met[q] = qty[q].target == CM_VT_NONE ? -1
+                                                : got <= qty[q].target_value;
+    }
+}
+
+/* "mean |error| 0.031" or "MARE 38.0%", a NaN as "n/a". */
+static int say_measure(char *buf, size_t len, int mare, double v)
+{
+    if (!isfinite(v))
+        return snprintf(buf, len, "%s n/a", mare ? "MARE" : "mean |error|");
+    return mare ? snprintf(buf, len, "MARE %.1f%%", 100 * v)
+                : snprintf(buf, len, "mean |error| %.4g", v);
+}
+
+void cm_validate_summary_line(const cm_validate_qty *q,
+                              const cm_validate_summary *s, size_t k,
+                              char *buf, size_t len)
+{
+    int mare = q->target == CM_VT_MARE;
+    char head[64], other[64], worst[CM_VALIDATE_LABEL_MAX + 128], goal[96];
+    say_measure(head, sizeof head, mare, mare ? s->mare[k] : s->mean_abs[k]);
+    if (mare)
+        snprintf(other, sizeof other, "mean |error| %.4g (max %.4g)",
+                 s->mean_abs[k], s->max_abs[k]);
+    else if (isfinite(s->mare[k]))
+        snprintf(other, sizeof other, "MARE %.1f%% (max %.1f%%)",
+                 100 * s->mare[k], 100 * s->max_rel[k]);
+    else
+        snprintf(other, sizeof other, "MARE n/a (the simulation reads 0)");
+    if (s->worst[k] == SIZE_MAX)
+        snprintf(worst, sizeof worst, "no held-out point");
+    else
+        snprintf(worst, sizeof worst, "worst: model %.4g where the simulator "
+                 "reads %.4g%s%s", s->worst_model[k], s->worst_sim[k],
+                 s->worst_at[k][0] ? " at " : "", s->worst_at[k]);
+    if (q->target == CM_VT_NONE)
+        snprintf(goal, sizeof goal, "no target");
+    else
+        snprintf(goal, sizeof goal, "target %s <= %g%s: %s",
+                 mare ? "MARE" : "mean |error|",
+                 mare ? 100 * q->target_value : q->target_value,
+                 mare ? "%" : "", s->met[k] ? "met" : "NOT met");
+    snprintf(buf, len, "%s: held-out %s (%s); %s; %s", q->name, head, worst,
+             goal, other);
+}
+
+static void summarise(const vrun *r, const cm_table *calib,
+                      cm_validate_summary *s)
+{
+    const cm_validate_model *m = r->cfg->model;
+    cm_validate_point *pts = calloc(r->n ? r->n : 1, sizeof *pts);
+    if (!pts) { /* the counts alone */
+        memset(s, 0, sizeof *s);
+        return;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        pts[i].cal = r->pts[i].cal;
+        memcpy(pts[i].model, r->pts[i].model, sizeof pts[i].model);
+        memcpy(pts[i].sim, r->pts[i].sim, sizeof pts[i].sim);
+    }
+    cm_validate_summarise(m->qty, m->nqty, pts, r->n, s);
+    free(pts);
+    for (size_t q = 0; q < m->nqty; q++)
+        if (s->worst[q] != SIZE_MAX)
+            point_label(r, &r->pts[s->worst[q]], s->worst_at[q],
+                        sizeof s->worst_at[q]);
+    /* what the calibration could not identify, from calib.csv's notes */
+    long note = calib ? cm_table_col_find(calib, "note") : -1;
+    size_t k = 0;
+    for (size_t i = 0; note >= 0 && i < cm_table_nrows(calib); i++) {
+        const char *text = cm_table_cell(calib, i, (size_t)note);
+        if (!*text || k >= sizeof s->calib_note) continue;
+        int w = snprintf(s->calib_note + k, sizeof s->calib_note - k,
+                         "%s%s %s", k ? "; " : "", cm_table_cell(calib, i, 0),
+                         text);
+        k += w > 0 ? (size_t)w : 0;
     }
 }
 
@@ -419,30 +517,40 @@ static cm_status write_summary(const vrun *r, const cm_validate_summary *s,
                                const char *path, cm_err *err)
 {
     static const char *const hdr[] = {
-        "quantity",      "points",        "calibration_points",
-        "heldout_points", "mare",         "max_rel_error",
+        "quantity",       "points",        "calibration_points",
+        "heldout_points", "mare",          "max_rel_error",
         "mean_abs_error", "max_abs_error", "target",
-        "target_value",  "target_met"};
+        "target_value",   "target_met",    "worst_at",
+        "worst_model",    "worst_sim"};
+    enum { NCOL = sizeof hdr / sizeof *hdr };
     const cm_validate_model *m = r->cfg->model;
-    cm_table *t = cm_table_new(11, hdr);
+    cm_table *t = cm_table_new(NCOL, hdr);
     if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     cm_status st = CM_OK;
     for (size_t q = 0; q < m->nqty && !st; q++) {
-        char c[11][32];
-        snprintf(c[0], 32, "%s", m->qty[q].name);
-        snprintf(c[1], 32, "%zu", s->points);
-        snprintf(c[2], 32, "%zu", s->calibration_points);
-        snprintf(c[3], 32, "%zu", s->points - s->calibration_points);
-        cm_fmt_double(c[4], s->mare[q]);
-        cm_fmt_double(c[5], s->max_rel[q]);
-        cm_fmt_double(c[6], s->mean_abs[q]);
-        cm_fmt_double(c[7], s->max_abs[q]);
-        snprintf(c[8], 32, "%s", m->qty[q].target == CM_VT_MARE
-                                     ? "mare" : "mean_abs_error");
-        cm_fmt_double(c[9], m->qty[q].target_value);
-        snprintf(c[10], 32, "%s", s->met[q] ? "yes" : "no");
-        const char *cells[11];
-        for (int j = 0; j < 11; j++) cells[j] = c[j];
+        char c[NCOL][CM_VALIDATE_LABEL_MAX];
+        const cm_validate_qty *qt = &m->qty[q];
+        snprintf(c[0], sizeof c[0], "%s", qt->name);
+        snprintf(c[1], sizeof c[1], "%zu", s->points);
+        snprintf(c[2], sizeof c[2], "%zu", s->calibration_points);
+        snprintf(c[3], sizeof c[3], "%zu", s->heldout_points);
+        cm_fmt_optional(c[4], s->mare[q]);
+        cm_fmt_optional(c[5], s->max_rel[q]);
+        cm_fmt_optional(c[6], s->mean_abs[q]);
+        cm_fmt_optional(c[7], s->max_abs[q]);
+        snprintf(c[8], sizeof c[8], "%s",
+                 qt->target == CM_VT_MARE       ? "mare"
+                 : qt->target == CM_VT_MEAN_ABS ? "mean_abs_error"
+                                                : "none");
+        cm_fmt_optional(c[9], qt->target == CM_VT_NONE ? NAN
+                                                       : qt->target_value);
+        snprintf(c[10], sizeof c[10], "%s",
+                 s->met[q] < 0 ? "no target" : s->met[q] ? "yes" : "no");
+        snprintf(c[11], sizeof c[11], "%s", s->worst_at[q]);
+        cm_fmt_optional(c[12], s->worst_model[q]);
+        cm_fmt_optional(c[13], s->worst_sim[q]);
+        const char *cells[NCOL];
+        for (int j = 0; j < NCOL; j++) cells[j] = c[j];
         st = cm_table_append(t, cells, err);
     }
     if (!st) st = cm_table_write_file(t, path, err);
@@ -570,7 +678,7 @@ static cm_status write_all(const vrun *r, const cm_table *calib,
     char path[4096], name[256];
     cm_status st = out_path(c->outdir, "points.csv", path, sizeof path, err);
     if (!st) st = write_points(r, path, err);
-    summarise(r, sum);
+    summarise(r, calib, sum);
     if (!st) st = out_path(c->outdir, "summary.csv", path, sizeof path, err);
     if (!st) st = write_summary(r, sum, path, err);
     if (!st) st = out_path(c->outdir, "calib.csv", path, sizeof path, err);

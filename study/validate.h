@@ -8,9 +8,16 @@
  *  - points.csv: workload, the axes, role (calibration|heldout), and per
  *    quantity q: model_q, sim_q, sim_q_ci95_lo, sim_q_ci95_hi, q_rel_error
  *    ((model - sim) / sim), q_abs_error (model - sim);
- *  - summary.csv: per quantity, errors over the held-out points:
+ *  - summary.csv: per quantity, errors over the held-out points only
+ *    (a calibration point never counts as held out):
  *    quantity,points,calibration_points,heldout_points,mare,max_rel_error,
- *    mean_abs_error,max_abs_error,target,target_value,target_met;
+ *    mean_abs_error,max_abs_error,target,target_value,target_met,
+ *    worst_at,worst_model,worst_sim; target is the measure the target
+ *    is stated in (mare or mean_abs_error, or none), target_met yes, no or
+ *    "no target" (target_value then empty); worst_* is the held-out point
+ *    farthest off by that measure (absolute error without a target);
+ *    mare and max_rel_error are empty where no simulated value is nonzero,
+ *    and in points.csv q_rel_error is empty where the simulation reads 0;
  *  - calib.csv: the calibrated parameters (parameter,value,stderr), a
  *    configuration for --config; params.csv: the base parameters;
  *  - parity_<q>.png: simulation (with its 95% interval) against the model,
@@ -37,7 +44,8 @@
 
 typedef enum cm_validate_target {
     CM_VT_MARE = 0,     /* mean |relative error| <= target */
-    CM_VT_MEAN_ABS = 1  /* mean |absolute error| <= target */
+    CM_VT_MEAN_ABS = 1, /* mean |absolute error| <= target */
+    CM_VT_NONE = 2      /* reported, with no target to meet */
 } cm_validate_target;
 
 typedef struct cm_validate_qty {
@@ -184,12 +192,42 @@ typedef struct cm_validate_config {
     const cm_run_plan *plan;
 } cm_validate_config;
 
+#define CM_VALIDATE_LABEL_MAX 256
+
 typedef struct cm_validate_summary {
-    size_t points, calibration_points;
+    size_t points, calibration_points, heldout_points;
     double mare[CM_VALIDATE_MAXQ], max_rel[CM_VALIDATE_MAXQ];
     double mean_abs[CM_VALIDATE_MAXQ], max_abs[CM_VALIDATE_MAXQ];
-    int met[CM_VALIDATE_MAXQ];
+    int met[CM_VALIDATE_MAXQ]; /* 1 met, 0 missed, -1 no target */
+    /* the held-out point farthest off by the target's measure (absolute
+     * error without a target), SIZE_MAX when there is none */
+    size_t worst[CM_VALIDATE_MAXQ];
+    double worst_model[CM_VALIDATE_MAXQ], worst_sim[CM_VALIDATE_MAXQ];
+    char worst_at[CM_VALIDATE_MAXQ][CM_VALIDATE_LABEL_MAX]; /* "kmn
+                                          l1.mshrs=8 ..." (cm_validate_run) */
+    char calib_note[2 * CM_VALIDATE_LABEL_MAX]; /* what the calibration held
+                                                   and why, or "" */
 } cm_validate_summary;
+
+/* What the summary is made of: a point's role and its values. */
+typedef struct cm_validate_point {
+    int cal; /* a calibration point */
+    double model[CM_VALIDATE_MAXQ], sim[CM_VALIDATE_MAXQ];
+} cm_validate_point;
+
+/* Errors of each quantity over the held-out points of pts[0..n) (worst_at
+ * and calib_note left empty). */
+void cm_validate_summarise(const cm_validate_qty *qty, size_t nqty,
+                           const cm_validate_point *pts, size_t n,
+                           cm_validate_summary *s);
+
+/* Quantity k's summary in one line, its target's own measure first:
+ * "p_hit: held-out mean |error| 0.031 (worst 0.1: model 0.5 where the
+ * simulator reads 0.4 at bh tc.lifetime_weak=400); target mean |error| <=
+ * 0.05: met; MARE 38.0% (max 175.5%)". */
+void cm_validate_summary_line(const cm_validate_qty *q,
+                              const cm_validate_summary *s, size_t k,
+                              char *buf, size_t len);
 
 /* The points calibrated on: floor(n / 5) of n, at (i + 1/2) n / ncal
  * (per workload, n its points, when the model calibrates per workload). */

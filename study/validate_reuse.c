@@ -24,6 +24,7 @@
  * ratio is a probability: a relative error explodes where the simulated
  * ratio is small, which is where the L1 works best. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "models/l1_predict.h"
@@ -108,14 +109,26 @@ static cm_status reuse_calibrate(const void *obs, size_t n, size_t obs_size,
     resid_ctx c = {o, n};
     double x0 = cm_param_get(&o[0].params, pi), scale = 1;
     cm_lsq_result lr;
-    cm_status st = cm_lsq_fit(reuse_resid, &c, n, 1, &x0, &scale, &lr, err);
+    cm_status st = cm_lsq_fit(reuse_resid, &c, n, 1, &x0, &scale, &pi->min,
+                              &pi->max, &lr, err);
     if (st) {
         cm_err_prefix(err, "reuse fit");
         return st;
     }
-    reuse_fit fit = {fmin(fmax(lr.x[0], pi->min), pi->max), lr.stderr_[0]};
-    st = cm_params_fit_table(&pi, &fit.fraction, &fit.stderr_, 1, calib,
-                             err);
+    /* What the data cannot identify stays at its configured value, and
+     * calib.csv says so. */
+    reuse_fit fit = {lr.x[0], lr.stderr_[0]};
+    char note[320] = "", why[200];
+    if (!lr.identifiable[0]) {
+        cm_fit_flags_text(lr.flags[0], lr.x[0], pi->min, pi->max, why,
+                          sizeof why);
+        fit = (reuse_fit){x0, NAN};
+        snprintf(note, sizeof note, "not identifiable (%s), held at its "
+                 "configured value %g", why, x0);
+    }
+    const char *notes[1] = {note};
+    st = cm_params_fit_table(&pi, &fit.fraction, &fit.stderr_, notes, 1,
+                             calib, err);
     reuse_fit *keep = st ? NULL : malloc(sizeof *keep);
     if (!st && !keep) {
         cm_table_free(*calib);

@@ -2,11 +2,13 @@
  * to end on tiny machines: the files and columns promised, calib.csv usable as a
  * config, at most a fifth of the points calibrated, byte-identical reruns,
  * and one-line exit-2 errors for bad input with nothing half-written. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/table.h"
+#include "sim/stats.h"
 #include "study/validate.h"
 #include "tests/testutil.h"
 
@@ -34,14 +36,41 @@ static void two_runs(const char *dir)
     }
 }
 
+/* The value of `col` in the row of t whose column `key` is `name`. */
+static double row_value(const cm_table *t, const char *key, const char *name,
+                        const char *col)
+{
+    long k = cm_table_col_find(t, key);
+    ck_assert_int_ge(k, 0);
+    for (size_t r = 0; r < cm_table_nrows(t); r++)
+        if (!strcmp(cm_table_cell(t, r, (size_t)k), name))
+            return tu_num(t, r, col);
+    ck_abort_msg("no row %s", name);
+    return NAN;
+}
+
+static cm_table *read_table(const char *path)
+{
+    cm_table *t = NULL;
+    cm_err err = {0};
+    ck_assert_msg(cm_table_read_file(path, &t, &err) == CM_OK, "%s",
+                  err.msg);
+    return t;
+}
+
+/* The README's calibration, sim -> fit -> calibrated model (issue 23, item
+ * 1): two runs at different MSHR counts, the default parameters fitted, a
+ * calib.csv whose values lie in the model's domain, which `cohmod model
+ * mshr --config tc2013 --config calib.csv` accepts; and the calibrated
+ * model at a run's own inputs (its machine and measured workload
+ * statistics) gives what the fit reports in calib.residuals.csv. */
 START_TEST(test_fit_writes_a_config)
 {
-    char *dir = tu_tmpdir(), args[2048];
+    char *dir = tu_tmpdir(), args[4096];
     two_runs(dir);
     snprintf(args, sizeof args,
-             "fit mshr --samples %s/a.csv --samples %s/b.csv "
-             "--param model.extra_latency --quiet --out %s/calib.csv",
-             dir, dir, dir);
+             "fit mshr --samples %s/a.csv --samples %s/b.csv --quiet "
+             "--out %s/calib.csv", dir, dir, dir);
     tu_run r = tu_cohmod(args);
     ck_assert_msg(r.status == 0, "%s", r.err);
     ck_assert_str_eq(r.err, "");
@@ -49,24 +78,99 @@ START_TEST(test_fit_writes_a_config)
     char *calib = tu_path_in(dir, "calib.csv");
     char *text = tu_read_file(calib, NULL);
     ck_assert_ptr_nonnull(text);
-    ck_assert(!strncmp(text, "parameter,value,stderr\nmodel.extra_latency,",
-                       43));
-    ck_assert_uint_eq(tu_count_lines(text), 2);
+    ck_assert(!strncmp(text, "parameter,value,stderr,note\n", 28));
+    ck_assert_uint_eq(tu_count_lines(text), 3);
     free(text);
+    cm_table *c = read_table(calib);
+    double extra = row_value(c, "parameter", "model.extra_latency", "value");
+    ck_assert(extra >= 1 - 340 && extra <= 1e5); /* tc2013: l2.latency 340 */
+    for (size_t i = 0; i < 2; i++) { /* identified: a stderr, no note */
+        const char *note = cm_table_cell(c, i, 3);
+        ck_assert_msg((note[0] == 0) == (cm_table_cell(c, i, 2)[0] != 0),
+                      "%s", note);
+        ck_assert(note[0] || isfinite(tu_num(c, i, "stderr")));
+    }
+    cm_table_free(c);
     char *res = tu_path_in(dir, "calib.residuals.csv");
     text = tu_read_file(res, NULL);
     ck_assert_ptr_nonnull(strstr(text, "sample,quantity,sim,ci95_lo,"
                                        "ci95_hi,model,sigma,residual\n"));
     ck_assert_uint_eq(tu_count_lines(text), 7); /* 2 runs x 3 + header */
+    ck_assert_ptr_null(strstr(text, "nan"));
     free(text);
-    free(res);
-    /* the model reads it as a config, after a preset */
+    /* the model at run a's inputs, calibrated, as the fit saw it */
+    cm_table *rt = read_table(res);
+    double want = -1;
+    for (size_t i = 0; i < cm_table_nrows(rt); i++)
+        if (strstr(cm_table_cell(rt, i, 0), "/a.csv") &&
+            !strcmp(cm_table_cell(rt, i, 1), "occupancy"))
+            want = tu_num(rt, i, "model");
+    cm_table_free(rt);
+    char *stats = tu_path_in(dir, "a.csv");
+    cm_stat_row *rows;
+    size_t n;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_stats_read_rows(stats, &rows, &n, &err), CM_OK);
+#define STAT(m) cm_stats_find(rows, n, m, "all")->value
+    snprintf(args, sizeof args,
+             "model mshr --config %s/a.params.csv --config %s "
+             "--set wl.l1_miss_ratio=%.17g --set wl.l2_miss_ratio=%.17g "
+             "--set wl.merge_prob=%.17g --set wl.reqs_per_inst=%.17g "
+             "--set wl.mem_rate=%.17g",
+             dir, calib, STAT("l1.miss_ratio"), STAT("l2.miss_ratio"),
+             STAT("l1.mshr.merges") / STAT("l1.misses"),
+             STAT("l1.accesses") / STAT("sm.mem_instructions"),
+             STAT("sm.mem_instructions") / STAT("sm.instructions"));
+#undef STAT
+    free(rows);
+    free(stats);
+    r = tu_cohmod(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    cm_table *m = NULL;
+    ck_assert_int_eq(cm_table_read_buffer("m", r.out, strlen(r.out), &m,
+                                          &err), CM_OK);
+    ck_assert_close(tu_num(m, 0, "mean_occupancy"), want, 1e-9);
+    cm_table_free(m);
+    tu_run_free(&r);
+    /* the README's next step, and after another preset too */
+    snprintf(args, sizeof args, "model mshr --config tc2013 --config %s",
+             calib);
+    r = tu_cohmod(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_null(strstr(r.out, "nan"));
+    tu_run_free(&r);
     snprintf(args, sizeof args, "model mshr --config li2014 --config %s",
              calib);
     r = tu_cohmod(args);
     ck_assert_msg(r.status == 0, "%s", r.err);
     tu_run_free(&r);
+    free(res);
     free(calib);
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
+/* Issue 23, item 1: one run (the README's sim, cut short) identifies
+ * nothing: the old fit wrote extra_latency -423.66 +- 5.5e5 and svc_scv
+ * 0 +- nan at exit 0.  Now it exits 2 in one line, saying why for each
+ * parameter and which runs would help, and writes nothing. */
+START_TEST(test_fit_refuses_what_it_cannot_identify)
+{
+    char *dir = tu_tmpdir(), args[4096];
+    snprintf(args, sizeof args,
+             "sim --workload kmn --protocol no-coh --sched gto --set "
+             "sim.max_cycles=200000 --quiet --out %s/stats.csv", dir);
+    tu_run r = tu_cohmod(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    tu_run_free(&r);
+    snprintf(args, sizeof args,
+             "fit mshr --samples %s/stats.csv --out %s/calib.csv", dir, dir);
+    tu_expect_rejected(args, "identify no parameter");
+    tu_expect_rejected(args, "run at two or more MSHR counts or warp counts");
+    tu_expect_rejected(args, "model.extra_latency (fitted");
+    tu_expect_rejected(args, "model.svc_scv (fitted");
+    ck_assert_uint_eq(tu_dir_entries(dir), 2); /* stats.csv and its dump */
     tu_rm_tree(dir);
     free(dir);
 }
@@ -150,8 +254,9 @@ static void assert_rerun_identical(const char *d1, const char *d2,
     }
 }
 
-#define VGRID "validate mshr --grid mshrs=4,8 --grid warps=2,4,8 " \
-              "--workloads kmn " TINY " --quiet --out "
+#define VGRID_RUN "validate mshr --grid mshrs=4,8 --grid warps=2,4,8 " \
+                  "--workloads kmn " TINY
+#define VGRID VGRID_RUN " --quiet --out "
 
 START_TEST(test_validate_tiny_grid)
 {
@@ -164,6 +269,19 @@ START_TEST(test_validate_tiny_grid)
     snprintf(args, sizeof args, VGRID "%s", d2);
     r = tu_cohmod(args);
     ck_assert_msg(r.status == 0, "%s", r.err);
+    tu_run_free(&r);
+    /* the summary on stderr: each quantity in its target's own measure,
+     * with its worst held-out point (issue 23, item 6) */
+    snprintf(args, sizeof args, VGRID_RUN " --out %s/c", dir);
+    r = tu_cohmod(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "occupancy: held-out MARE ") &&
+                      strstr(r.err, "target MARE <= 10%: ") &&
+                      strstr(r.err, "p_full: held-out mean |error| ") &&
+                      strstr(r.err, "target mean |error| <= 0.05: ") &&
+                      strstr(r.err, "where the simulator reads ") &&
+                      strstr(r.err, "(1 calibration, 5 held out)"),
+                  "%s", r.err);
     tu_run_free(&r);
     const char *files[] = {"points.csv", "summary.csv", "calib.csv",
                            "params.csv", "parity_occupancy.png",
@@ -190,15 +308,21 @@ START_TEST(test_validate_tiny_grid)
     free(pp);
     pp = tu_path_in(d1, "summary.csv");
     ck_assert_int_eq(cm_table_read_file(pp, &t, &err), CM_OK);
-    const char *scols[] = {"quantity", "points", "calibration_points",
-                           "mare", "max_rel_error", "mean_abs_error",
-                           "max_abs_error"};
+    const char *scols[] = {"quantity",       "points",
+                           "calibration_points", "heldout_points",
+                           "mare",           "max_rel_error",
+                           "mean_abs_error", "max_abs_error",
+                           "target",         "target_met",
+                           "worst_at",       "worst_model"};
     for (size_t i = 0; i < sizeof scols / sizeof *scols; i++)
         ck_assert_msg(cm_table_col_find(t, scols[i]) >= 0, "no %s",
                       scols[i]);
     ck_assert_uint_eq(cm_table_nrows(t), 2);
     ck_assert_str_eq(cm_table_cell(t, 0, 0), "occupancy");
     ck_assert_str_eq(cm_table_cell(t, 0, 2), "1");
+    ck_assert_str_eq(cm_table_cell(t, 0, 3), "5");
+    ck_assert_str_eq(cm_table_cell(t, 1, 8), "mean_abs_error");
+    ck_assert_ptr_nonnull(strstr(cm_table_cell(t, 0, 11), "kmn l1.mshrs="));
     cm_table_free(t);
     free(pp);
     free(d1);
@@ -338,6 +462,7 @@ Suite *suite_cli_fit(void)
     TCase *tc = tcase_create("e2e");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_fit_writes_a_config);
+    tcase_add_test(tc, test_fit_refuses_what_it_cannot_identify);
     tcase_add_test(tc, test_fit_bad_input);
     tcase_add_test(tc, test_validate_tiny_grid);
     tcase_add_test(tc, test_validate_bad_input);

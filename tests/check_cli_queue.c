@@ -102,6 +102,56 @@ START_TEST(queue_erlang_c)
 }
 END_TEST
 
+/* Issue 23, item 10: every formula that depends only on the offered load
+ * takes --load, as the references state it (service rate 1, times in mean
+ * service times), and any two of arrival, service and load fix the third.
+ * References: Erlang B by its recursion, Erlang C from it, C = c B / (c -
+ * a (1 - B)), and Pollaczek-Khinchine Wq = rho s (1 + scv) / (2 (1 - rho)). */
+START_TEST(queue_load_alone)
+{
+    const double a = 5, c = 10;
+    double b = 1;
+    for (int k = 1; k <= (int)c; k++) b = a * b / (k + a * b);
+    double erlang_c = c * b / (c - a * (1 - b));
+    cm_table *t = csv_of("queue erlang-c --servers 10 --load 5");
+    ck_assert_close(tu_num(t, 0, "p_wait"), erlang_c, 1e-12);
+    ck_assert_close(tu_num(t, 0, "mean_wait"), erlang_c / (c - a), 1e-12);
+    ck_assert_close(tu_num(t, 0, "service"), 1.0, 0);
+    cm_table_free(t);
+    /* the same queue stated with rates in other units */
+    t = csv_of("queue erlang-c --servers 10 --load 5 --service 4");
+    ck_assert_close(tu_num(t, 0, "arrival"), 20.0, TOL);
+    ck_assert_close(tu_num(t, 0, "p_wait"), erlang_c, 1e-12);
+    ck_assert_close(tu_num(t, 0, "mean_wait"), erlang_c / (c - a) / 4, 1e-12);
+    cm_table_free(t);
+    t = csv_of("queue erlang-c --servers 10 --load 5 --arrival 20");
+    ck_assert_close(tu_num(t, 0, "service"), 4.0, TOL);
+    cm_table_free(t);
+    /* M/M/c/c is Erlang's loss system */
+    t = csv_of("queue mmck --servers 10 --capacity 10 --load 5");
+    ck_assert_close(tu_num(t, 0, "p_block"), b, 1e-12);
+    cm_table_free(t);
+    t = csv_of("queue md1 --load 0.5");
+    ck_assert_close(tu_num(t, 0, "mean_wait"), 0.5 / (2 * 0.5), 1e-12);
+    cm_table_free(t);
+    t = csv_of("queue mg1 --load 0.5 --service 2 --scv 1");
+    ck_assert_close(tu_num(t, 0, "arrival"), 0.25, TOL);
+    ck_assert_close(tu_num(t, 0, "mean_wait"), 0.5 * 2 * 2 / (2 * 0.5), 1e-12);
+    cm_table_free(t);
+    t = csv_of("queue mmckn --servers 2 --capacity 4 --sources 5 "
+               "--load-per-source 0.3");
+    cm_table *u = csv_of("queue mmckn --servers 2 --capacity 4 --sources 5 "
+                         "--arrival 0.3 --service 1");
+    ck_assert_close(tu_num(t, 0, "p_block"), tu_num(u, 0, "p_block"), TOL);
+    cm_table_free(t);
+    cm_table_free(u);
+    fails("give two of --arrival, --service and --load",
+          "queue erlang-c --servers 2 --load 1 --arrival 1 --service 1");
+    fails("missing --load (or --arrival and --service)",
+          "queue md1");
+}
+END_TEST
+
 START_TEST(queue_mmck_and_pmf)
 {
     cm_queue_metrics m;
@@ -289,6 +339,7 @@ Suite *suite_cli_queue(void)
     tcase_add_test(tc, queue_help);
     tcase_add_test(tc, queue_erlang_b);
     tcase_add_test(tc, queue_erlang_c);
+    tcase_add_test(tc, queue_load_alone);
     tcase_add_test(tc, queue_mmck_and_pmf);
     tcase_add_test(tc, queue_engset_and_mmckn);
     tcase_add_test(tc, queue_mg1);

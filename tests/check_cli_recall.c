@@ -131,6 +131,43 @@ START_TEST(recall_gpu_vi_stdout)
 }
 END_TEST
 
+/* Issue 23, item 2: a profile taken under a protocol without sharer lists
+ * (tcw: dir.sharers all at 0) gave recalls_per_access = 0 on every row at
+ * exit 0.  It is refused, and so is a profile without the row; the error
+ * names the protocol to profile under, and nothing is written. */
+START_TEST(recall_refuses_sharerless_profile)
+{
+    char *dir = tu_tmpdir();
+    char text[sizeof profile_csv + 64];
+    snprintf(text, sizeof text, "%s", profile_csv);
+    char *cut = strstr(text, "dir.sharers");
+    strcpy(cut, "dir.sharers,0,1,5235340\n");
+    char *zero = tu_write_file(dir, "zero.csv", text);
+    *cut = '\0';
+    char *none = tu_write_file(dir, "none.csv", text);
+    char *out = tu_path_in(dir, "r.csv"), args[4096];
+    static const char *const protos[] = {"gpu-vini", "gpu-vi", "mesi"};
+    for (int i = 0; i < 3; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "profile under %s", protos[i]);
+        snprintf(args, sizeof args, "model recall --profile %s --protocol %s "
+                 "--sweep dir.ratio=1,2 --out %s", zero, protos[i], out);
+        tu_expect_rejected(args, want);
+        tu_expect_rejected(args, "lists no sharer");
+        snprintf(args, sizeof args, "model recall --profile %s --protocol %s "
+                 "--out %s", none, protos[i], out);
+        tu_expect_rejected(args, want);
+        tu_expect_rejected(args, "dir.sharers");
+        ck_assert(!file_exists(out));
+    }
+    free(zero);
+    free(none);
+    free(out);
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(recall_help)
 {
     tu_run r = tu_cohmod("model recall --help");
@@ -206,6 +243,7 @@ Suite *suite_cli_recall(void)
     tcase_add_test(tc, recall_sweep_to_file);
     tcase_add_test(tc, recall_gpu_vi_stdout);
     tcase_add_test(tc, recall_help);
+    tcase_add_test(tc, recall_refuses_sharerless_profile);
     tcase_add_test(tc, recall_bad_input);
     suite_add_tcase(s, tc);
     return s;

@@ -135,6 +135,13 @@ START_TEST(test_cache_by_hand)
     long modify = row_where(t, "op", "modify");
     ck_assert_double_eq(cell(t, (size_t)modify, "accesses"), 1);
     ck_assert_uint_eq(cm_table_nrows(t), 5); /* 4 ops + all */
+    /* no atomic in the trace: its miss ratio is empty, not nan (issue 23,
+     * item 2) */
+    long atomic = row_where(t, "op", "atomic");
+    ck_assert_double_eq(cell(t, (size_t)atomic, "accesses"), 0);
+    ck_assert_str_eq(cm_table_cell(t, (size_t)atomic,
+                                   (size_t)cm_table_col_find(t, "miss_ratio")),
+                     "");
     cm_table_free(t);
     /* 4 lines hold everything: only the 3 cold misses remain */
     t = run_table("cache %s --size 256 --ways 4 --line 64");
@@ -212,6 +219,62 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* Issue 23, item 7: `reuse --fit` printed m_inf = 2.4e-14 and c0 =
+ * 5.8e-8 lines as if measured.  A loop over 100 lines is a cliff the
+ * family reaches only with alpha on its cap: the row's note and a line on
+ * stderr say so, and a clean fit has an empty note. */
+START_TEST(test_fit_flags_degenerate)
+{
+    char *text = malloc(200000), *p = text;
+    ck_assert_ptr_nonnull(text);
+    for (int i = 0; i < 10000; i++)
+        p += sprintf(p, " L %08x,8\n", 0x10000 + (i % 100) * 64);
+    char *loop = tu_write_file(dir, "loop.lackey", text);
+    free(text);
+    char args[8192];
+    snprintf(args, sizeof args, "reuse %s --line 64 --fit", loop);
+    tu_run r = tu_cohmod(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.out, "alpha (at its bound 8"), "%s", r.out);
+    ck_assert_msg(strstr(r.err, "fit of stream all: ") &&
+                      strstr(r.err, "alpha (at its bound 8"),
+                  "%s", r.err);
+    ck_assert_ptr_null(strstr(r.out, "nan"));
+    tu_run_free(&r);
+    free(loop);
+}
+END_TEST
+
+/* Issue 23, item 2: `cache --format lackey` on an empty trace printed an
+ * all-NaN table at exit 0 and `reuse empty.lackey` said it "cannot tell
+ * the trace format".  Every trace command gives the one error, exit 2,
+ * and writes nothing. */
+START_TEST(test_empty_traces)
+{
+    char *files[] = {tu_write_file(dir, "empty.lackey", ""),
+                     tu_write_file(dir, "banner.lackey", "==1== Lackey\n"),
+                     tu_write_file(dir, "header.csv", "op,addr,size\n"),
+                     tu_write_file(dir, "blank.trace", "\n\n")};
+    static const char *const cmds[] = {
+        "reuse %s", "reuse %s --format lackey --sample shards:0.1 --fit",
+        "mrc %s --exact --sample shards:0.5", "mrc %s --sets 2 --ways 2",
+        "cache %s", "cache %s --format lackey --size 256 --ways 2 --line 64",
+        "sim --trace %s"};
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++)
+        for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+            if (strstr(cmds[c], "--format lackey") && f >= 2) continue;
+            char args[8192], cmd[4096];
+            snprintf(cmd, sizeof cmd, cmds[c], files[f]);
+            snprintf(args, sizeof args, "%s --out %s/o.csv", cmd, dir);
+            tu_expect_rejected(args, "the trace holds no memory accesses");
+            char *o = tu_path_in(dir, "o.csv");
+            ck_assert_msg(!tu_read_file(o, NULL), "%s wrote its output", cmd);
+            free(o);
+        }
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) free(files[f]);
+}
+END_TEST
+
 Suite *suite_cli_reuse(void)
 {
     Suite *s = suite_create("cli_reuse");
@@ -223,6 +286,8 @@ Suite *suite_cli_reuse(void)
     tcase_add_test(tc, test_cache_by_hand);
     tcase_add_test(tc, test_plot_and_sampled_curves);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_empty_traces);
+    tcase_add_test(tc, test_fit_flags_degenerate);
     suite_add_tcase(s, tc);
     return s;
 }

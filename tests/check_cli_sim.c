@@ -50,6 +50,13 @@ START_TEST(test_sim_small_machine_every_protocol)
                           names[k]);
         ck_assert(metric(r.out, "ipc", "all") > 0);
         ck_assert(metric(r.out, "ipc", "sm1") > 0);
+        /* unsampled: no interval, so empty ci95 cells, never "nan" (issue
+         * 23, item 2) */
+        ck_assert_ptr_null(strstr(r.out, "nan"));
+        const char *ipc = strstr(r.out, "\nipc,all,");
+        ck_assert_ptr_nonnull(ipc);
+        const char *eol = strchr(ipc + 1, '\n');
+        ck_assert(eol && eol[-1] == ',' && eol[-2] == ',');
         l1_miss[i] = metric(r.out, "l1.miss_ratio", "all");
         tu_run_free(&r);
     }
@@ -248,6 +255,10 @@ START_TEST(test_sim_sample_check)
             ck_assert_str_eq(cm_table_colname(t, c), cols[c]);
         size_t n = cm_table_nrows(t);
         ck_assert_str_eq(cm_table_cell(t, n - 1, 0), "speedup");
+        /* the timing rows have no error or interval: empty, not "nan" */
+        ck_assert_msg(!strstr(r.out, "nan"), "%s", r.out);
+        ck_assert_str_eq(cm_table_cell(t, n - 1, 3), "");
+        ck_assert_str_eq(cm_table_cell(t, n - 1, 4), "");
         for (size_t row = 0; row < n; row++) {
             const char *name = cm_table_cell(t, row, 0);
             if (strcmp(name, "ipc") && strcmp(name, "l1.miss_ratio")) continue;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "data/table.h"
 #include "tests/testutil.h"
@@ -342,9 +343,15 @@ static void check_coh(const char *dir, const char *const *expect,
 
 START_TEST(test_study_writes_everything)
 {
-    char *dir = tu_tmpdir();
-    tu_run r = study(dir, QUICK);
+    /* from another working directory: the shipped trace is found all the
+     * same (issue 23, item 5: the reuse section was skipped, exit 0) */
+    char *dir = tu_tmpdir(), *cwd = tu_tmpdir(), args[4400];
+    snprintf(args, sizeof args, "study --out %s %s", dir, QUICK);
+    tu_run r = tu_cohmod_in(cwd, args);
     ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_uint_eq(tu_dir_entries(cwd), 0);
+    rmdir(cwd);
+    free(cwd);
     /* The files above, the model-against-simulation subdirectories,
      * coh/, and the run's manifest and finished points (run.csv, runs/:
      * what --resume and merge read). */
@@ -370,6 +377,20 @@ START_TEST(test_study_writes_everything)
     ck_assert_ptr_nonnull(strstr(summary, "reuse model against the simulator"));
     ck_assert_ptr_nonnull(strstr(summary, "16 SMs x 48 warps"));
     ck_assert_ptr_nonnull(strstr(summary, "Reuse distances of a real trace"));
+    ck_assert_ptr_nonnull(strstr(summary, "data/traces/sort.lackey: 200000 "
+                                          "accesses"));
+    /* degenerate fits flagged, what the calibration held named, and each
+     * validated quantity with its worst held-out point (items 6, 7) */
+    ck_assert_ptr_nonnull(strstr(summary, "flagged: alpha (at its bound 8"));
+    char *calib = read_in(dir, "validate_mshr/calib.csv");
+    ck_assert_ptr_nonnull(calib);
+    if (strstr(calib, "not identifiable"))
+        ck_assert_ptr_nonnull(strstr(summary, "calibration: "
+                                              "model.extra_latency not "
+                                              "identifiable"));
+    free(calib);
+    ck_assert_ptr_nonnull(strstr(summary, "p_full: held-out mean |error| "));
+    ck_assert_ptr_nonnull(strstr(summary, "where the simulator reads "));
     ck_assert_ptr_nonnull(strstr(summary, "mean absolute MRC error"));
     ck_assert_ptr_nonnull(strstr(r.out, "MSHRs saturate")); /* echoed */
     ck_assert_ptr_nonnull(strstr(summary, "Coherence protocols on the "
@@ -467,6 +488,16 @@ START_TEST(test_study_fails_cleanly)
     r = study(dir, "--set l1.mshrs=-1");
     ck_assert_int_eq(r.status, 2);
     ck_assert_uint_eq(tu_dir_entries(dir), 1); /* nothing but "plain" */
+    tu_run_free(&r);
+    /* the shipped trace missing: an error naming it, not a skipped
+     * section */
+    setenv("COHMOD_DATA", "/nonexistent", 1);
+    r = study(dir, "");
+    unsetenv("COHMOD_DATA");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "traces/sort.lackey: not found in cohmod's "
+                                "data directory /nonexistent"), "%s", r.err);
+    ck_assert_uint_eq(tu_count_lines(r.err), 1);
     tu_run_free(&r);
     r = study(dir, "--trace /nonexistent.lackey");
     ck_assert_int_eq(r.status, 2);

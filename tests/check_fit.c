@@ -116,6 +116,78 @@ START_TEST(test_fit_flags_unidentifiable)
     ck_assert(fit.identifiable[0]);
     ck_assert(!fit.identifiable[1]);
     ck_assert(isnan(fit.stderr_[1]));
+    /* held at its configured value, and the other fitted again without
+     * it (issue 23, item 1) */
+    ck_assert(fit.flags[1] & CM_FIT_FLAT);
+    ck_assert_double_eq(fit.value[1], obs[0].params.model_dram_efficiency);
+    ck_assert_uint_eq(fit.identified, 1);
+    cm_mshr_fit alone = fit_extra(obs, 8);
+    ck_assert_msg(fabs(fit.value[0] - alone.value[0]) < 1e-3, "%g vs %g",
+                  fit.value[0], alone.value[0]);
+    char note[512];
+    cm_mshr_fit_note(&fit, 1, note, sizeof note);
+    ck_assert_ptr_nonnull(strstr(note, "not identifiable"));
+    ck_assert_ptr_nonnull(strstr(note, "held at its configured value 0.8"));
+    cm_mshr_fit_note(&fit, 0, note, sizeof note);
+    ck_assert_str_eq(note, "");
+}
+END_TEST
+
+/* Issue 23, item 1: the rules that flag a fitted value, on the values the
+ * issue saw: extra_latency -423.66 +- 5.5e5 and 1.72 +- 56.3, svc_scv 0
+ * +- nan, alpha 8.000 +- 6.64 on its cap of 8. */
+START_TEST(test_fit_flag_rules)
+{
+    ck_assert_uint_eq(cm_fit_flags(-423.66, 5.5e5, -1e5, 1e5, 0.1),
+                      CM_FIT_WIDE | CM_FIT_SPANS);
+    ck_assert_uint_eq(cm_fit_flags(1.72, 56.3, -1e5, 1e5, 0.1), CM_FIT_WIDE);
+    ck_assert_uint_eq(cm_fit_flags(0, NAN, 0, 100, 1e-3),
+                      CM_FIT_WIDE | CM_FIT_AT_BOUND);
+    ck_assert_uint_eq(cm_fit_flags(8.0, 6.64, 0, 8, 1e-3),
+                      CM_FIT_AT_BOUND | CM_FIT_SPANS);
+    ck_assert_uint_eq(cm_fit_flags(8.0, 1, 0, 8, 1e-3), CM_FIT_AT_BOUND);
+    ck_assert_uint_eq(cm_fit_flags(60, 2, -339, 1e5, 0.1), 0);
+    ck_assert_uint_eq(cm_fit_flags(-60, 59, -339, 1e5, 0.1), 0);
+    char text[256];
+    cm_fit_flags_text(CM_FIT_AT_BOUND | CM_FIT_WIDE, 8, 0, 8, text,
+                      sizeof text);
+    ck_assert_str_eq(text, "at its bound 8; standard error above its value");
+}
+END_TEST
+
+/* Issue 23, item 1: the fit wrote model.extra_latency = -423.66, which
+ * the model then rejected (an unloaded round trip below 0).  Runs that
+ * ask for less latency than the model can give push the fit to the bound
+ * of the model's domain, 1 - min(l2.latency, dram.latency): it stops
+ * there, says so, and holds the parameter at its configured value. */
+START_TEST(test_fit_stays_in_the_model_domain)
+{
+    cm_mshr_obs obs[8];
+    synth(obs, 8, 0, 5);
+    for (int i = 0; i < 8; i++) {
+        obs[i].sim[CM_MQ_LATENCY] *= 0.3;
+        obs[i].sim[CM_MQ_OCCUPANCY] *= 0.3;
+    }
+    const cm_param_info *p[1] = {cm_param_find("model.extra_latency")};
+    cm_mshr_fit fit;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_mshr_fit_run(obs, 8, p, 1, &fit, &err), CM_OK);
+    double lo = 1 - fmin(obs[0].params.l2_latency, obs[0].params.dram_latency);
+    ck_assert_double_eq(fit.lo[0], lo);
+    ck_assert_msg(fit.fitted[0] >= lo && fit.fitted[0] < lo + 1, "%g",
+                  fit.fitted[0]);
+    ck_assert(fit.flags[0] & CM_FIT_AT_BOUND);
+    ck_assert_uint_eq(fit.identified, 0);
+    ck_assert_double_eq(fit.value[0], 0); /* configured */
+    char advice[512];
+    cm_mshr_fit_advice(obs, 8, &fit, advice, sizeof advice);
+    ck_assert_ptr_nonnull(strstr(advice, "do not pin"));
+    cm_mshr_ws *ws = cm_mshr_ws_new();
+    double m[CM_MQ_COUNT];
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(cm_mshr_obs_predict(&obs[i], &fit, ws, m, &err),
+                         CM_OK);
+    cm_mshr_ws_free(ws);
 }
 END_TEST
 
@@ -176,6 +248,8 @@ Suite *suite_fit(void)
     tcase_add_test(tc, test_fit_recovers_noise_free);
     tcase_add_test(tc, test_fit_noisy_within_stderr_and_shrinks);
     tcase_add_test(tc, test_fit_flags_unidentifiable);
+    tcase_add_test(tc, test_fit_flag_rules);
+    tcase_add_test(tc, test_fit_stays_in_the_model_domain);
     tcase_add_test(tc, test_obs_from_rows);
     suite_add_tcase(s, tc);
     return s;

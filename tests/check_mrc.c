@@ -16,6 +16,7 @@
 #include "models/setlocal.h"
 #include "models/spatial.h"
 #include "sim/cache.h"
+#include "solvers/lsq.h"
 #include "tests/testutil.h"
 
 /* ---- synthetic streams --------------------------------------------------- */
@@ -682,8 +683,40 @@ START_TEST(test_fit_recovers_its_family)
         ck_assert_int_gt(fit.iterations, 0);
         ck_assert_close(cm_mrc_fit_eval(&fit, 77), family(m, c0, a, 77),
                         1e-7);
+        /* inside its ranges and determined: nothing flagged */
+        char note[256];
+        cm_mrc_fit_note(&fit, note, sizeof note);
+        ck_assert_msg(!fit.flags[0] && !fit.flags[1] && !fit.flags[2],
+                      "case %zu: %s", k, note);
+        ck_assert_str_eq(note, "");
         cm_reuse_hist_free(&h);
     }
+}
+END_TEST
+
+/* Issue 23, item 7: a fit that ends on a bound of the family was reported
+ * as if it were a measurement (the study's alpha = 8.000 +- 6.64 on its
+ * cap; m_inf = 2.4e-14 and c0 = 5.8e-8 lines at R^2 0.73).  A loop over
+ * 100 lines is a cliff at 100 lines, which the family reaches only as
+ * alpha -> infinity: alpha ends on its cap, and the fit says so. */
+START_TEST(test_fit_flags_degenerate)
+{
+    cm_reuse_hist h;
+    ck_assert_int_eq(cm_reuse_hist_init(&h, 4096, NULL), CM_OK);
+    cm_reuse_hist_add(&h, -1, 100, NULL);
+    cm_reuse_hist_add(&h, 99, 9900, NULL);
+    double caps[200];
+    size_t n = cm_mrc_default_capacities(&h, 4, caps, 200);
+    cm_mrc_fit fit;
+    cm_err err = {0};
+    ck_assert_msg(cm_mrc_fit_profile(&h, caps, n, &fit, &err) == CM_OK, "%s",
+                  err.msg);
+    ck_assert_msg(fit.flags[2] & CM_FIT_AT_BOUND, "alpha = %g +- %g",
+                  fit.param[2], fit.stderr_[2]);
+    char note[256];
+    cm_mrc_fit_note(&fit, note, sizeof note);
+    ck_assert_msg(strstr(note, "alpha (at its bound 8"), "%s", note);
+    cm_reuse_hist_free(&h);
 }
 END_TEST
 
@@ -963,6 +996,7 @@ Suite *suite_mrc(void)
     suite_add_tcase(s, sl);
     TCase *fit = tcase_create("fit");
     tcase_add_test(fit, test_fit_recovers_its_family);
+    tcase_add_test(fit, test_fit_flags_degenerate);
     tcase_add_test(fit, test_fit_real_ish_histogram);
     tcase_add_test(fit, test_fit_bad_input);
     suite_add_tcase(s, fit);

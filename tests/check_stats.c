@@ -430,17 +430,17 @@ static cm_stats *small_registry(void)
 START_TEST(test_csv_bytes)
 {
     const char *expect = "metric,component,value,ci95_lo,ci95_hi\n"
-                         "l1.misses,all,9,nan,nan\n"
-                         "l1.misses,sm2,5,nan,nan\n"
-                         "l1.misses,sm10,4,nan,nan\n"
-                         "mshr.frac_at_0,all,0.5,nan,nan\n"
-                         "mshr.frac_at_0,sm2,0.5,nan,nan\n"
-                         "mshr.frac_at_1_or_more,all,0.5,nan,nan\n"
-                         "mshr.frac_at_1_or_more,sm2,0.5,nan,nan\n"
-                         "mshr_full_fraction,all,0.5,nan,nan\n"
-                         "mshr_full_fraction,sm2,0.5,nan,nan\n"
-                         "mshr_mean,all,0.5,nan,nan\n"
-                         "mshr_mean,sm2,0.5,nan,nan\n";
+                         "l1.misses,all,9,,\n"
+                         "l1.misses,sm2,5,,\n"
+                         "l1.misses,sm10,4,,\n"
+                         "mshr.frac_at_0,all,0.5,,\n"
+                         "mshr.frac_at_0,sm2,0.5,,\n"
+                         "mshr.frac_at_1_or_more,all,0.5,,\n"
+                         "mshr.frac_at_1_or_more,sm2,0.5,,\n"
+                         "mshr_full_fraction,all,0.5,,\n"
+                         "mshr_full_fraction,sm2,0.5,,\n"
+                         "mshr_mean,all,0.5,,\n"
+                         "mshr_mean,sm2,0.5,,\n";
     char *dir = tu_tmpdir();
     char *p1 = tu_path_in(dir, "a.csv"), *p2 = tu_path_in(dir, "b.csv");
     cm_err err = {0};
@@ -451,6 +451,23 @@ START_TEST(test_csv_bytes)
     ck_assert_str_eq(t1, expect);
     ck_assert_str_eq(t2, t1);
     ck_assert_int_ne(cm_stats_write(a, "/nonexistent/dir/x.csv", &err), CM_OK);
+    /* Issue 23, item 2: the empty interval cells read back as NaN, as do
+     * the "nan" cells older files hold, and the values are exact. */
+    cm_stat_row *rows;
+    size_t n;
+    ok(cm_stats_read_rows(p1, &rows, &n, &err), &err);
+    ck_assert_uint_eq(n, 11);
+    const cm_stat_row *m = cm_stats_find(rows, n, "l1.misses", "sm10");
+    ck_assert(m && m->value == 4 && isnan(m->ci95_lo) && isnan(m->ci95_hi));
+    free(rows);
+    char *old = tu_write_file(dir, "old.csv",
+                              "metric,component,value,ci95_lo,ci95_hi\n"
+                              "x,all,1,nan,nan\ny,all,,1,2\n");
+    ok(cm_stats_read_rows(old, &rows, &n, &err), &err);
+    ck_assert(isnan(rows[0].ci95_lo) && isnan(rows[1].value) &&
+              rows[1].ci95_hi == 2);
+    free(rows);
+    free(old);
     free(t1);
     free(t2);
     cm_stats_free(a);

@@ -334,7 +334,8 @@ START_TEST(test_csv_errors)
 {
     static const char *const cases[][2] = {
         {"op,size\nload,8\n", ":1:1: missing column 'addr'"},
-        {"", ":1:1: empty file, expected a header row"},
+        {"", ": the trace holds no memory accesses"},
+        {"\n", ":1:1: empty file, expected a header row"},
         {"op,addr,size\nread,16,8\n",
          ":2:1: column 'op': expected load, store, modify or atomic, got "
          "'read'"},
@@ -477,6 +478,7 @@ END_TEST
 #define TG_HEAD                                                          \
     "-kernel name = k\n-grid dim = (2,1,1)\n#traces format = whatever\n" \
     "#BEGIN_TB\nthread block = 1,0,0\nwarp = 3\n"
+#define TG_INST(s) TG_HEAD "insts = 1\n" s "\n#END_TB\n"
 
 START_TEST(test_accel_line_bytes_and_lineinfo)
 {
@@ -504,10 +506,24 @@ START_TEST(test_accel_line_bytes_and_lineinfo)
     static const want w[] = {{CM_OP_STORE, 0x100, 128}};
     assert_accesses(&l, w, 1);
     free(l.a);
-    /* A kernel without thread blocks is empty, not an error. */
-    l = read_text("k.traceg", "-grid dim = (1,1,1)\n", CM_TRACE_ACCEL, 0);
-    ck_assert_uint_eq(l.n, 0);
+    /* A kernel without thread blocks is empty, not an error, beside one
+     * with accesses; a trace of nothing but it holds no access at all. */
+    char *dir = tu_tmpdir();
+    free(tu_write_file(dir, "kernel-1.traceg", "-grid dim = (1,1,1)\n"));
+    free(tu_write_file(dir, "kernel-2.traceg",
+                       TG_INST("0000 00000001 0 STG.E 2 R1 R2 4 0 0x100 0")));
+    char *list = tu_write_file(dir, "kernelslist.g",
+                               "kernel-1.traceg\nkernel-2.traceg\n");
+    cm_err e2 = {0};
+    ck_assert_msg(read_all(list, CM_TRACE_AUTO, 0, &l, &e2) == 1, "%s",
+                  e2.msg);
+    assert_accesses(&l, w, 1);
     free(l.a);
+    free(list);
+    tu_rm_tree(dir);
+    free(dir);
+    expect_error("k.traceg", "-grid dim = (1,1,1)\n", CM_TRACE_ACCEL,
+                 ": the trace holds no memory accesses");
     cm_trace *t;
     cm_err err = {0};
     cm_trace_opts o = {CM_TRACE_ACCEL, 100};
@@ -522,7 +538,6 @@ END_TEST
 #define INST_EXPECT                                                      \
     ": expected 'PC mask dest_num [regs] opcode src_num [regs] mem_width " \
     "[mode addresses] [imm]'"
-#define TG_INST(s) TG_HEAD "insts = 1\n" s "\n#END_TB\n"
 
 START_TEST(test_accel_errors)
 {
@@ -640,6 +655,54 @@ END_TEST
 
 /* ---- detection and stdin ---------------------------------------------- */
 
+/* Issue 23, item 2: a trace without a single access is the one error
+ * "<name>: the trace holds no memory accesses", whatever the format, the
+ * name or the way it is empty (a zero-byte file, blank lines, banners or a
+ * header only), and a .lackey name is a lackey trace even when empty. */
+START_TEST(test_empty_traces)
+{
+    static const struct {
+        const char *name, *text;
+        cm_trace_format fmt;
+    } cases[] = {
+        {"e.lackey", "", CM_TRACE_AUTO},
+        {"e.lackey", "", CM_TRACE_LACKEY},
+        {"e.din", "", CM_TRACE_AUTO},
+        {"e.csv", "", CM_TRACE_AUTO},
+        {"e.trace", "", CM_TRACE_AUTO},
+        {"blank.trace", "\n  \n\t\n", CM_TRACE_AUTO},
+        {"banner.lackey", "==12== Lackey\n==12== \n", CM_TRACE_AUTO},
+        {"banner.trace", "==12== Lackey\nI  04000000,3\n", CM_TRACE_AUTO},
+        {"header.csv", "op,addr,size\n", CM_TRACE_AUTO},
+        {"label.din", "2 400000\n", CM_TRACE_DIN},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect_error(cases[i].name, cases[i].text, cases[i].fmt,
+                     ": the trace holds no memory accesses");
+    /* the same error on every later read, and from stdin */
+    char *dir = tu_tmpdir();
+    char *path = tu_write_file(dir, "e.lackey", "==1== x\n");
+    cm_trace *t;
+    cm_err err = {0};
+    cm_access a;
+    ck_assert_int_eq(cm_trace_open(path, NULL, &t, &err), CM_OK);
+    ck_assert_int_eq(cm_trace_get_format(t), CM_TRACE_LACKEY);
+    ck_assert_int_eq(cm_trace_next(t, &a, &err), -1);
+    ck_assert_int_eq(cm_trace_next(t, &a, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "holds no memory accesses"));
+    cm_trace_close(t);
+    ck_assert_ptr_nonnull(freopen(path, "rb", stdin));
+    cm_trace_opts o = {CM_TRACE_LACKEY, 0};
+    ck_assert_int_eq(cm_trace_open("-", &o, &t, &err), CM_OK);
+    ck_assert_int_eq(cm_trace_next(t, &a, &err), -1);
+    ck_assert_str_eq(err.msg, "<stdin>: the trace holds no memory accesses");
+    cm_trace_close(t);
+    free(path);
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_auto_detect)
 {
     static const struct {
@@ -649,7 +712,7 @@ START_TEST(test_auto_detect)
         {"a.csv", "op,addr,size\n", CM_TRACE_CSV},
         {"a.din", "0 10\n", CM_TRACE_DIN},
         {"a.traceg", "-grid dim = (1,1,1)\n", CM_TRACE_ACCEL},
-        {"kernelslist.g", "", CM_TRACE_ACCEL},
+        {"kernelslist.g", "\n", CM_TRACE_ACCEL},
         {"a", "==12== Lackey\n", CM_TRACE_LACKEY},
         {"a", "--12-- x\n", CM_TRACE_LACKEY},
         {"a", "\n\n L 10,4\n", CM_TRACE_LACKEY},
@@ -679,7 +742,7 @@ START_TEST(test_auto_detect)
         unlink(path);
         free(path);
     }
-    static const char *const unknown[] = {"", "hello\n", "0\n", "0 zz\n",
+    static const char *const unknown[] = {"hello\n", "0\n", "0 zz\n",
                                           "\x7f" "ELF\x02\x01", "op;addr\n",
                                           "L 10,4\n"};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
@@ -1086,6 +1149,7 @@ Suite *suite_trace(void)
     tcase_add_test(tc, test_accel_line_bytes_and_lineinfo);
     tcase_add_test(tc, test_accel_errors);
     tcase_add_test(tc, test_accel_list_errors);
+    tcase_add_test(tc, test_empty_traces);
     tcase_add_test(tc, test_auto_detect);
     tcase_add_test(tc, test_stdin);
     tcase_add_test(tc, test_bytes_read);

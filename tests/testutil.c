@@ -1,4 +1,6 @@
 /* testutil.c - see testutil.h. */
+/* posix_openpt and friends: the pseudo-terminal of tu_cohmod_tty */
+#define _XOPEN_SOURCE 700
 #include "tests/testutil.h"
 
 #include "models/profile.h"
@@ -8,6 +10,8 @@
 #include "data/workload.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
@@ -95,12 +99,19 @@ static tu_run run_shell(const char *line)
 
 tu_run tu_cohmod(const char *args)
 {
+    return tu_cohmod_in(NULL, args);
+}
+
+tu_run tu_cohmod_in(const char *cwd, const char *args)
+{
     const char *bin = getenv("COHMOD_BIN");
     ck_assert_msg(bin != NULL, "COHMOD_BIN is not set (run via make test)");
-    size_t len = strlen(bin) + strlen(args) + 2;
+    ck_assert_msg(bin[0] == '/' || !cwd, "COHMOD_BIN must be absolute");
+    size_t len = strlen(bin) + strlen(args) + (cwd ? strlen(cwd) : 0) + 16;
     char *line = malloc(len);
     ck_assert_ptr_nonnull(line);
-    snprintf(line, len, "%s %s", bin, args);
+    snprintf(line, len, "%s%s%s%s %s", cwd ? "cd '" : "", cwd ? cwd : "",
+             cwd ? "' && " : "", bin, args);
     tu_run r = run_shell(line);
     free(line);
     return r;
@@ -120,6 +131,61 @@ tu_run tu_shf(const char *fmt, ...)
     va_end(ap);
     tu_run r = run_shell(line);
     free(line);
+    return r;
+}
+
+tu_run tu_cohmod_tty(const char *args)
+{
+    tu_run r = {-1, NULL, NULL};
+    const char *bin = getenv("COHMOD_BIN");
+    ck_assert_msg(bin != NULL, "COHMOD_BIN is not set (run via make test)");
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    ck_assert_int_ge(master, 0);
+    ck_assert_int_eq(grantpt(master), 0);
+    ck_assert_int_eq(unlockpt(master), 0);
+    const char *slave = ptsname(master);
+    ck_assert_ptr_nonnull(slave);
+    char *dir = tu_tmpdir(), out[4200], cmd[8192];
+    snprintf(out, sizeof out, "%s/o", dir);
+    snprintf(cmd, sizeof cmd, "%s %s >%s", bin, args, out);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int fd = open(slave, O_RDWR | O_NOCTTY);
+        if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(127);
+        close(master);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *err = malloc(cap);
+    ck_assert_ptr_nonnull(err);
+    for (;;) { /* until the child's end closes the terminal (EIO) */
+        if (n + 4096 > cap) {
+            cap *= 2;
+            err = realloc(err, cap);
+            ck_assert_ptr_nonnull(err);
+        }
+        ssize_t got = read(master, err + n, 4096);
+        if (got > 0) {
+            n += (size_t)got;
+            continue;
+        }
+        if (got < 0 && errno == EINTR) continue;
+        break;
+    }
+    err[n] = '\0';
+    close(master);
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    if (WIFEXITED(st)) r.status = WEXITSTATUS(st);
+    r.out = tu_read_file(out, NULL);
+    unlink(out);
+    rmdir(dir);
+    free(dir);
+    r.err = err;
+    if (!r.out) r.out = strdup("");
     return r;
 }
 

@@ -21,6 +21,12 @@ typedef struct tu_run {
 
 /* Runs `$COHMOD_BIN <args>` through /bin/sh (args are shell words). */
 tu_run tu_cohmod(const char *args);
+/* The same from working directory cwd (NULL: this one). */
+tu_run tu_cohmod_in(const char *cwd, const char *args);
+/* The same with stderr on a pseudo-terminal, as a user at a terminal sees
+ * it: err holds what was written there (a terminal turns "\n" into
+ * "\r\n"). */
+tu_run tu_cohmod_tty(const char *args);
 void tu_run_free(tu_run *r);
 /* The same with printf-style arguments. */
 tu_run tu_cohmodf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
