@@ -27,8 +27,10 @@
  * one cycle, not at one point of the program, so raw flit counts would
  * credit a slow protocol with less traffic.  Per message class the
  * simulator counts messages (noc.msgs.<class>), not flits.  A run that
- * fails (a simulator error) is a row with its error and NaN values, listed
- * in the summary; the section carries on.
+ * fails (a simulator error) is a row with its error and no values, listed
+ * in the summary; the section carries on.  A cell with no value (the
+ * run's error, a tc.* column under a protocol without timestamps, a ratio
+ * over no events) is empty, never "nan".
  *
  * Averages.  Seed 000 reports harmonic means of speedups and arithmetic
  * means of normalised traffic; we use geometric means over workloads of
@@ -202,10 +204,12 @@ static void rb_ptr(rowbuf *r, const char *s) /* long text, not copied */
     r->cell[r->n++] = s;
 }
 
+/* A number, or an empty cell where there is none (a TC column under a
+ * protocol without timestamps, a ratio over no events). */
 static void rb_num(rowbuf *r, double v)
 {
     char b[32];
-    cm_fmt_double(b, v);
+    cm_fmt_optional(b, v);
     rb_str(r, b);
 }
 

@@ -113,11 +113,13 @@ static const char *cell(const cm_table *t, size_t row, const char *col)
     return cm_table_cell(t, row, (size_t)c);
 }
 
-/* A number or "nan". */
+/* A number, or NaN for an empty cell (no value); "nan" is never written. */
 static double num_or_nan(const cm_table *t, size_t row, const char *col)
 {
     const char *s = cell(t, row, col);
-    if (strcmp(s, "nan") == 0) return NAN;
+    ck_assert_msg(strcmp(s, "nan") != 0, "%s row %zu %s: nan written",
+                  cm_table_name(t), row, col);
+    if (!*s) return NAN;
     char *end;
     double v = strtod(s, &end);
     ck_assert_msg(end != s && !*end, "%s row %zu %s: '%s'", cm_table_name(t),
