@@ -173,6 +173,8 @@ struct gpu {
     uint64_t budget; /* sim.max_instructions left (0: none) */
     uint64_t lease;  /* an injector's guess of a copy's lease (timestamps) */
     uint64_t vtime;  /* the virtual time of functional accesses */
+    double work;     /* memory instructions the workload gives all warps
+                        (0: a trace, not known) */
 };
 
 /* ---- traffic injectors ----------------------------------------------------- */
@@ -545,6 +547,9 @@ static cm_status gpu_build(gpu *g, cm_stats *stats, cm_err *err)
                      : g->nsm;
     g->rate = 1; /* until the detailed SMs have been measured */
     g->budget = (uint64_t)p->sim_max_instructions;
+    const cm_workload_profile *w = g->cfg->workload;
+    if (!g->cfg->source.next && w)
+        g->work = (double)g->nsm * g->warps * w->kernels * w->kernel_len;
     switch (g->cfg->protocol->lifetime) {
     case CM_LIFE_STRONG: g->lease = (uint64_t)p->tc_lifetime_strong; break;
     case CM_LIFE_WEAK: g->lease = (uint64_t)p->tc_lifetime_weak; break;
@@ -653,6 +658,39 @@ static int budget_out(const gpu *g)
     return g->p->sim_max_instructions > 0 && g->budget == 0;
 }
 
+/* Machine time: detailed cycles plus the fast-forwarded ones. */
+static uint64_t machine_now(gpu *g)
+{
+    return cm_engine_now(&g->eng) + g->ff_cycles;
+}
+
+/* How far the run is, in per mille of the work it will do: the farther of
+ * the warps' programs (memory instructions issued of those the workload
+ * gives every warp; unknown for a trace), the cycles of sim.max_cycles and
+ * the instructions of sim.max_instructions.  The end reports 1000. */
+static void report_progress(gpu *g, int end)
+{
+    if (!g->cfg->progress) return;
+    double f = 1;
+    if (!end) {
+        const cm_params *p = g->p;
+        double mem = 0;
+        for (uint32_t i = 0; i < g->nsm; i++)
+            mem += (double)cm_sm_mem_issued(g->sms[i]);
+        f = (double)machine_now(g) / (double)p->sim_max_cycles;
+        if (g->work > 0 && mem / g->work > f) f = mem / g->work;
+        if (p->sim_max_instructions > 0) {
+            double ins = 0;
+            for (uint32_t i = 0; i < g->nsm; i++)
+                ins += (double)cm_sm_instructions(g->sms[i]);
+            if (ins / p->sim_max_instructions > f)
+                f = ins / p->sim_max_instructions;
+        }
+        if (f > 0.999) f = 0.999; /* the end alone says done */
+    }
+    g->cfg->progress((size_t)(1000 * f), 1000, g->cfg->progress_arg);
+}
+
 /* Runs detailed time up to `until` (or until `stop` says so), in rate
  * slices; sim.max_cycles caps `until` unless uncapped (a drain). */
 static cm_status run_until(gpu *g, uint64_t until, int (*stop)(const gpu *),
@@ -675,9 +713,7 @@ static cm_status run_until(gpu *g, uint64_t until, int (*stop)(const gpu *),
         update_rate(g);
         for (uint32_t i = 0; g->temporal && i < g->ndetail; i++)
             cm_sm_kernel_snap(g->sms[i]);
-        if (g->cfg->progress)
-            g->cfg->progress((size_t)(cm_engine_now(&g->eng) + g->ff_cycles),
-                             (size_t)max, g->cfg->progress_arg);
+        report_progress(g, 0);
     }
     return CM_OK;
 }
@@ -947,12 +983,6 @@ static uint64_t fast_forward(gpu *g, const uint64_t *win_inst,
     return (uint64_t)llround(covered);
 }
 
-/* Machine time: detailed cycles plus the fast-forwarded ones. */
-static uint64_t machine_now(gpu *g)
-{
-    return cm_engine_now(&g->eng) + g->ff_cycles;
-}
-
 /* Window k stands for its period, from its warm-up's start to the next
  * one's (or the run's end): weighed by that span over sim.sample_period,
  * 1 where the fast-forward covered the rest of the period, less where the
@@ -1074,6 +1104,7 @@ static cm_status gpu_simulate(gpu *g, cm_stats *stats, cm_gpu_result *res,
     for (size_t k = 0; k < g->cfg->nprobe; k++)
         g->cfg->probe_values[k] = coherent_value(g, g->cfg->probe_lines[k]);
     res->finished = detail_done(g);
+    report_progress(g, 1);
     for (uint32_t i = 0; i < g->nsm; i++)
         res->instructions += cm_sm_instructions(g->sms[i]);
     for (uint32_t i = 0; i < g->ndetail; i++) {

@@ -29,7 +29,10 @@ typedef struct cm_gpu_run_config {
     const cm_params *params;
     const cm_workload_profile *workload;
     const cm_protocol *protocol;
-    cm_progress_fn progress; /* cycles done of sim.max_cycles; may be NULL */
+    /* per mille of the run done (the farther of the warps' programs,
+     * sim.max_cycles and sim.max_instructions), 1000 at its end; may be
+     * NULL */
+    cm_progress_fn progress;
     void *progress_arg;
     /* Optional instruction source overriding the workload's generators
      * (trace mode, sim/trace_source.h); workload is then unused. */

@@ -135,6 +135,9 @@ struct cm_sm {
         uint64_t insts, stall[CM_STALL_COUNT], mem_stall, cycles, meminsts;
         uint64_t fences, fence_wait;
     } flushed;
+    /* memory instructions issued, timed or functional: the run's progress
+     * through the warps' programs (cm_sm_mem_issued) */
+    uint64_t mem_issued;
     cm_stat *st_inst, *st_cycles, *st_stall[CM_STALL_COUNT], *st_mem;
     cm_stat *st_meminst; /* memory instructions issued: the models' wl.mem_rate
                             and wl.reqs_per_inst are ratios of it */
@@ -540,6 +543,7 @@ static void issue(cm_sm *sm, uint32_t w)
     case CM_INST_STORE:
     case CM_INST_ATOMIC: {
         sm->meminsts++;
+        sm->mem_issued++;
         wp->memk++;
         obs_warp(sm, w, CM_OBS_MEMORY);
         int n = coalesce(sm, &wp->inst, sm->lines);
@@ -879,6 +883,7 @@ static uint64_t functional_step(cm_sm *sm, uint32_t w, uint64_t budget,
     case CM_INST_STORE:
     case CM_INST_ATOMIC: {
         wp->memk++;
+        sm->mem_issued++;
         if (!mem) { /* advancing only: no tag is warmed */
             fetch(sm, w);
             return 1;
@@ -1213,6 +1218,11 @@ uint64_t cm_sm_finish_cycle(const cm_sm *sm)
 {
     return sm->finish;
 }
+uint64_t cm_sm_mem_issued(const cm_sm *sm)
+{
+    return sm->mem_issued;
+}
+
 uint64_t cm_sm_instructions(cm_sm *sm)
 {
     batch_settle(sm, cm_engine_now(sm->eng));

@@ -151,6 +151,9 @@ cm_l1 *cm_sm_l1(cm_sm *sm);
 /* Every warp retired and every request it sent answered. */
 int cm_sm_done(const cm_sm *sm);
 uint64_t cm_sm_finish_cycle(const cm_sm *sm); /* when the last retired */
+/* Memory instructions issued so far, timed and functional (fast-forward,
+ * injection): how far the warps are through their programs. */
+uint64_t cm_sm_mem_issued(const cm_sm *sm);
 /* Instructions issued so far (it settles a planned compute stretch). */
 uint64_t cm_sm_instructions(cm_sm *sm);
 uint64_t cm_sm_stall_cycles(const cm_sm *sm, cm_stall_reason r);

@@ -269,6 +269,53 @@ START_TEST(test_every_protocol_samples)
 }
 END_TEST
 
+typedef struct progress_log {
+    size_t n, last, total, back, before_end;
+} progress_log;
+
+static void log_progress(size_t done, size_t total, void *arg)
+{
+    progress_log *l = arg;
+    if (l->n && done < l->last) l->back++;
+    if (done < 1000) l->before_end = done;
+    l->last = done;
+    l->total = total;
+    l->n++;
+}
+
+/* Progress measures the work the run will do: bh finishes far inside a
+ * sim.max_cycles of 10^9, so cycles alone would read 0.0%; the warps'
+ * programs take the reports to 1000 of 1000, never backwards, full
+ * detail and sampled alike.  (Bug: the bar counted cycles of
+ * sim.max_cycles and ended near 0% on every finished run.) */
+START_TEST(test_progress_measures_the_programs)
+{
+    for (int sample = 0; sample <= 1; sample++) {
+        cm_params p;
+        small_machine(&p, sample);
+        p.sim_max_cycles = 1e9;
+        progress_log l = {0};
+        cm_stats *stats = cm_stats_new();
+        cm_gpu_run_config cfg = {.params = &p,
+                                 .workload = cm_workload_builtin("bh"),
+                                 .protocol = cm_protocol_find("no-coh"),
+                                 .progress = log_progress,
+                                 .progress_arg = &l};
+        cm_gpu_result res;
+        cm_err err = {0};
+        ck_assert_msg(cm_gpu_run(&cfg, stats, &res, &err) == CM_OK, "%s",
+                      err.msg);
+        ck_assert(res.finished);
+        ck_assert_uint_gt(l.n, 2);
+        ck_assert_uint_eq(l.back, 0);
+        ck_assert_uint_gt(l.before_end, 500); /* cycles alone: 0 */
+        ck_assert_uint_eq(l.last, 1000);
+        ck_assert_uint_eq(l.total, 1000);
+        cm_stats_free(stats);
+    }
+}
+END_TEST
+
 Suite *suite_sampling(void)
 {
     Suite *s = suite_create("sampling");
@@ -281,6 +328,7 @@ Suite *suite_sampling(void)
     tcase_add_test(tc, test_windows_alone_unbiased);
     tcase_add_test(tc, test_many_windows);
     tcase_add_test(tc, test_every_protocol_samples);
+    tcase_add_test(tc, test_progress_measures_the_programs);
     suite_add_tcase(s, tc);
     return s;
 }
