@@ -396,8 +396,12 @@ static int sample_check(cli_ctx *ctx, const sim_job *job)
     if (smp.sim_sample == 0) smp.sim_sample = 1; /* temporal */
     cm_err err = {0};
     sim_run a, b;
+    memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    cm_status st = simulate(job, &full, &a, &err);
+    /* the sampled run's settings first: no full run for nothing */
+    cm_status st = cm_gpu_check_params(&smp, &err);
+    if (st) return cli_fail(ctx, &err);
+    st = simulate(job, &full, &a, &err);
     if (!st) st = simulate(job, &smp, &b, &err);
     if (!st) st = write_check(ctx->out, &a, &b, &err);
     sim_run_free(&a);

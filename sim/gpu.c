@@ -1007,7 +1007,8 @@ static cm_status run_temporal(gpu *g, cm_stats *stats, cm_err *err)
     cm_status st = CM_OK;
     size_t last = 0;         /* the latest window, + 1 (0: none yet) */
     uint64_t last_from = 0;  /* its period's start, machine time */
-    while (!st && !detail_done(g) && machine_now(g) < max) {
+    /* a window starts only where the budget holds it whole */
+    while (!st && !detail_done(g) && machine_now(g) + warm + win <= max) {
         uint64_t start = cm_engine_now(&g->eng), from = machine_now(g);
         uint64_t inst0 = 0;
         st = run_until(g, start + warm, detail_done, 0, err);
@@ -1038,8 +1039,10 @@ static cm_status run_temporal(gpu *g, cm_stats *stats, cm_err *err)
         for (uint32_t i = 0; i < g->ndetail; i++)
             base[i] = cm_sm_instructions(g->sms[i]) - base[i];
         uint64_t used = cm_engine_now(&g->eng) - start;
-        if (period > used)
-            g->ff_cycles += fast_forward(g, base, t1 - t0, period - used);
+        uint64_t left = max > machine_now(g) ? max - machine_now(g) : 0;
+        uint64_t ff = period > used ? period - used : 0;
+        if (ff > left) ff = left; /* not past sim.max_cycles */
+        if (ff) g->ff_cycles += fast_forward(g, base, t1 - t0, ff);
         /* Sleeping SMs may have ready warps again. */
         for (uint32_t i = 0; i < g->ndetail; i++)
             cm_sm_set_drain(g->sms[i], 0);
@@ -1150,6 +1153,27 @@ static cm_status metric_known(void *arg, const char *name, cm_stat_kind kind,
     return CM_OK;
 }
 
+cm_status cm_gpu_check_params(const cm_params *p, cm_err *err)
+{
+    /* sampled runs skip instructions functionally, so an instruction
+     * budget would mean different things in their modes */
+    if (p->sim_max_instructions > 0 && p->sim_sample != 0)
+        return cm_err_set(err, CM_EINPUT,
+                          "sim.max_instructions applies to full detail only "
+                          "(sim.sample=off); use sim.max_cycles");
+    /* a temporal budget must hold one warm-up and one window: a window
+     * cut short measures nothing (every statistic was NaN) */
+    if ((p->sim_sample == 1 || p->sim_sample == 3) &&
+        p->sim_max_cycles < p->sim_sample_warmup + p->sim_sample_window)
+        return cm_err_set(err, CM_EINPUT,
+                          "sim.max_cycles %.0f is shorter than one sampling "
+                          "window (sim.sample_warmup %.0f + sim.sample_window "
+                          "%.0f cycles): raise it, or set sim.sample=off",
+                          p->sim_max_cycles, p->sim_sample_warmup,
+                          p->sim_sample_window);
+    return CM_OK;
+}
+
 cm_status cm_gpu_run(const cm_gpu_run_config *cfg, cm_stats *stats,
                      cm_gpu_result *res, cm_err *err)
 {
@@ -1158,17 +1182,12 @@ cm_status cm_gpu_run(const cm_gpu_run_config *cfg, cm_stats *stats,
     memset(&g, 0, sizeof g);
     g.cfg = cfg;
     g.p = cfg->params;
-    /* sampled runs skip instructions functionally, so an instruction
-     * budget would mean different things in their modes */
-    if (g.p->sim_max_instructions > 0 && g.p->sim_sample != 0)
-        return cm_err_set(err, CM_EINPUT,
-                          "sim.max_instructions applies to full detail only "
-                          "(sim.sample=off); use sim.max_cycles");
+    cm_status st = cm_gpu_check_params(g.p, err);
+    if (st) return st;
     if (!cfg->protocol)
         return cm_err_set(err, CM_EINTERNAL, "no protocol to simulate");
-    cm_status st = cfg->source.next
-                       ? CM_OK
-                       : cm_workload_profile_validate(cfg->workload, err);
+    st = cfg->source.next ? CM_OK
+                          : cm_workload_profile_validate(cfg->workload, err);
     if (!st) st = gpu_build(&g, stats, err);
     if (!st) st = cm_stats_each(stats, metric_known, NULL, err);
     if (!st) st = gpu_simulate(&g, stats, res, err);

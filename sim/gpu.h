@@ -53,6 +53,12 @@ typedef struct cm_gpu_result {
     int finished;          /* every warp retired before sim.max_cycles */
 } cm_gpu_result;
 
+/* Parameters the machine cannot run with, whatever the workload:
+ * sim.max_instructions when sampling, a temporal budget shorter than one
+ * warm-up and window.  cm_gpu_run checks them first; a caller that runs
+ * several configurations checks them before any. */
+cm_status cm_gpu_check_params(const cm_params *p, cm_err *err);
+
 cm_status cm_gpu_run(const cm_gpu_run_config *cfg, cm_stats *stats,
                      cm_gpu_result *res, cm_err *err);
 

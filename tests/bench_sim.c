@@ -4,8 +4,11 @@
  *  - detail: full-detail L1 requests (sm -> L1 accesses) per CPU second
  *    over the first 1M cycles of memory-bound and compute-bound built-in
  *    workloads, and the total over all of them;
- *  - sampling: each built-in workload (COHMOD_BENCH_WORKLOADS, a comma
- *    list, narrows it) run in full detail and with temporal sampling at
+ *  - protocol: the same for every protocol on kmn and bh, and its time
+ *    per request over no-coh's;
+ *  - sampling: under each protocol of COHMOD_BENCH_PROTOCOLS (a comma
+ *    list; default no-coh), each built-in workload (COHMOD_BENCH_WORKLOADS,
+ *    a comma list, narrows it) run in full detail and with temporal sampling at
  *    the registry defaults (COHMOD_BENCH_SAMPLE_SET, assignments
  *    separated by ';' such as "sim.sample_period=150000", changes the
  *    sampled runs'), for sim.seed 1 (COHMOD_BENCH_SEEDS, a comma list:
@@ -51,12 +54,10 @@ static double row(const cm_stat_row *rows, size_t n, const char *metric,
 }
 
 static int bench_simulate(const cm_params *p, const cm_workload_profile *w,
-                          bench_run *out)
+                          const cm_protocol *proto, bench_run *out)
 {
     cm_stats *stats = cm_stats_new();
-    cm_gpu_run_config cfg = {.params = p,
-                             .workload = w,
-                             .protocol = cm_protocol_find("no-coh")};
+    cm_gpu_run_config cfg = {.params = p, .workload = w, .protocol = proto};
     cm_gpu_result res;
     cm_err err = {0};
     cm_stat_row *rows = NULL;
@@ -90,7 +91,9 @@ static void bench_detail_speed(void)
         cm_params_init(&p);
         p.sim_max_cycles = 1e6;
         bench_run r;
-        if (bench_simulate(&p, cm_workload_builtin(names[i]), &r)) continue;
+        if (bench_simulate(&p, cm_workload_builtin(names[i]),
+                           cm_protocol_find("no-coh"), &r))
+            continue;
         printf("sim.detail.%-5s %.2f M requests/s  (%.0f requests, IPC %.2f, "
                "%.2f CPU s)\n",
                names[i], r.accesses / r.seconds / 1e6, r.accesses, r.ipc,
@@ -102,15 +105,60 @@ static void bench_detail_speed(void)
            total_req / total_s / 1e6);
 }
 
-static int wanted(const char *name)
+/* Every protocol on the same workloads (kmn: memory-bound, shared reads;
+ * bh: communicating, atomics): L1 requests per CPU second over the first
+ * 1M cycles, and each protocol's time per request over no-coh's (issue
+ * 22: at least 3 M/s, and no protocol more than 1.5x slower). */
+static void bench_protocol_speed(void)
 {
-    const char *list = getenv("COHMOD_BENCH_WORKLOADS");
-    if (!list || !*list) return 1;
+    static const char *const names[] = {"kmn", "bh"};
+    double base[2] = {0, 0}, worst = 0;
+    const char *worst_at = "";
+    for (size_t k = 0; k < cm_protocol_count(); k++) {
+        const cm_protocol *pr = cm_protocol_at(k);
+        double req = 0, sec = 0, per[2] = {0, 0};
+        for (size_t i = 0; i < 2; i++) {
+            cm_params p;
+            cm_params_init(&p);
+            p.sim_max_cycles = 1e6;
+            bench_run r;
+            if (bench_simulate(&p, cm_workload_builtin(names[i]), pr, &r))
+                continue;
+            per[i] = r.seconds / r.accesses; /* CPU s per request */
+            req += r.accesses;
+            sec += r.seconds;
+        }
+        if (!strcmp(pr->name, "no-coh")) memcpy(base, per, sizeof base);
+        double slow = base[0] > 0 ? fmax(per[0] / base[0], per[1] / base[1])
+                                  : NAN;
+        if (slow > worst) {
+            worst = slow;
+            worst_at = pr->name;
+        }
+        printf("sim.protocol.%-9s %.2f M requests/s  (kmn %.2f, bh %.2f; "
+               "per request %.2fx no-coh's at worst)\n",
+               pr->name, req / sec / 1e6, 1e-6 / per[0], 1e-6 / per[1],
+               slow);
+    }
+    printf("sim.protocol.worst %.2fx no-coh per request (%s)  (target 1.5x; "
+           "speed target 3 M requests/s per core)\n", worst, worst_at);
+}
+
+static int listed(const char *env, const char *dflt, const char *name)
+{
+    const char *list = getenv(env);
+    if (!list || !*list) list = dflt;
+    if (!list) return 1;
     size_t len = strlen(name);
     for (const char *s = list; (s = strstr(s, name)); s += len)
         if ((s == list || s[-1] == ',') && (s[len] == ',' || s[len] == 0))
             return 1;
     return 0;
+}
+
+static int wanted(const char *name)
+{
+    return listed("COHMOD_BENCH_WORKLOADS", NULL, name);
 }
 
 /* Signed, so the bench shows a bias's direction. */
@@ -159,6 +207,7 @@ typedef struct sample_tally {
     int runs, held, accurate, fast, covered[3];
     seed_result *res; /* [workload * nseed + seed index] */
     size_t nseed, k;  /* seeds, and the one running */
+    const cm_protocol *proto;
 } sample_tally;
 
 /* Every wanted workload at one seed; 1 if the sampled runs' settings are
@@ -175,10 +224,10 @@ static int bench_sampling_seed(unsigned long seed, sample_tally *t)
         p.sim_max_cycles = 12e6;
         p.sim_seed = (double)seed;
         bench_run f, s;
-        if (bench_simulate(&p, w, &f)) continue;
+        if (bench_simulate(&p, w, t->proto, &f)) continue;
         p.sim_sample = 1; /* temporal */
         if (sample_set(&p)) return 1;
-        if (bench_simulate(&p, w, &s)) continue;
+        if (bench_simulate(&p, w, t->proto, &s)) continue;
         double se[3] = {rel(s.ipc, f.ipc), rel(s.miss, f.miss),
                         rel(s.occ, f.occ)};
         double e[3] = {fabs(se[0]), fabs(se[1]), fabs(se[2])};
@@ -208,10 +257,10 @@ static int bench_sampling_seed(unsigned long seed, sample_tally *t)
         t->fast += sp >= 5;
         t->held += ok && sp >= 5;
         if (sp < t->least) t->least = sp;
-        printf("sim.sample.%-8s ipc %+.3f (ci %.3f)  l1.miss %+.3f (ci %.3f)  "
-               "occupancy %+.3f (ci %.3f)  speedup %.1fx  %s  (%zu windows, "
-               "full %.1f CPU s%s, seed %lu)\n",
-               w->name, se[0], hw[0], se[1], hw[1], se[2], hw[2], sp,
+        printf("sim.sample.%s.%-8s ipc %+.3f (ci %.3f)  l1.miss %+.3f (ci "
+               "%.3f)  occupancy %+.3f (ci %.3f)  speedup %.1fx  %s  (%zu "
+               "windows, full %.1f CPU s%s, seed %lu)\n",
+               t->proto->name, w->name, se[0], hw[0], se[1], hw[1], se[2], hw[2], sp,
                ok && sp >= 5 ? "holds" : "misses", s.windows, f.seconds,
                f.finished ? "" : ", stopped at 12M cycles", seed);
     }
@@ -288,9 +337,10 @@ static void bench_over_seeds(const sample_tally *t,
                count[CAUSE_BIAS], list[1]);
 }
 
-static void bench_sampling(void)
+static void bench_sampling_protocol(const cm_protocol *proto)
 {
-    sample_tally t = {.least = INFINITY, .worst_at = {"", "", ""}};
+    sample_tally t = {.least = INFINITY, .worst_at = {"", "", ""},
+                      .proto = proto};
     static const char *const metrics[3] = {"ipc", "l1.miss_ratio",
                                            "l1.mshr.occupancy_mean"};
     const char *seeds = getenv("COHMOD_BENCH_SEEDS");
@@ -334,12 +384,29 @@ static void bench_sampling(void)
     printf("sim.sample.target_held %d of %d runs  (all three errors "
            "within 3%%: %d; speedup at least 5x: %d)\n",
            t.held, t.runs, t.accurate, t.fast);
+    int covered = t.covered[0] + t.covered[1] + t.covered[2];
+    printf("sim.sample.%s: mean |error| ipc %.4f l1.miss_ratio %.4f "
+           "occupancy %.4f (target 0.02 each), full detail inside the 95%% "
+           "interval %d of %d (target 90%%), least speedup %.1fx (target "
+           "5x)\n", proto->name, t.runs ? t.sum[0] / t.runs : NAN,
+           t.runs ? t.sum[1] / t.runs : NAN, t.runs ? t.sum[2] / t.runs : NAN,
+           covered, 3 * t.runs, t.least);
     bench_over_seeds(&t, metrics);
     free(t.res);
+}
+
+/* Each protocol of COHMOD_BENCH_PROTOCOLS (a comma list; default no-coh:
+ * every protocol over every workload and four seeds is hours). */
+static void bench_sampling(void)
+{
+    for (size_t k = 0; k < cm_protocol_count(); k++)
+        if (listed("COHMOD_BENCH_PROTOCOLS", "no-coh", cm_protocol_at(k)->name))
+            bench_sampling_protocol(cm_protocol_at(k));
 }
 
 void bench_sim(void)
 {
     bench_detail_speed();
+    bench_protocol_speed();
     bench_sampling();
 }

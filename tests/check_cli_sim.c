@@ -109,6 +109,12 @@ START_TEST(test_sim_lists_and_rejects)
         {"sim --workload bfs --protocol tcs --sample temporal "
          "--profile-out /tmp/x.csv",
          "full-detail"},
+        /* a budget shorter than one warm-up and window measures nothing
+         * (bug: all statistics NaN, exit 0, "400000 cycles") */
+        {"sim --workload kmn --sample temporal --set sim.max_cycles=1000",
+         "shorter than one sampling window"},
+        {"sim --workload kmn --sample-check --set sim.max_cycles=1000",
+         "shorter than one sampling window"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         tu_expect_rejected(bad[i].args, bad[i].needle);

@@ -269,6 +269,34 @@ START_TEST(test_every_protocol_samples)
 }
 END_TEST
 
+/* A sampled run stops at sim.max_cycles: no fast-forward reaches past it
+ * and no window starts that it cannot hold.  Bug: kmn at a 300k budget
+ * ran to 399536 cycles (the last fast-forward covered its whole period). */
+START_TEST(test_sampled_run_keeps_its_budget)
+{
+    cm_params p;
+    cm_params_init(&p);
+    p.sim_sample = 1;
+    p.sim_max_cycles = 300000;
+    cm_stats *stats = cm_stats_new();
+    cm_gpu_run_config cfg = {.params = &p,
+                             .workload = cm_workload_builtin("kmn"),
+                             .protocol = cm_protocol_find("no-coh")};
+    cm_gpu_result res;
+    cm_err err = {0};
+    ck_assert_msg(cm_gpu_run(&cfg, stats, &res, &err) == CM_OK, "%s", err.msg);
+    ck_assert(!res.finished);
+    ck_assert_uint_le(res.cycles, 300000);
+    ck_assert_uint_gt(res.cycles, 250000); /* the budget, nearly all */
+    ck_assert_uint_gt(cm_stats_windows(stats), 0);
+    cm_stats_free(stats);
+    p.sim_max_cycles = p.sim_sample_warmup + p.sim_sample_window - 1;
+    stats = cm_stats_new();
+    ck_assert_int_eq(cm_gpu_run(&cfg, stats, &res, &err), CM_EINPUT);
+    cm_stats_free(stats);
+}
+END_TEST
+
 typedef struct progress_log {
     size_t n, last, total, back, before_end;
 } progress_log;
@@ -329,6 +357,7 @@ Suite *suite_sampling(void)
     tcase_add_test(tc, test_many_windows);
     tcase_add_test(tc, test_every_protocol_samples);
     tcase_add_test(tc, test_progress_measures_the_programs);
+    tcase_add_test(tc, test_sampled_run_keeps_its_budget);
     suite_add_tcase(s, tc);
     return s;
 }
