@@ -18,7 +18,7 @@ void cm_l1_config_params(cm_l1_config *cfg, const cm_params *p)
     cfg->size = (uint64_t)p->l1_size;
     cfg->ways = (uint64_t)p->l1_ways;
     cfg->line = (uint64_t)p->l1_line;
-    cfg->policy = (cm_cache_policy)p->l1_policy;
+    cfg->policy = cm_repl_at((size_t)p->l1_policy);
     cfg->seed = (uint64_t)p->sim_seed;
     cfg->mshrs = (uint32_t)p->l1_mshrs;
     cfg->mshr_merge = (uint32_t)p->l1_mshr_merge;
@@ -67,9 +67,10 @@ int l1_expired(const cm_l1 *l1, const l1_way *w, uint64_t now)
     return l1->timestamps && w->state == CM_L1S_V && now > w->lt;
 }
 
-void l1_touch(cm_l1 *l1, l1_way *w)
+void l1_touch(cm_l1 *l1, l1_way *w, uint32_t warp)
 {
-    if (l1->cfg.policy == CM_CACHE_LRU) w->stamp = ++l1->clock;
+    cm_repl_ctx a = {.warp = warp, .now = cm_engine_now(l1->eng)};
+    l1->repl->hit(&l1->rs, &w->meta, &a);
 }
 
 /* The fill's timestamp outcome (tc.outcome.*), decided at its first load
@@ -115,25 +116,22 @@ void l1_leave(cm_l1 *l1, l1_way *w, int capacity, uint64_t now)
     w->dirty = 0;
 }
 
-/* A way for line's fill in its set: an invalid one, else the victim by
- * l1.policy among those without an entry; NULL if every way waits. */
+/* A way for line's fill in its set: an invalid one, else the policy's
+ * victim (sim/repl.h) among those without an entry; NULL if every way
+ * waits. */
 l1_way *l1_victim(cm_l1 *l1, uint64_t line)
 {
-    l1_way *set = &l1->ways[(line % l1->sets) * l1->nways], *v = NULL;
-    uint32_t cand = 0;
+    l1_way *set = &l1->ways[(line % l1->sets) * l1->nways];
+    const cm_repl_meta **cand = l1->vcand;
+    l1_way **way = l1->vway;
+    size_t n = 0;
     for (uint32_t i = 0; i < l1->nways; i++) {
         if (set[i].state == CM_L1S_I) return &set[i];
         if (set[i].pinned) continue;
-        cand++;
-        if (l1->cfg.policy == CM_CACHE_RANDOM) continue;
-        if (!v || set[i].stamp < v->stamp) v = &set[i];
+        cand[n] = &set[i].meta;
+        way[n++] = &set[i];
     }
-    if (l1->cfg.policy == CM_CACHE_RANDOM && cand) {
-        uint32_t k = (uint32_t)gsl_rng_uniform_int(l1->rng, cand);
-        for (uint32_t i = 0; i < l1->nways; i++)
-            if (!set[i].pinned && k-- == 0) return &set[i];
-    }
-    return v;
+    return n ? way[l1->repl->victim(&l1->rs, cand, n)] : NULL;
 }
 
 /* ---- MSHR entries ---------------------------------------------------------- */
@@ -279,7 +277,7 @@ l1_way *l1_install(cm_l1 *l1, const cm_mreq *m, unsigned state, uint64_t now)
     l1_way *w = l1_way_find(l1, m->line);
     if (w && !cm_msg_carries_line(m->msg, 1)) { /* a grant without data */
         w->state = (uint8_t)state;
-        l1_touch(l1, w);
+        l1_touch(l1, w, m->warp);
         return w;
     }
     if (w) {
@@ -294,7 +292,8 @@ l1_way *l1_install(cm_l1 *l1, const cm_mreq *m, unsigned state, uint64_t now)
     w->dirty = 0;
     w->lt = m->ts;
     w->state = (uint8_t)state;
-    w->stamp = ++l1->clock;
+    cm_repl_ctx a = {.warp = m->warp, .now = now};
+    l1->repl->insert(&l1->rs, &w->meta, &a);
     w->open = (uint8_t)l1->timed; /* a warmed copy's outcome is not counted */
     if (l1->timed && l1->cfg.obs && l1->cfg.obs->l1_fill)
         l1->cfg.obs->l1_fill(l1->cfg.obs->obj, l1->cfg.sm,
@@ -422,7 +421,7 @@ cm_l1_result cm_l1_access(cm_l1 *l1, uint64_t line, uint8_t op, uint32_t warp,
     if (a & CM_A1_HIT) {
         l1->n.hits++;
         cm_stat_add(l1->st_hit, 1);
-        l1_touch(l1, way);
+        l1_touch(l1, way, warp);
         if (op == CM_OP_LOAD) l1_outcome(l1, way, 1, now);
         if (op != CM_OP_STORE) l1_value(l1, warp, line, way->value);
         cm_engine_schedule(l1->eng, l1->cfg.hit_latency, hit_done, l1,

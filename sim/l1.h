@@ -62,7 +62,7 @@
 
 #include "data/err.h"
 #include "data/params.h"
-#include "sim/cache.h"
+#include "sim/repl.h"
 #include "sim/engine.h"
 #include "sim/mem.h"
 #include "sim/observe.h"
@@ -86,7 +86,7 @@ typedef void (*cm_l1_done_fn)(void *obj, uint32_t warp, uint8_t op,
 typedef struct cm_l1_config {
     uint32_t sm;                /* for requests and messages */
     uint64_t size, ways, line;  /* bytes, ways, bytes */
-    cm_cache_policy policy;     /* l1.policy */
+    const cm_repl_policy *policy; /* l1.policy (sim/repl.h); NULL: lru */
     uint64_t seed;              /* random replacement */
     uint32_t mshrs, mshr_merge; /* l1.mshrs, l1.mshr_merge */
     uint64_t hit_latency;       /* cycles */

@@ -18,7 +18,8 @@
 #include "sim/l1.h"
 
 typedef struct l1_way {
-    uint64_t line, lt, value, stamp;
+    uint64_t line, lt, value;
+    cm_repl_meta meta; /* the replacement policy's (sim/repl.h) */
     uint8_t state;  /* a stable state; CM_L1S_I: empty */
     uint8_t dirty;  /* written since the L2 last had it (write-back) */
     uint8_t open;   /* the fill's timestamp outcome is undecided */
@@ -50,14 +51,17 @@ typedef struct l1_ent {
 struct cm_l1 {
     cm_l1_config cfg;
     cm_engine *eng;
-    gsl_rng *rng; /* random replacement */
+    const cm_repl_policy *repl;
+    cm_repl_state rs; /* the policy's clock and random stream */
+    const cm_repl_meta **vcand; /* a victim's candidates (nways) */
+    struct l1_way **vway;
     int timestamps; /* the protocol keeps leases */
     int timed;      /* 0 while a functional call runs */
     /* the rows by (state, event), looked up once */
     const cm_proto_row *rowix[CM_L1S_COUNT][CM_L1E_COUNT];
     int flash_keeps[2]; /* KERNEL_START, ACQUIRE change nothing */
     l1_way *ways;
-    uint64_t sets, clock;
+    uint64_t sets;
     uint32_t nways;
     uint32_t *reserved, *pinned; /* per set */
     l1_ent *ent;
@@ -91,7 +95,7 @@ const cm_proto_row *l1_row(cm_l1 *l1, unsigned state, unsigned event);
 unsigned l1_event_of(uint8_t op);
 l1_way *l1_way_find(const cm_l1 *l1, uint64_t line);
 int l1_expired(const cm_l1 *l1, const l1_way *w, uint64_t now);
-void l1_touch(cm_l1 *l1, l1_way *w);
+void l1_touch(cm_l1 *l1, l1_way *w, uint32_t warp);
 void l1_outcome(cm_l1 *l1, l1_way *w, int loaded, uint64_t now);
 void l1_leave(cm_l1 *l1, l1_way *w, int capacity, uint64_t now);
 l1_way *l1_victim(cm_l1 *l1, uint64_t line);

@@ -76,7 +76,7 @@ static unsigned warm_access(cm_l1 *l1, uint64_t line, uint8_t op,
     if (!r || (r->actions & CM_A1_STALL)) return CM_MSG_NONE;
     uint32_t a = r->actions;
     if (way && op == CM_OP_LOAD) l1_outcome(l1, way, 1, vtime);
-    if (a & CM_A1_HIT) l1_touch(l1, way);
+    if (a & CM_A1_HIT) l1_touch(l1, way, 0);
     if ((a & CM_A1_WRITE) && way) {
         way->value = value;
         way->dirty = 1;
@@ -278,12 +278,15 @@ static cm_status alloc_all(cm_l1 *l1, const cm_l1_config *cfg, cm_err *err)
     l1->bucket = malloc(nb * sizeof *l1->bucket);
     l1->outbox = calloc(l1->obcap, sizeof *l1->outbox);
     l1->dq = calloc((size_t)cfg->mshr_merge + 1, sizeof *l1->dq);
-    l1->rng = gsl_rng_alloc(gsl_rng_taus2);
+    l1->rs.rng = gsl_rng_alloc(gsl_rng_taus2);
+    l1->repl = cfg->policy ? cfg->policy : cm_repl_find("lru");
+    l1->vcand = calloc(l1->nways, sizeof *l1->vcand);
+    l1->vway = calloc(l1->nways, sizeof *l1->vway);
     if (!l1->ways || !l1->reserved || !l1->pinned || !l1->ent ||
         !l1->waiters || !l1->free_stack || !l1->bucket || !l1->outbox ||
-        !l1->dq || !l1->rng)
+        !l1->dq || !l1->rs.rng || !l1->vcand || !l1->vway)
         return cm_err_set(err, CM_EINTERNAL, "out of memory for the L1");
-    gsl_rng_set(l1->rng, (unsigned long)(cfg->seed * 1000003u + cfg->sm));
+    gsl_rng_set(l1->rs.rng, (unsigned long)(cfg->seed * 1000003u + cfg->sm));
     for (uint64_t i = 0; i < nb; i++) l1->bucket[i] = -1;
     /* entry 0 on top: the lowest free entry is taken first */
     for (uint32_t i = 0; i < cfg->mshrs; i++) {
@@ -348,7 +351,9 @@ void cm_l1_free(cm_l1 *l1)
     free(l1->bucket);
     free(l1->outbox);
     free(l1->dq);
-    if (l1->rng) gsl_rng_free(l1->rng);
+    if (l1->rs.rng) gsl_rng_free(l1->rs.rng);
+    free(l1->vcand);
+    free(l1->vway);
     free(l1);
 }
 

@@ -179,7 +179,7 @@ static rig *rig_new(const char *proto, uint32_t warps, uint64_t latency)
     c->l1 = (cm_l1_config){.size = 4096,
                            .ways = 4,
                            .line = 128,
-                           .policy = CM_CACHE_LRU,
+                           .policy = cm_repl_find("lru"),
                            .mshrs = 8,
                            .mshr_merge = 4,
                            .hit_latency = 5,
