@@ -26,7 +26,9 @@ static void usage(FILE *f)
           "[--sample-check]\n"
           "       cohmod sim --trace PATH [--format F] [--ops LIST] "
           "[options as above]\n"
-          "       cohmod sim --list-workloads | --list-metrics\n\n"
+          "       cohmod sim --list-workloads | --list-metrics | "
+          "--list-protocols\n"
+          "       cohmod sim --protocol-table P|all\n\n"
           "Simulates the machine (gpu.*, sched.*, l1.*, l2.*, dram.*, noc.* "
           "parameters)\nrunning a workload profile until every warp retires "
           "(or sim.max_cycles), in\nfull detail or sampled (--sample), and "
@@ -92,6 +94,14 @@ static void usage(FILE *f)
           "                    are empty)\n"
           "  --quiet           no progress bar\n"
           "  --list-workloads  the built-in profiles as CSV, name first\n"
+          "  --list-protocols  the protocols as CSV: name, consistency, "
+          "lifetime,\n"
+          "                    sharers, l1_write_back, summary\n"
+          "  --protocol-table P  protocol P's tables (or all) as CSV\n"
+          "                    protocol,controller,state,event,next,message,"
+          "actions\n"
+          "                    (the rows the machine runs; models read the "
+          "same)\n"
           "  --list-metrics    every statistic a run can write, as CSV\n"
           "                    metric,kind,unit,label,meaning (data/"
           "metrics.def;\n"
@@ -113,6 +123,8 @@ enum {
     OPT_QUIET,
     OPT_LIST,
     OPT_LIST_METRICS,
+    OPT_LIST_PROTOCOLS,
+    OPT_PROTOCOL_TABLE,
     OPT_SAMPLE,
     OPT_SAMPLE_CHECK,
     OPT_TRACE,
@@ -123,7 +135,8 @@ typedef struct sim_opts {
     cli_ctx *ctx;
     const char *workload, *protocol, *trace, *profile_out;
     cli_trace_opts topts;
-    int quiet, list, list_metrics, check;
+    int quiet, list, list_metrics, list_protocols, check;
+    const char *protocol_table;
 } sim_opts;
 
 static int own_option(int opt, const char *arg, void *u)
@@ -150,6 +163,12 @@ static int own_option(int opt, const char *arg, void *u)
         return 0;
     case OPT_LIST_METRICS:
         o->list_metrics = 1;
+        return 0;
+    case OPT_LIST_PROTOCOLS:
+        o->list_protocols = 1;
+        return 0;
+    case OPT_PROTOCOL_TABLE:
+        o->protocol_table = arg;
         return 0;
     case OPT_SAMPLE:
         return cli_alias_set(o->ctx, "sim.sample", arg);
@@ -182,6 +201,45 @@ static int list_metrics(cli_ctx *ctx)
     cm_err err = {0};
     cm_table *t = NULL;
     cm_status st = cm_metric_table(&t, &err);
+    if (!st) st = cm_table_write_file(t, ctx->out, &err);
+    cm_table_free(t);
+    return st ? cli_fail(ctx, &err) : 0;
+}
+
+static int list_protocols(cli_ctx *ctx)
+{
+    static const char *const cols[] = {"protocol",      "consistency",
+                                       "lifetime",      "sharers",
+                                       "l1_write_back", "summary"};
+    cm_err err = {0};
+    cm_table *t = cm_table_new(6, cols);
+    cm_status st = t ? CM_OK : cm_err_set(&err, CM_EINTERNAL, "out of memory");
+    for (size_t i = 0; !st && cm_protocol_at(i); i++) {
+        const cm_protocol *p = cm_protocol_at(i);
+        const char *cells[6] = {p->name,
+                                cm_consistency_names[p->consistency],
+                                cm_lifetime_names[p->lifetime],
+                                cm_sharer_track_names[p->sharers],
+                                p->l1_write_back ? "yes" : "no", p->summary};
+        st = cm_table_append(t, cells, &err);
+    }
+    if (!st) st = cm_table_write_file(t, ctx->out, &err);
+    cm_table_free(t);
+    return st ? cli_fail(ctx, &err) : 0;
+}
+
+static int protocol_table(cli_ctx *ctx, const char *name)
+{
+    int all = !strcmp(name, "all");
+    if (!all && !cm_protocol_find(name))
+        return cli_usage_error(ctx, "--protocol-table: no protocol '%s' (%s, "
+                               "or all)", name, cm_protocol_names());
+    cm_err err = {0};
+    cm_table *t = NULL;
+    cm_status st = cm_protocol_export_new(&t, &err);
+    for (size_t i = 0; !st && cm_protocol_at(i); i++)
+        if (all || !strcmp(cm_protocol_at(i)->name, name))
+            st = cm_protocol_export(cm_protocol_at(i), t, &err);
     if (!st) st = cm_table_write_file(t, ctx->out, &err);
     cm_table_free(t);
     return st ? cli_fail(ctx, &err) : 0;
@@ -420,6 +478,8 @@ static int run(int argc, char **argv)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"list-workloads", no_argument, NULL, OPT_LIST},
         {"list-metrics", no_argument, NULL, OPT_LIST_METRICS},
+        {"list-protocols", no_argument, NULL, OPT_LIST_PROTOCOLS},
+        {"protocol-table", required_argument, NULL, OPT_PROTOCOL_TABLE},
         {"sample", required_argument, NULL, OPT_SAMPLE},
         {"sample-check", no_argument, NULL, OPT_SAMPLE_CHECK},
         {"trace", required_argument, NULL, OPT_TRACE},
@@ -436,6 +496,8 @@ static int run(int argc, char **argv)
     if ((rc = cli_ctx_resolve(&ctx))) return rc;
     if (o.list) return list_workloads(&ctx);
     if (o.list_metrics) return list_metrics(&ctx);
+    if (o.list_protocols) return list_protocols(&ctx);
+    if (o.protocol_table) return protocol_table(&ctx, o.protocol_table);
     if (!o.workload && !o.trace)
         return cli_usage_error(&ctx, "which workload? (--workload NAME or "
                                "--trace PATH)");

@@ -118,6 +118,48 @@ START_TEST(test_sim_lists_and_rejects)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         tu_expect_rejected(bad[i].args, bad[i].needle);
+    tu_expect_rejected("sim --protocol-table moesi", "no protocol 'moesi'");
+}
+END_TEST
+
+/* The registries as CSV: every protocol listed with its attributes, its
+ * tables (all = each in turn), every statistic with a unit and meaning. */
+START_TEST(test_sim_lists_registries)
+{
+    tu_run r = tu_cohmod("sim --list-protocols");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_uint_eq(tu_count_lines(r.out), 1 + 11);
+    ck_assert_ptr_nonnull(strstr(r.out, "\ntcw,rcpc,predicted,none,no,"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\nmesi,rcsc,none,l2,yes,"));
+    tu_run_free(&r);
+    tu_run all = tu_cohmod("sim --protocol-table all");
+    ck_assert_int_eq(all.status, 0);
+    size_t rows = 0;
+    static const char *const names[] = {"no-l1", "no-coh", "wt",
+                                        "mesi",  "gpu-vi", "gpu-vini",
+                                        "tcsuo", "tcs",    "tcsoo",
+                                        "tcw",   "tcw-fixed"};
+    for (size_t i = 0; i < 11; i++) {
+        char args[64];
+        snprintf(args, sizeof args, "sim --protocol-table %s", names[i]);
+        tu_run one = tu_cohmod(args);
+        ck_assert_int_eq(one.status, 0);
+        size_t n = tu_count_lines(one.out) - 1;
+        ck_assert_uint_gt(n, 10);
+        /* its rows appear, in order, in the table of all */
+        const char *body = strchr(one.out, '\n') + 1;
+        ck_assert_ptr_nonnull(strstr(all.out, body));
+        rows += n;
+        tu_run_free(&one);
+    }
+    ck_assert_uint_eq(tu_count_lines(all.out), 1 + rows);
+    tu_run_free(&all);
+    r = tu_cohmod("sim --list-metrics");
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "metric,kind,unit,label,meaning\n"));
+    ck_assert_ptr_nonnull(
+        strstr(r.out, "\nl1.mshr.occupancy,occupancy,entries,"));
+    tu_run_free(&r);
 }
 END_TEST
 
@@ -287,6 +329,7 @@ Suite *suite_cli_sim(void)
     tcase_add_test(tc, test_sim_small_machine_every_protocol);
     tcase_add_test(tc, test_sim_is_deterministic);
     tcase_add_test(tc, test_sim_lists_and_rejects);
+    tcase_add_test(tc, test_sim_lists_registries);
     tcase_add_test(tc, test_sim_trace_mode);
     tcase_add_test(tc, test_sim_trace_rejects);
     tcase_add_test(tc, test_sim_sampled);
