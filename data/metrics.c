@@ -6,7 +6,7 @@
 
 static const cm_metric metrics[] = {
 #define CM_METRIC(name, kind, unit, label, help)                               \
-    {name, CM_MK_##kind, unit, label, help},
+    {name, CM_METRIC_##kind, unit, label, help},
 #include "data/metrics.def"
 #undef CM_METRIC
 };
@@ -128,17 +128,17 @@ static int row_of(const cm_metric *m, const char *row)
                                       "_max"};
     size_t b;
     switch (m->kind) {
-    case CM_MK_COUNTER:
-    case CM_MK_RATIO:
-    case CM_MK_FULL:
+    case CM_METRIC_COUNTER:
+    case CM_METRIC_RATIO:
+    case CM_METRIC_FULL:
         return name_matches(m->name, row, strlen(row));
-    case CM_MK_LEVEL:
+    case CM_METRIC_LEVEL:
         return strip(row, mean, 1, &b) && name_matches(m->name, row, b);
-    case CM_MK_OCCUPANCY:
+    case CM_METRIC_OCCUPANCY:
         return (strip(row, mean, 1, &b) && name_matches(m->name, row, b)) ||
                (strip_bin(row, ".frac_at_", level_tail, &b) &&
                 name_matches(m->name, row, b));
-    case CM_MK_LATENCY:
+    case CM_METRIC_LATENCY:
         return (strip(row, lat, 5, &b) && name_matches(m->name, row, b)) ||
                (strip_bin(row, ".frac_in_", bin_tail, &b) &&
                 name_matches(m->name, row, b)) ||

@@ -14,12 +14,12 @@
 #include "data/table.h"
 
 typedef enum cm_metric_kind {
-    CM_MK_COUNTER,   /* X */
-    CM_MK_RATIO,     /* X = counter / counter */
-    CM_MK_LEVEL,     /* X_mean */
-    CM_MK_OCCUPANCY, /* X_mean, X.frac_at_<k>, X.frac_at_<k>_or_more */
-    CM_MK_FULL,      /* X: an occupancy's time fraction at its maximum */
-    CM_MK_LATENCY    /* X_count/_mean/_stddev/_min/_max, X.frac_in_<a>_<b>,
+    CM_METRIC_COUNTER,   /* X */
+    CM_METRIC_RATIO,     /* X = counter / counter */
+    CM_METRIC_LEVEL,     /* X_mean */
+    CM_METRIC_OCCUPANCY, /* X_mean, X.frac_at_<k>, X.frac_at_<k>_or_more */
+    CM_METRIC_FULL,      /* X: an occupancy's time fraction at its maximum */
+    CM_METRIC_LATENCY    /* X_count/_mean/_stddev/_min/_max, X.frac_in_<a>_<b>,
                         X.frac_from_<a> */
 } cm_metric_kind;
 

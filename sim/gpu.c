@@ -1140,11 +1140,11 @@ static cm_status metric_known(void *arg, const char *name, cm_stat_kind kind,
 {
     (void)arg;
     static const cm_metric_kind of[] = {
-        [CM_STAT_COUNTER] = CM_MK_COUNTER, [CM_STAT_OCCUPANCY] = CM_MK_OCCUPANCY,
-        [CM_STAT_LEVEL] = CM_MK_LEVEL, [CM_STAT_LATENCY] = CM_MK_LATENCY};
-    cm_metric_kind k = ratio ? CM_MK_RATIO : of[kind];
+        [CM_STAT_COUNTER] = CM_METRIC_COUNTER, [CM_STAT_OCCUPANCY] = CM_METRIC_OCCUPANCY,
+        [CM_STAT_LEVEL] = CM_METRIC_LEVEL, [CM_STAT_LATENCY] = CM_METRIC_LATENCY};
+    cm_metric_kind k = ratio ? CM_METRIC_RATIO : of[kind];
     const char *missing = !cm_metric_find(name, k)             ? name
-                          : full && !cm_metric_find(full, CM_MK_FULL) ? full
+                          : full && !cm_metric_find(full, CM_METRIC_FULL) ? full
                                                                   : NULL;
     if (missing)
         return cm_err_set(err, CM_EINTERNAL,

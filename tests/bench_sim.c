@@ -114,8 +114,14 @@ static void bench_protocol_speed(void)
     static const char *const names[] = {"kmn", "bh"};
     double base[2] = {0, 0}, worst = 0;
     const char *worst_at = "";
-    for (size_t k = 0; k < cm_protocol_count(); k++) {
-        const cm_protocol *pr = cm_protocol_at(k);
+    /* no-coh first: every other protocol is measured against it */
+    size_t order[64], n = 0;
+    for (size_t k = 0; k < cm_protocol_count() && n < 64; k++)
+        if (!strcmp(cm_protocol_at(k)->name, "no-coh")) order[n++] = k;
+    for (size_t k = 0; k < cm_protocol_count() && n < 64; k++)
+        if (strcmp(cm_protocol_at(k)->name, "no-coh")) order[n++] = k;
+    for (size_t j = 0; j < n; j++) {
+        const cm_protocol *pr = cm_protocol_at(order[j]);
         double req = 0, sec = 0, per[2] = {0, 0};
         for (size_t i = 0; i < 2; i++) {
             cm_params p;

@@ -55,8 +55,8 @@ START_TEST(test_rows_map_to_entries)
         "l1.mshr.occupancy.frac_at_1.5"};
     for (size_t i = 0; i < sizeof none / sizeof *none; i++)
         ck_assert_msg(!cm_metric_of_row(none[i]), "%s matched", none[i]);
-    ck_assert_ptr_nonnull(cm_metric_find("noc.flits.data", CM_MK_COUNTER));
-    ck_assert_ptr_null(cm_metric_find("noc.flits.data", CM_MK_RATIO));
+    ck_assert_ptr_nonnull(cm_metric_find("noc.flits.data", CM_METRIC_COUNTER));
+    ck_assert_ptr_null(cm_metric_find("noc.flits.data", CM_METRIC_RATIO));
 }
 END_TEST
 
