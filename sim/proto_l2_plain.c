@@ -15,18 +15,15 @@
 #include "sim/proto_rows.h"
 
 static const cm_proto_row rows[] = {
-    R2(I, GETS, I_S, NONE, CM_A2_FETCH),
+    L2_FETCH(N),
     R2(I, WRITE, I_M, NONE, CM_A2_FETCH),
     R2(I, WRITE_FULL, N, ACK, CM_A2_ALLOC | CM_A2_WRITE | CM_A2_REPLY),
     R2(I, ATOMIC, I_M, NONE, CM_A2_FETCH),
-    R2(I_S, GETS, I_S, NONE, CM_A2_MERGE),
     R2(I_S, WRITE, I_S, NONE, CM_A2_MERGE),
     R2(I_S, ATOMIC, I_S, NONE, CM_A2_MERGE),
     R2(I_M, GETS, I_M, NONE, CM_A2_MERGE),
     R2(I_M, WRITE, I_M, NONE, CM_A2_MERGE),
     R2(I_M, ATOMIC, I_M, NONE, CM_A2_MERGE),
-    R2(I_S, FILL, N, NONE, CM_A2_DONE),
-    R2(I_M, FILL, N, NONE, CM_A2_DONE),
     R2(N, GETS, N, DATA, CM_A2_REPLY),
     R2(N, WRITE, N, ACK, CM_A2_WRITE | CM_A2_REPLY),
     R2(N, ATOMIC, N, AREPLY, CM_A2_WRITE | CM_A2_REPLY),

@@ -117,14 +117,11 @@ static const cm_proto_row l1[] = {
 /* Absent lines have no sharers: writes arrive as GETX_SOLE, which falls
  * back to the GETX rows of I, I_S and I_M. */
 static const cm_proto_row l2[] = {
-    R2(I, GETS, I_S, NONE, CM_A2_FETCH),
+    L2_FETCH(N),
     R2(I, GETX, I_M, NONE, CM_A2_FETCH),
-    R2(I_S, GETS, I_S, NONE, CM_A2_MERGE),
     R2(I_S, GETX, I_S, NONE, CM_A2_MERGE),
     R2(I_M, GETS, I_M, NONE, CM_A2_MERGE),
     R2(I_M, GETX, I_M, NONE, CM_A2_MERGE),
-    R2(I_S, FILL, N, NONE, CM_A2_DONE),
-    R2(I_M, FILL, N, NONE, CM_A2_DONE),
     R2(N, GETS, X, DATA_E, CM_A2_OWN | CM_A2_REPLY),
     R2(N, GETX, X, DATA_M, CM_A2_OWN | CM_A2_REPLY),
     R2(S, GETS, S, DATA, CM_A2_ADD | CM_A2_REPLY),

@@ -55,6 +55,24 @@
         R1(V_M, AREPLY, V_M, NONE, CM_A1_DONE),                                \
         R1(V_M, AREPLY_LAST, V, NONE, CM_A1_DONE)
 
+/* Every write-through L1: a store without a valid copy goes through as
+ * msg (WRITE, or GPU-VI's and TC's GETX) and allocates nothing; one
+ * behind a fill in flight cancels the fill (its data may predate the
+ * store); an atomic drops a valid copy. */
+#define L1_WT_STORES(msg)                                                      \
+    R1(I, STORE, I_I, msg, THRU),                                              \
+        R1(I_V, STORE, I_I, msg, CM_A1_CANCEL | CM_A1_SEND),                   \
+        R1(I_I, STORE, I_I, msg, CM_A1_SEND),                                  \
+        R1(V, ATOMIC, I_I, ATOMIC, CM_A1_INVAL | THRU)
+
+/* A write-through L1 that keeps its copy on a store: the copy is written
+ * and the store goes through as msg, the line V_M while stores are in
+ * flight; an atomic drops it. */
+#define L1_WT_KEEP_STORES(msg)                                                 \
+    R1(V, STORE, V_M, msg, CM_A1_ENTRY | CM_A1_WRITE | CM_A1_SEND),            \
+        R1(V_M, STORE, V_M, msg, CM_A1_WRITE | CM_A1_SEND),                    \
+        R1(V_M, ATOMIC, I_I, ATOMIC, CM_A1_INVAL | CM_A1_SEND)
+
 /* The rows GPU-VI and TC share: a store writes the copy and goes through
  * (store_msg: GETX under GPU-VI, UPGR carrying LT under TC), a load to a
  * line with stores in flight misses (seed 000: "A load to a line with a
@@ -62,19 +80,22 @@
 #define L1_VALID_WT(store_msg)                                                 \
     L1_WT_COMMON, L1_V_M_REPLIES, R1(V, LOAD, V, NONE, CM_A1_HIT),             \
         R1(V_M, LOAD, I_V, GETS, CM_A1_MERGE | CM_A1_SEND),                    \
-        R1(I, STORE, I_I, GETX, THRU),                                         \
-        R1(V, STORE, V_M, store_msg, CM_A1_ENTRY | CM_A1_WRITE | CM_A1_SEND),  \
-        R1(V_M, STORE, V_M, store_msg, CM_A1_WRITE | CM_A1_SEND),              \
-        R1(I_V, STORE, I_I, GETX, CM_A1_CANCEL | CM_A1_SEND),                  \
-        R1(I_I, STORE, I_I, GETX, CM_A1_SEND),                                 \
-        R1(V, ATOMIC, I_I, ATOMIC, CM_A1_INVAL | THRU),                        \
-        R1(V_M, ATOMIC, I_I, ATOMIC, CM_A1_INVAL | CM_A1_SEND)
+        L1_WT_STORES(GETX), L1_WT_KEEP_STORES(store_msg)
 
 /* A flash event (kernel start, acquire) that changes nothing, in every
  * state of a write-through L1 that holds a copy or an entry. */
 #define L1_WT_FLASH_KEEP(ev)                                                   \
     R1(V, ev, V, NONE, 0), R1(V_M, ev, V_M, NONE, 0),                          \
         R1(I_V, ev, I_V, NONE, 0), R1(I_I, ev, I_I, NONE, 0)
+
+/* Every L2: a load to an absent line fetches it (I_S), later loads wait
+ * on the fetch, and a fill leaves the line in `filled` (N, or E where GT
+ * starts in the past).  Writes fetch as I_M, each protocol's way. */
+#define L2_FETCH(filled)                                                       \
+    R2(I, GETS, I_S, NONE, CM_A2_FETCH),                                       \
+        R2(I_S, GETS, I_S, NONE, CM_A2_MERGE),                                 \
+        R2(I_S, FILL, filled, NONE, CM_A2_DONE),                               \
+        R2(I_M, FILL, filled, NONE, CM_A2_DONE)
 
 /* The plain write-back L2 of NO-L1, NO-COH and WT (proto_l2_plain.c). */
 extern const cm_proto_table cm_l2_plain;

@@ -42,10 +42,9 @@ static const cm_proto_row l1[] = {
 /* Fetches and the rows of a line whose GT has passed (E); gw: CM_A2_GWCT
  * under TC-Weak, 0 under TC-Strong. */
 #define L2_TC_COMMON(gw)                                                       \
-    R2(I, GETS, I_S, NONE, CM_A2_FETCH), R2(I, GETX, I_M, NONE, CM_A2_FETCH),  \
+    L2_FETCH(E), R2(I, GETX, I_M, NONE, CM_A2_FETCH),                         \
         R2(I, UPGR, I_M, NONE, CM_A2_FETCH),                                   \
         R2(I, ATOMIC, I_M, NONE, CM_A2_FETCH),                                 \
-        R2(I_S, FILL, E, NONE, CM_A2_DONE), R2(I_M, FILL, E, NONE, CM_A2_DONE), \
         R2(V, GETS, V, DATA, CM_A2_GT | CM_A2_REPLY),                          \
         R2(E, GETS, V, DATA, CM_A2_GT | CM_A2_REPLY),                          \
         R2(E, GETX, E, ACK, CM_A2_WRITE | (gw) | CM_A2_GTINC | CM_A2_REPLY),   \
@@ -60,7 +59,7 @@ static const cm_proto_row l1[] = {
         R2(s, ATOMIC, s, NONE, CM_A2_STALL)
 
 #define L2_TCS_ROWS                                                            \
-    L2_TC_COMMON(0), R2(I_S, GETS, I_S, NONE, CM_A2_MERGE), L2_TCS_STALL(I_S), \
+    L2_TC_COMMON(0), L2_TCS_STALL(I_S),                                       \
         R2(I_M, GETS, I_M, NONE, CM_A2_STALL), L2_TCS_STALL(I_M),              \
         L2_TCS_STALL(V), R2(M_I, GETS, M_I, NONE, CM_A2_STALL),                \
         L2_TCS_STALL(M_I), R2(M_I, EXPIRE, I, NONE, CM_A2_DONE)
@@ -83,7 +82,7 @@ static const cm_proto_row l2_tcs[] = {
 
 static const cm_proto_row l2_tcw[] = {
     L2_TC_COMMON(CM_A2_GWCT),
-    L2_TCW_FETCH(GETS),
+    R2(I_M, GETS, I_M, NONE, CM_A2_MERGE),
     L2_TCW_FETCH(GETX),
     L2_TCW_FETCH(UPGR),
     L2_TCW_FETCH(ATOMIC),

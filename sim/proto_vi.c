@@ -50,11 +50,9 @@ static const cm_proto_row l1[] = {
     R2(s, GETX, s, NONE, CM_A2_STALL), R2(s, ATOMIC, s, NONE, CM_A2_STALL)
 
 #define L2_VI_COMMON                                                           \
-    R2(I, GETS, I_S, NONE, CM_A2_FETCH), R2(I, GETX, I_M, NONE, CM_A2_FETCH),  \
-        R2(I, ATOMIC, I_M, NONE, CM_A2_FETCH),                                 \
-        R2(I_S, GETS, I_S, NONE, CM_A2_MERGE), L2_VI_STALL(I_S),               \
+    L2_FETCH(N), R2(I, GETX, I_M, NONE, CM_A2_FETCH),                         \
+        R2(I, ATOMIC, I_M, NONE, CM_A2_FETCH), L2_VI_STALL(I_S),               \
         R2(I_M, GETS, I_M, NONE, CM_A2_STALL), L2_VI_STALL(I_M),               \
-        R2(I_S, FILL, N, NONE, CM_A2_DONE), R2(I_M, FILL, N, NONE, CM_A2_DONE), \
         R2(N, GETS, S, DATA, CM_A2_ADD | CM_A2_REPLY),                         \
         R2(S, GETS, S, DATA, CM_A2_ADD | CM_A2_REPLY),                         \
         R2(N, GETX, N, ACK, CM_A2_WRITE | CM_A2_KEEP | CM_A2_REPLY),           \
