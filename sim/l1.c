@@ -56,7 +56,7 @@ unsigned l1_event_of(uint8_t op)
 
 l1_way *l1_way_find(const cm_l1 *l1, uint64_t line)
 {
-    l1_way *set = &l1->ways[(line % l1->sets) * l1->nways];
+    l1_way *set = &l1->ways[l1_set_of(l1, line) * l1->nways];
     for (uint32_t i = 0; i < l1->nways; i++)
         if (set[i].state != CM_L1S_I && set[i].line == line) return &set[i];
     return NULL;
@@ -121,7 +121,7 @@ void l1_leave(cm_l1 *l1, l1_way *w, int capacity, uint64_t now)
  * waits. */
 l1_way *l1_victim(cm_l1 *l1, uint64_t line)
 {
-    l1_way *set = &l1->ways[(line % l1->sets) * l1->nways];
+    l1_way *set = &l1->ways[l1_set_of(l1, line) * l1->nways];
     const cm_repl_meta **cand = l1->vcand;
     l1_way **way = l1->vway;
     size_t n = 0;
@@ -183,7 +183,7 @@ static void ent_release(cm_l1 *l1, l1_ent *e)
     while (*p != idx) p = &l1->ent[*p].hnext;
     *p = e->hnext;
     if (e->way >= 0) unpin(l1, &l1->ways[e->way]);
-    if (e->reserved) l1->reserved[e->line % l1->sets]--;
+    if (e->reserved) l1->reserved[l1_set_of(l1, e->line)]--;
     e->reserved = 0;
     e->used = 0;
     l1->free_stack[l1->nfree++] = (uint32_t)idx;
@@ -201,7 +201,7 @@ void l1_ent_settle(cm_l1 *l1, l1_ent *e, unsigned next)
         ent_release(l1, e);
         return;
     }
-    uint64_t set = e->line % l1->sets;
+    uint64_t set = l1_set_of(l1, e->line);
     int want = cm_l1_state_fills(e->state) && e->way < 0;
     if (want && !e->reserved &&
         l1->reserved[set] + l1->pinned[set] < l1->nways) {
@@ -378,7 +378,7 @@ static cm_l1_result access_room(cm_l1 *l1, const cm_proto_row *r,
     if ((a & CM_A1_SEND) && cm_msg_kind_of(r->msg) == CM_MK_REQUEST &&
         l1->inflight >= l1->cfg.mshrs)
         return CM_L1_FAIL_MSHR;
-    uint64_t set = line % l1->sets;
+    uint64_t set = l1_set_of(l1, line);
     if (cm_l1_state_fills(r->next) && !way && !(e && e->reserved) &&
         l1->reserved[set] + l1->pinned[set] >= l1->nways)
         return CM_L1_FAIL_LINE;
@@ -619,7 +619,7 @@ static void reply_handle(cm_l1 *l1, cm_mreq *m)
         if (way) {
             if (e->reserved) {
                 e->reserved = 0;
-                l1->reserved[e->line % l1->sets]--;
+                l1->reserved[l1_set_of(l1, e->line)]--;
             }
             l1_pin(l1, e, way);
         } else if (l1->cfg.proto->l1_write_back) {

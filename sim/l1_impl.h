@@ -62,6 +62,7 @@ struct cm_l1 {
     int flash_keeps[2]; /* KERNEL_START, ACQUIRE change nothing */
     l1_way *ways;
     uint64_t sets;
+    uint64_t set_mask; /* sets - 1 where sets is a power of two, else 0 */
     uint32_t nways;
     uint32_t *reserved, *pinned; /* per set */
     l1_ent *ent;
@@ -96,6 +97,11 @@ unsigned l1_event_of(uint8_t op);
 l1_way *l1_way_find(const cm_l1 *l1, uint64_t line);
 int l1_expired(const cm_l1 *l1, const l1_way *w, uint64_t now);
 void l1_touch(cm_l1 *l1, l1_way *w, uint32_t warp);
+/* line's set (a mask where the sets are a power of two: every access) */
+static inline uint64_t l1_set_of(const cm_l1 *l1, uint64_t line)
+{
+    return l1->set_mask ? line & l1->set_mask : line % l1->sets;
+}
 void l1_outcome(cm_l1 *l1, l1_way *w, int loaded, uint64_t now);
 void l1_leave(cm_l1 *l1, l1_way *w, int capacity, uint64_t now);
 l1_way *l1_victim(cm_l1 *l1, uint64_t line);

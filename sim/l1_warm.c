@@ -263,6 +263,7 @@ static cm_status alloc_all(cm_l1 *l1, const cm_l1_config *cfg, cm_err *err)
     uint64_t lines = cfg->size / cfg->line;
     l1->nways = (uint32_t)cfg->ways;
     l1->sets = lines / cfg->ways;
+    if (l1->sets && !(l1->sets & (l1->sets - 1))) l1->set_mask = l1->sets - 1;
     uint64_t nb = 1;
     while (nb < 2 * (uint64_t)cfg->mshrs) nb <<= 1;
     l1->bucket_mask = nb - 1;

@@ -94,6 +94,10 @@ struct cm_l2 {
     cm_dram *dram;
     l2_bank *bank;
     uint64_t sets;
+    /* line / banks and % sets as a shift and a mask where both are powers
+     * of two (every preset): a set's lookup is on every request */
+    unsigned bank_shift;
+    uint64_t set_mask; /* 0: divide */
     uint32_t map_mask, out_cap;
     uint64_t pipe_in; /* the part of the bank pipeline before service */
     uint32_t dir_sets, dir_ways, dir_bits;

@@ -21,7 +21,9 @@ void l2_fail(cm_l2 *l2, const char *fmt, const char *a, const char *c)
 static l2_way *set_of(const cm_l2 *l2, const l2_bank *b, uint64_t line)
 {
     /* line mod banks chose the bank; the set comes from the bits above */
-    return b->tags + ((line / l2->cfg.banks) % l2->sets) * l2->cfg.ways;
+    uint64_t set = l2->set_mask ? (line >> l2->bank_shift) & l2->set_mask
+                                : (line / l2->cfg.banks) % l2->sets;
+    return b->tags + set * l2->cfg.ways;
 }
 
 l2_way *l2_way_find(const cm_l2 *l2, const l2_bank *b, uint64_t line)

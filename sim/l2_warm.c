@@ -401,6 +401,11 @@ static cm_status geometry(cm_l2 *l2, const cm_l2_config *cfg, cm_err *err)
                           "gpu.sms is %u",
                           cfg->proto->name, cfg->sms);
     l2->sets = cfg->bank_bytes / (cfg->ways * cfg->line_bytes);
+    if (!(cfg->banks & (cfg->banks - 1)) && l2->sets &&
+        !(l2->sets & (l2->sets - 1))) {
+        l2->bank_shift = (unsigned)__builtin_ctzll(cfg->banks);
+        l2->set_mask = l2->sets - 1;
+    }
     uint32_t m = 1;
     while (m < 2 * cfg->mshrs) m <<= 1;
     l2->map_mask = m - 1;
