@@ -228,8 +228,9 @@ cm_status cm_engine_schedule(cm_engine *eng, uint64_t delay, cm_event_fn fn,
     return cm_engine_schedule_at(eng, eng->now + delay, fn, obj, arg);
 }
 
-cm_status cm_engine_run(cm_engine *eng, uint64_t until, uint64_t max_events,
-                        cm_run_end *why, cm_err *err)
+/* Events at times up to `last` (inclusive), then time at `stop_at`. */
+static cm_status run_to(cm_engine *eng, uint64_t last, uint64_t stop_at,
+                        uint64_t max_events, cm_run_end *why, cm_err *err)
 {
     uint64_t done = 0;
     cm_run_end end;
@@ -255,8 +256,8 @@ cm_status cm_engine_run(cm_engine *eng, uint64_t until, uint64_t max_events,
             end = CM_RUN_EMPTY;
             break;
         }
-        if (t > until) {
-            if (until > eng->now) advance(eng, until);
+        if (t > last) {
+            if (stop_at > eng->now) advance(eng, stop_at);
             end = CM_RUN_UNTIL;
             break;
         }
@@ -271,6 +272,24 @@ cm_status cm_engine_run(cm_engine *eng, uint64_t until, uint64_t max_events,
     if (why) *why = end;
     if (eng->err.code && err) *err = eng->err;
     return eng->err.code;
+}
+
+cm_status cm_engine_run(cm_engine *eng, uint64_t until, uint64_t max_events,
+                        cm_run_end *why, cm_err *err)
+{
+    return run_to(eng, until, until, max_events, why, err);
+}
+
+cm_status cm_engine_run_before(cm_engine *eng, uint64_t end,
+                               uint64_t max_events, cm_run_end *why,
+                               cm_err *err)
+{
+    if (end == 0) { /* nothing lies before cycle 0 */
+        if (why) *why = CM_RUN_UNTIL;
+        if (eng->err.code && err) *err = eng->err;
+        return eng->err.code;
+    }
+    return run_to(eng, end - 1, end, max_events, why, err);
 }
 
 void cm_engine_stop(cm_engine *eng)

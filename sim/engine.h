@@ -108,6 +108,12 @@ cm_status cm_engine_schedule_at(cm_engine *eng, uint64_t time, cm_event_fn fn,
 cm_status cm_engine_run(cm_engine *eng, uint64_t until, uint64_t max_events,
                         cm_run_end *why, cm_err *err);
 
+/* The same for the cycles before `end`: events at times below it, then
+ * time advances to `end` (a budget of N cycles runs cycles 0 .. N-1). */
+cm_status cm_engine_run_before(cm_engine *eng, uint64_t end,
+                               uint64_t max_events, cm_run_end *why,
+                               cm_err *err);
+
 /* Ends the current run (or the next one) after the running event. */
 void cm_engine_stop(cm_engine *eng);
 

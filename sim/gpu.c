@@ -701,8 +701,8 @@ static cm_status run_until(gpu *g, uint64_t until, int (*stop)(const gpu *),
     while (!stop(g) && cm_engine_now(&g->eng) < until && !budget_out(g)) {
         uint64_t to = cm_engine_now(&g->eng) + RATE_SLICE;
         cm_run_end why;
-        cm_status st = cm_engine_run(&g->eng, to < until ? to : until, 0, &why,
-                                     err);
+        cm_status st = cm_engine_run_before(&g->eng, to < until ? to : until,
+                                            0, &why, err);
         if (!st) st = check_errors(g, err);
         if (st) return st;
         if (why == CM_RUN_EMPTY && !stop(g) && !budget_out(g))

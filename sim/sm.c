@@ -708,9 +708,12 @@ void cm_sm_sync(cm_sm *sm)
 {
     uint64_t now = cm_engine_now(sm->eng);
     batch_settle(sm, now);
-    if (sm->started && !sm->scheduled && !sm->done && now > sm->last_tick) {
-        charge_sleep(sm, now - sm->last_tick);
-        sm->last_tick = now;
+    /* the cycles before now: now itself is the next run's (the engine
+     * runs a budget's cycles 0 .. N-1, cm_engine_run_before) */
+    if (sm->started && !sm->scheduled && !sm->done &&
+        now > sm->last_tick + 1) {
+        charge_sleep(sm, now - 1 - sm->last_tick);
+        sm->last_tick = now - 1;
     }
     stats_flush(sm);
 }

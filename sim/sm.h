@@ -164,7 +164,7 @@ uint64_t cm_sm_mem_stall_cycles(const cm_sm *sm);
  * finishes its instruction and outstanding requests still complete.
  * Turning it off wakes the SM. */
 void cm_sm_set_drain(cm_sm *sm, int on);
-/* Charges a sleeping SM's cycles up to now, and a compute stretch's
+/* Charges a sleeping SM's cycles and a compute stretch's
  * cycles before now, to its statistics (the next tick would, later): call
  * it at window boundaries so each window gets its own cycles. */
 void cm_sm_sync(cm_sm *sm);

@@ -131,6 +131,80 @@ START_TEST(test_every_row_registered_every_entry_used)
 }
 END_TEST
 
+/* The sum of metric over the components whose name starts with prefix. */
+static double sum_over(const cm_stat_row *r, size_t n, const char *metric,
+                       const char *prefix, double *most)
+{
+    double s = 0;
+    *most = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(r[i].metric, metric) &&
+            !strncmp(r[i].component, prefix, strlen(prefix))) {
+            s += r[i].value;
+            if (r[i].value > *most) *most = r[i].value;
+        }
+    return s;
+}
+
+/* The machine's totals add up from its components, at a budget of one
+ * cycle and at a normal one: instructions, L1 and L2 accesses, messages
+ * and flits by type; the machine's IPC is its instructions over its
+ * cycles, and no SM ran more cycles than the machine.  Bug: at
+ * sim.max_cycles=1 the machine read IPC 29 over 1 cycle while each SM
+ * read 1 (they had run cycles 0 and 1: the budget's last cycle ran). */
+START_TEST(test_totals_add_up)
+{
+    static const struct {
+        const char *metric, *prefix;
+    } sums[] = {{"sm.instructions", "sm"}, {"l1.accesses", "sm"},
+                {"l1.misses", "sm"},       {"l2.accesses", "bank"},
+                {"dram.reads", "ch"}};
+    const double budgets[2] = {1, 100000};
+    for (int b = 0; b < 2; b++) {
+        cm_params p;
+        cm_params_init(&p);
+        p.sim_max_cycles = budgets[b];
+        cm_stats *stats = cm_stats_new();
+        cm_gpu_run_config cfg = {.params = &p,
+                                 .workload = cm_workload_builtin("kmn"),
+                                 .protocol = cm_protocol_find("mesi")};
+        cm_gpu_result res;
+        cm_err err = {0};
+        ck_assert_msg(cm_gpu_run(&cfg, stats, &res, &err) == CM_OK, "%s",
+                      err.msg);
+        cm_stat_row *r;
+        size_t n;
+        ck_assert(cm_stats_rows(stats, &r, &n, &err) == CM_OK);
+        double most;
+        for (size_t k = 0; k < sizeof sums / sizeof *sums; k++)
+            ck_assert_msg(sum_over(r, n, sums[k].metric, sums[k].prefix,
+                                   &most) ==
+                              cm_stats_find(r, n, sums[k].metric, "all")->value,
+                          "budget %g: %s", budgets[b], sums[k].metric);
+        double inst = cm_stats_find(r, n, "gpu.instructions", "all")->value;
+        double cyc = cm_stats_find(r, n, "gpu.cycles", "all")->value;
+        ck_assert(inst == sum_over(r, n, "sm.instructions", "sm", &most));
+        ck_assert(cyc == budgets[b]);
+        ck_assert(cm_stats_find(r, n, "ipc", "all")->value == inst / cyc);
+        sum_over(r, n, "sm.cycles", "sm", &most);
+        ck_assert_msg(most <= cyc, "an SM ran %g of %g cycles", most, cyc);
+        /* messages and flits by type sum to their totals */
+        const char *tot[2] = {"noc.msgs", "noc.flits"};
+        for (int t = 0; t < 2; t++) {
+            double by = 0;
+            size_t len = strlen(tot[t]);
+            for (size_t i = 0; i < n; i++)
+                if (!strncmp(r[i].metric, tot[t], len) &&
+                    r[i].metric[len] == '.' && !strcmp(r[i].component, "all"))
+                    by += r[i].value;
+            ck_assert(by == cm_stats_find(r, n, tot[t], "all")->value);
+        }
+        free(r);
+        cm_stats_free(stats);
+    }
+}
+END_TEST
+
 Suite *suite_metrics(void)
 {
     Suite *s = suite_create("metrics");
@@ -139,6 +213,7 @@ Suite *suite_metrics(void)
     tcase_add_test(tc, test_entries_complete);
     tcase_add_test(tc, test_rows_map_to_entries);
     tcase_add_test(tc, test_every_row_registered_every_entry_used);
+    tcase_add_test(tc, test_totals_add_up);
     suite_add_tcase(s, tc);
     return s;
 }
