@@ -360,10 +360,15 @@ static cm_status simulate(const sim_job *job, const cm_params *p, sim_run *r,
     const cm_param_info *pi = cm_param_find("sim.sample");
     char mode[32];
     cm_param_format(pi, cm_param_get(p, pi), mode, sizeof mode);
-    /* the rate of detailed L1 accesses: said only where there are some */
+    /* the speed: L1 accesses per second in full detail; a sampled run's
+     * windows hold only part of them, so there the simulated cycles per
+     * second; said only where there are some */
     double acc = row_value(r, "l1.accesses");
     char rate[48] = "";
-    if (isfinite(acc) && acc > 0 && r->seconds > 0)
+    if (p->sim_sample != 0 && r->res.cycles > 0 && r->seconds > 0)
+        snprintf(rate, sizeof rate, " (%.2f M simulated cycles/s)",
+                 (double)r->res.cycles / r->seconds / 1e6);
+    else if (isfinite(acc) && acc > 0 && r->seconds > 0)
         snprintf(rate, sizeof rate, " (%.2f M L1 accesses/s)",
                  acc / r->seconds / 1e6);
     if (!st && !job->quiet)
