@@ -264,6 +264,7 @@ static void done(l2_bank *b, l2_ent *e, int detached)
         if (!b->qh) b->qt = e->wt;
         b->qh = e->wh;
         b->qn += e->nwait;
+        cm_stat_level(b->st_qocc, b->qn - b->npipe, b->l2->eng->now);
     }
     e->wh = e->wt = NULL;
     e->nwait = 0;
@@ -651,15 +652,18 @@ static int serve_one(l2_bank *b, uint64_t now, uint64_t *ready)
 }
 
 /* Requests out of the input pipeline join the queue proper (occupancy). */
+/* Requests out of the input pipeline join the queue's occupancy at the
+ * cycle they left it, not at the next kick (a bank busy serving kicks
+ * late), so the occupancy and the waits, timed from then, agree (Little).
+ * Every kick advances first, so these times follow the last change. */
 static void pipe_advance(l2_bank *b, uint64_t now)
 {
-    int moved = 0;
     while (b->pipe_first && b->pipe_first->queued <= now) {
+        uint64_t t = b->pipe_first->queued;
         b->pipe_first = b->pipe_first->next;
         b->npipe--;
-        moved = 1;
+        cm_stat_level(b->st_qocc, b->qn - b->npipe, t);
     }
-    if (moved) cm_stat_level(b->st_qocc, b->qn - b->npipe, now);
 }
 
 /* Serves requests, one per L2 cycle, until the queue empties, the next
