@@ -118,7 +118,7 @@ static void usage(FILE *f)
           "warps whose accesses interleave in the L1), params.csv, and "
           "figures:\nparity_<q>.png and <q>_vs_<last axis>_<workload>.png."
           "\n\n"
-          "Coherence models, on the coherence simulator (seed 000): "
+          "Coherence models, on the simulator with a profile (seed 000): "
           "lifetime (models/\nlifetime.h: p_hit, p_expired and the stall "
           "per L2 store under TC-Strong or per\nfence under TC-Weak, on "
           "tcsuo, tcs, tcsoo or tcw-fixed; targets: mean |error| <= 0.05 "

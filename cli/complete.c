@@ -12,8 +12,7 @@
  *                     boolean; nothing for a number)
  *   presets           the embedded machine presets
  *   workloads         the built-in workload profiles
- *   protocols         the detailed machine's L1 protocols and the
- *                     coherence simulator's protocols
+ *   protocols         the simulator's protocols (sim/protocol.h)
  * One word per line on stdout; exit 2 for an unknown WHAT. */
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* litmus.c - the litmus tests as data (programs, weak outcomes, which
  * consistency models forbid them; the reasoning is in litmus.h) and the
- * runner that executes them on the coherence simulator: each thread is
- * warp 0 of its own core, fed one instruction at a time from the test's
- * program, its registers filled from the simulator's on_load callback. */
+ * runner that executes them on the simulated machine (sim/gpu.h): each
+ * thread is warp 0 of its own SM, fed one instruction at a time from the
+ * test's program, its registers filled from the observer's value hook. */
 #include "sim/litmus.h"
 
 #include <inttypes.h>

@@ -9,8 +9,8 @@
  * outstanding requests under every protocol alike), in state I_I until the
  * last reply; each reply completes its own access (CM_A1_DONE, a load's
  * value included).  No line is ever valid, so the flash events find only
- * entries and change nothing.  (The coherence engine this machine replaced
- * merged loads here; the seed's "entirely" decides.) */
+ * entries and change nothing.  (The seed's "bypass entirely" decides:
+ * loads are not merged.) */
 #include "sim/proto_rows.h"
 
 #define NO_L1_SEND(ev, m)                                                      \

@@ -1104,7 +1104,7 @@ static cm_status say_overview(coh_ctx *c, cm_err *err)
         n += (size_t)snprintf(line + n, sizeof line - n, " %s", protocols[p]);
     cm_status st = cm_study_say(
         c->s, err,
-        "\nCoherence protocols on the coherence simulator (coh/): seed-000 "
+        "\nCoherence protocols on the simulated machine (coh/): seed-000 "
         "workloads %s (of bh cc cl dlb\nstn vpr, which need coherence, and "
         "hsp kmn lps ndl rg sr; --coh-workloads all runs all twelve),\nthe "
         "first %.0f cycles of each run (speed = IPC over them, traffic = "

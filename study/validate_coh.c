@@ -1,6 +1,6 @@
 /* validate_coh.c - what the coherence models' validations share
  * (study/validate.h): each held-out point is predicted from the timing
- * profile the coherence simulator measured at its workload's calibration
+ * profile the simulator measured at its workload's calibration
  * point, with the held-out point's own parameters.  The profile is the
  * calibration: a model that reads workload statistics is only as good as
  * its ability to carry them from one design point to another, which is

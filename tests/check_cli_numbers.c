@@ -70,7 +70,7 @@ START_TEST(test_writers_use_one_form)
                       commands[i]);
         free(out);
     }
-    /* the timing profile of the coherence simulator */
+    /* the timing profile a coherence protocol's run records */
     char *dir = tu_tmpdir(), *prof = tu_path_in(dir, "p.csv");
     char args[4200];
     snprintf(args, sizeof args,

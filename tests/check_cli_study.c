@@ -396,7 +396,7 @@ START_TEST(test_study_writes_everything)
     ck_assert_ptr_nonnull(strstr(summary, "mean absolute MRC error"));
     ck_assert_ptr_nonnull(strstr(r.out, "MSHRs saturate")); /* echoed */
     ck_assert_ptr_nonnull(strstr(summary, "Coherence protocols on the "
-                                          "coherence simulator"));
+                                          "simulated machine"));
     ck_assert_ptr_nonnull(strstr(summary, "Seed 000's statements"));
     ck_assert_ptr_nonnull(strstr(summary, "best fixed lifetime TCS"));
     ck_assert_ptr_nonnull(strstr(summary, "from set-local stack distances"));

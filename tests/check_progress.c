@@ -132,7 +132,7 @@ START_TEST(test_cli_bars_on_a_terminal)
     const char *last = strstr(r.err, "] 100% ");
     ck_assert_ptr_null(strstr(last, "/50000000 sim")); /* of what ran */
     tu_run_free(&r);
-    /* the coherence simulator counts no events: no "0.00 Mevents/s" */
+    /* a rate is said only where it has a value: no "0.00 M.../s" */
     r = tu_cohmod_tty("sim --workload bh --protocol tcw " TINY
                       " --set sim.max_cycles=20000");
     ck_assert_msg(r.status == 0, "%s", r.err);
