@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "sim/protocol.h"
+#include "sim/sched.h"
 
 enum {
     W_UNLAUNCHED = 0,
@@ -43,8 +44,6 @@ enum {
     W_CLASSES
 };
 
-enum { IN_NONE = 0, IN_ACTIVE, IN_PENDING }; /* two-level membership */
-
 typedef struct sm_warp {
     cm_inst inst;
     uint32_t compute_left;
@@ -54,10 +53,9 @@ typedef struct sm_warp {
     uint32_t memk;       /* memory instructions issued in its kernel */
     uint32_t ktgt;       /* a kernel hold's place for it (cm_sm_kernel_hold) */
     uint32_t k;          /* store and atomic lines written so far */
-    uint64_t age;        /* launch order, for GTO's "oldest" */
     uint64_t gwct;       /* the largest GWCT its writes brought back */
     uint64_t fence_t;    /* when its waiting fence issued */
-    uint8_t state, where;
+    uint8_t state;
     uint8_t cls; /* counted under nclass[cls] */
 } sm_warp;
 
@@ -93,10 +91,10 @@ struct cm_sm {
     uint32_t *snap_memk, nsnap, snap_pos;
     /* LD/ST unit: one instruction's lines */
     uint64_t *lines;
-    uint64_t *flines; /* the functional executor's coalescer output */
-    uint64_t *fused;  /* its instructions per warp in this call */
-    uint32_t fpos;    /* the warp it resumes with (round robin) */
-    uint32_t ln, lpos, lwarp;
+    uint64_t *flines;     /* the functional executor's coalescer output */
+    uint64_t *fused;      /* its instructions per warp in this call */
+    uint32_t fpos;        /* the warp it resumes with (round robin) */
+    uint32_t lpos, lwarp; /* and sched.ln, its line count */
     uint8_t lop;
     uint16_t lbytes;
     int lwait; /* refused by a busy memory side: wait for the retry */
@@ -109,19 +107,17 @@ struct cm_sm {
      * same way, so it is counted without being made. */
     uint8_t lfail;
     uint64_t lfail_gen;
-    /* scheduler */
-    uint32_t last;
-    int have_last;
-    /* READY warps by slot, split as nclass is: rdy (non-memory), rdym
-     * (memory; issuable only while the LD/ST unit is free). */
-    uint64_t *rdy, *rdym;
-    uint32_t nwords;
+    /* The scheduler and what it sees: READY warps by slot, split as
+     * nclass is (rdy, and rdym: issuable only while the LD/ST unit is
+     * free), launch order, the last warp issued (sim/sched.h). */
+    const cm_sched_policy *pol;
+    void *pol_state;
+    cm_sched_view sched;
     /* A planned compute stretch (see the header): the ready warps in issue
      * order, the next to issue, and the cycle of the tick that ends it. */
     uint32_t *bat, nbat, bpos;
     uint64_t bat_end;
     uint64_t tick_gen; /* a tick event whose arg differs was cancelled */
-    uint32_t *act, nact, *pend, npend, rr_pos;
     /* timing */
     int started, scheduled, done, drain, launched;
     uint64_t last_tick, finish;
@@ -149,7 +145,7 @@ void cm_sm_config_params(cm_sm_config *cfg, const cm_params *p)
 {
     cfg->warps = (uint32_t)p->gpu_warps_per_sm;
     cfg->active_warps = (uint32_t)p->sched_active_warps;
-    cfg->policy = (cm_sched_policy)p->sched_policy;
+    cfg->policy = cm_sched_at((uint32_t)p->sched_policy);
     cfg->two_level_active = (uint32_t)p->sched_two_level_active;
     cfg->max_lines = 2 * (uint32_t)p->gpu_threads_per_warp;
     cm_l1_config_params(&cfg->l1, p);
@@ -185,18 +181,14 @@ static int is_mem(uint8_t kind)
            kind == CM_INST_ATOMIC;
 }
 
-/* ---- two-level sets ------------------------------------------------------ */
-
-static void remove_at(uint32_t *a, uint32_t *n, uint32_t i)
-{
-    memmove(a + i, a + i + 1, (*n - i - 1) * sizeof *a);
-    (*n)--;
-}
+/* ---- warp states ------------------------------------------------------- */
 
 /* Every state change goes through here to keep nclass true. */
 static uint64_t *ready_set(cm_sm *sm, uint8_t cls)
 {
-    return cls == W_READY ? sm->rdy : cls == W_CLASS_READY_MEM ? sm->rdym : NULL;
+    return cls == W_READY             ? sm->sched.rdy
+           : cls == W_CLASS_READY_MEM ? sm->sched.rdym
+                                      : NULL;
 }
 
 static void warp_set_state(cm_sm *sm, uint32_t w, uint8_t state)
@@ -206,46 +198,17 @@ static void warp_set_state(cm_sm *sm, uint32_t w, uint8_t state)
     if (set) set[w / 64] &= ~bit;
     sm->nclass[wp->cls]--;
     wp->state = state;
-    wp->cls = state == W_READY && is_mem(wp->inst.kind) ? W_CLASS_READY_MEM
-                                                         : state;
+    wp->cls =
+        state == W_READY && is_mem(wp->inst.kind) ? W_CLASS_READY_MEM : state;
     sm->nclass[wp->cls]++;
     if ((set = ready_set(sm, wp->cls))) set[w / 64] |= bit;
 }
 
-static void pend_push(cm_sm *sm, uint32_t w)
-{
-    sm->pend[sm->npend++] = w;
-    sm->w[w].where = IN_PENDING;
-}
-
-/* w starts to wait or retires: it leaves the active set. */
+/* w starts to wait or retires: the scheduler hears of it. */
 static void leave_active(cm_sm *sm, uint32_t w)
 {
-    if (sm->cfg.policy != CM_SCHED_TWO_LEVEL || sm->w[w].where != IN_ACTIVE)
-        return;
-    for (uint32_t i = 0; i < sm->nact; i++)
-        if (sm->act[i] == w) {
-            remove_at(sm->act, &sm->nact, i);
-            if (i < sm->rr_pos) sm->rr_pos--;
-            break;
-        }
-    sm->w[w].where = IN_NONE;
-    if (sm->w[w].state != W_DONE) pend_push(sm, w);
-}
-
-static void refill_active(cm_sm *sm)
-{
-    for (uint32_t i = 0;
-         i < sm->npend && sm->nact < sm->cfg.two_level_active;) {
-        uint32_t w = sm->pend[i];
-        if (sm->w[w].state != W_READY) {
-            i++;
-            continue;
-        }
-        remove_at(sm->pend, &sm->npend, i);
-        sm->act[sm->nact++] = w;
-        sm->w[w].where = IN_ACTIVE;
-    }
+    if (sm->pol->leave)
+        sm->pol->leave(sm->pol_state, &sm->sched, w, sm->w[w].state == W_DONE);
 }
 
 /* ---- warp life ----------------------------------------------------------- */
@@ -261,11 +224,11 @@ static void check_kernel(cm_sm *sm);
 
 static void launch(cm_sm *sm, uint32_t w)
 {
-    sm->w[w].age = sm->age_next++;
+    sm->sched.age[w] = sm->age_next++;
     warp_set_state(sm, w, W_FETCH);
     sm->live++;
     sm->live_blk[w / sm->block_warps]++;
-    if (sm->cfg.policy == CM_SCHED_TWO_LEVEL) pend_push(sm, w);
+    if (sm->pol->launch) sm->pol->launch(sm->pol_state, &sm->sched, w);
     fetch(sm, w);
 }
 
@@ -396,7 +359,7 @@ static void batch_settle(cm_sm *sm, uint64_t t)
     uint32_t pos = sm->bpos;
     for (uint64_t k = 0; k < m; k++) {
         sm->w[sm->bat[pos]].compute_left--;
-        sm->last = sm->bat[pos];
+        sm->sched.last = sm->bat[pos];
         if (++pos == sm->nbat) pos = 0;
     }
     sm->bpos = pos;
@@ -493,12 +456,6 @@ static void l1_freed(void *obj)
 
 /* ---- issue --------------------------------------------------------------- */
 
-static int issuable(const cm_sm *sm, uint32_t w)
-{
-    const sm_warp *wp = &sm->w[w];
-    return wp->state == W_READY && (!is_mem(wp->inst.kind) || sm->ln == 0);
-}
-
 /* The coalescer: one request per unique line, in first-touch order, into
  * out (max_lines long). */
 static int coalesce(const cm_sm *sm, const cm_inst *in, uint64_t *out)
@@ -531,8 +488,8 @@ static void issue(cm_sm *sm, uint32_t w)
     uint64_t now = cm_engine_now(sm->eng);
     if (sm->cfg.on_issue)
         sm->cfg.on_issue(sm->cfg.on_issue_obj, sm->cfg.id, w, kind, now);
-    sm->last = w;
-    sm->have_last = 1;
+    sm->sched.last = w;
+    sm->sched.have_last = 1;
     sm->insts++;
     budget_spend(sm, 1);
     switch (kind) {
@@ -552,7 +509,7 @@ static void issue(cm_sm *sm, uint32_t w)
                         "coalescer holds (2 x gpu.threads_per_warp)");
             return;
         }
-        sm->ln = (uint32_t)n;
+        sm->sched.ln = (uint32_t)n;
         sm->lpos = 0;
         sm->lwarp = w;
         sm->lop = kind == CM_INST_LOAD    ? CM_OP_LOAD
@@ -592,62 +549,10 @@ static void issue(cm_sm *sm, uint32_t w)
 
 static int any_issuable(const cm_sm *sm);
 
-/* The issuable warps of word k of the ready sets. */
-static uint64_t issuable_word(const cm_sm *sm, uint32_t k)
-{
-    return sm->rdy[k] | (sm->ln == 0 ? sm->rdym[k] : 0);
-}
-
-/* The first issuable slot at or after from (no wrap-around). */
-static int next_issuable(const cm_sm *sm, uint32_t from, uint32_t *out)
-{
-    for (uint32_t k = from / 64; k < sm->nwords; k++) {
-        uint64_t word = issuable_word(sm, k);
-        if (k == from / 64) word &= ~0ull << (from % 64);
-        if (word) {
-            *out = k * 64 + (uint32_t)__builtin_ctzll(word);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static int pick(cm_sm *sm, uint32_t *out)
 {
-    uint32_t W = sm->nwarps;
-    /* Two-level refills its active set even when nothing can issue. */
-    if (sm->cfg.policy != CM_SCHED_TWO_LEVEL && !any_issuable(sm)) return 0;
-    switch (sm->cfg.policy) {
-    case CM_SCHED_GTO: {
-        if (sm->have_last && issuable(sm, sm->last)) {
-            *out = sm->last;
-            return 1;
-        }
-        int found = 0;
-        for (uint32_t k = 0; k < sm->nwords; k++)
-            for (uint64_t word = issuable_word(sm, k); word; word &= word - 1) {
-                uint32_t w = k * 64 + (uint32_t)__builtin_ctzll(word);
-                if (!found || sm->w[w].age < sm->w[*out].age) *out = w;
-                found = 1;
-            }
-        return found;
-    }
-    case CM_SCHED_TWO_LEVEL:
-        refill_active(sm);
-        for (uint32_t i = 0; i < sm->nact; i++) {
-            uint32_t pos = (sm->rr_pos + i) % sm->nact;
-            if (issuable(sm, sm->act[pos])) {
-                *out = sm->act[pos];
-                sm->rr_pos = pos + 1;
-                return 1;
-            }
-        }
-        return 0;
-    default: { /* LRR: slots after the last issued, then from slot 0 */
-        uint32_t start = sm->have_last && sm->last + 1 < W ? sm->last + 1 : 0;
-        return next_issuable(sm, start, out) || next_issuable(sm, 0, out);
-    }
-    }
+    if (!sm->pol->pick_always && !any_issuable(sm)) return 0;
+    return sm->pol->pick(sm->pol_state, &sm->sched, out);
 }
 
 static cm_stall_reason stall_reason(const cm_sm *sm)
@@ -663,15 +568,15 @@ static cm_stall_reason stall_reason(const cm_sm *sm)
 static int any_issuable(const cm_sm *sm)
 {
     return sm->nclass[W_READY] > 0 ||
-           (sm->ln == 0 && sm->nclass[W_CLASS_READY_MEM] > 0);
+           (sm->sched.ln == 0 && sm->nclass[W_CLASS_READY_MEM] > 0);
 }
 
 /* Every warp retired and every request answered: an SM is done only then,
  * as a kernel ends when its writes are visible. */
 static int all_answered(const cm_sm *sm)
 {
-    return sm->ndone == sm->nwarps && sm->ln == 0 && sm->stores_total == 0 &&
-           sm->orphans_total == 0;
+    return sm->ndone == sm->nwarps && sm->sched.ln == 0 &&
+           sm->stores_total == 0 && sm->orphans_total == 0;
 }
 
 /* Charges gap cycles slept through to the reason the SM fell asleep with
@@ -710,8 +615,7 @@ void cm_sm_sync(cm_sm *sm)
     batch_settle(sm, now);
     /* the cycles before now: now itself is the next run's (the engine
      * runs a budget's cycles 0 .. N-1, cm_engine_run_before) */
-    if (sm->started && !sm->scheduled && !sm->done &&
-        now > sm->last_tick + 1) {
+    if (sm->started && !sm->scheduled && !sm->done && now > sm->last_tick + 1) {
         charge_sleep(sm, now - 1 - sm->last_tick);
         sm->last_tick = now - 1;
     }
@@ -723,30 +627,18 @@ void cm_sm_sync(cm_sm *sm)
  * it (the one where the first run issues its last instruction), or 0. */
 static uint64_t batch_plan(cm_sm *sm)
 {
-    if (sm->cfg.on_issue || sm->drain || sm->ln > 0 || !sm->have_last ||
-        sm->cfg.policy == CM_SCHED_TWO_LEVEL)
+    if (sm->cfg.on_issue || sm->drain || sm->sched.ln > 0 ||
+        !sm->sched.have_last || !sm->pol->rotation)
         return 0;
-    uint32_t n = 0;
-    if (sm->cfg.policy == CM_SCHED_GTO) {
-        if (!issuable(sm, sm->last)) return 0;
-        n = 1; /* greedy: it issues until its run ends */
-    } else {
-        for (uint32_t k = 0; k < sm->nwords; k++)
-            n += (uint32_t)__builtin_popcountll(issuable_word(sm, k));
-    }
+    uint32_t n = sm->pol->rotation(sm->pol_state, &sm->sched);
     /* Rotation position p issues at cycles p, p + n, ...: a run's last
      * instruction at p + (left - 1) n, anything but compute (a memory
-     * instruction, a barrier, a fence) at p, in a real tick.  LRR's
-     * rotation is the issuable slots after the last issued, then those up
-     * to it; only the positions before the stretch's end matter. */
+     * instruction, a barrier, a fence) at p, in a real tick.  Only the
+     * positions before the stretch's end matter. */
     uint64_t len = UINT64_MAX;
-    uint32_t w = sm->last, from = sm->last + 1;
+    uint32_t w = sm->sched.last;
     for (uint32_t p = 0; p < n && p < len; p++) {
-        if (sm->cfg.policy != CM_SCHED_GTO) {
-            if (from >= sm->nwarps || !next_issuable(sm, from, &w))
-                next_issuable(sm, 0, &w);
-            from = w + 1;
-        }
+        w = sm->pol->follow(sm->pol_state, &sm->sched, w);
         sm->bat[p] = w;
         const sm_warp *wp = &sm->w[w];
         uint64_t left = wp->inst.kind == CM_INST_COMPUTE ? wp->compute_left : 1;
@@ -773,7 +665,7 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
     sm->last_tick = now;
 
     /* LD/ST unit: one request per cycle into the L1. */
-    if (sm->ln > 0) {
+    if (sm->sched.ln > 0) {
         int stuck = 1;
         if (sm->lwait) {
             /* the memory side's retry clears it */
@@ -795,7 +687,7 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
                     obs_warp(sm, sm->lwarp,
                              sm->lop == CM_OP_STORE ? CM_OBS_STORE
                                                     : CM_OBS_LOAD);
-                if (++sm->lpos == sm->ln) sm->ln = 0;
+                if (++sm->lpos == sm->sched.ln) sm->sched.ln = 0;
             } else if (r == CM_L1_BUSY) {
                 sm->lwait = 1;
             } else if (r == CM_L1_ERROR) {
@@ -827,9 +719,10 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
     if (sm->scheduled) return; /* a completion during this tick woke us */
     /* any_issuable also sees ready warps still in the two-level pending
      * queue: the next tick's refill moves them in. */
-    int lsd_blocked = sm->lwait || (sm->lfail && cm_l1_freed_gen(sm->l1) ==
-                                                     sm->lfail_gen);
-    if ((sm->ln > 0 && !lsd_blocked) || (!sm->drain && any_issuable(sm))) {
+    int lsd_blocked =
+        sm->lwait || (sm->lfail && cm_l1_freed_gen(sm->l1) == sm->lfail_gen);
+    if ((sm->sched.ln > 0 && !lsd_blocked) ||
+        (!sm->drain && any_issuable(sm))) {
         uint64_t len = batch_plan(sm);
         sm->bat_end = now + 1 + len;
         if (cm_engine_schedule(eng, 1 + len, tick, sm, sm->tick_gen) == CM_OK)
@@ -839,11 +732,11 @@ static void tick(cm_engine *eng, void *obj, uint64_t arg)
         return;
     }
     sm->sleep_reason = (uint8_t)stall_reason(sm);
-    sm->sleep_memstall = (uint8_t)(sm->ln > 0);
-    sm->sleep_lfail = (uint8_t)(sm->ln > 0 && !sm->lwait && sm->lfail);
+    sm->sleep_memstall = (uint8_t)(sm->sched.ln > 0);
+    sm->sleep_lfail = (uint8_t)(sm->sched.ln > 0 && !sm->lwait && sm->lfail);
 }
 
-/* ---- sampling -------------------------------------------------------------- */
+/* ---- sampling ------------------------------------------------------------ */
 
 void cm_sm_set_drain(cm_sm *sm, int on)
 {
@@ -856,7 +749,7 @@ void cm_sm_set_drain(cm_sm *sm, int on)
 
 int cm_sm_quiet(const cm_sm *sm)
 {
-    return sm->ln == 0 && sm->nclass[W_WAIT_MEM] == 0 &&
+    return sm->sched.ln == 0 && sm->nclass[W_WAIT_MEM] == 0 &&
            sm->stores_total == 0 && sm->orphans_total == 0;
 }
 
@@ -905,8 +798,8 @@ static uint64_t functional_step(cm_sm *sm, uint32_t w, uint64_t budget,
                 op == CM_OP_LOAD
                     ? 0
                     : cm_store_value(sm->cfg.id, w, sm->nwarps, ++wp->k);
-            cm_l1_warm(sm->l1, sm->flines[i], op, value, vtime,
-                       functional_mem, sm);
+            cm_l1_warm(sm->l1, sm->flines[i], op, value, vtime, functional_mem,
+                       sm);
         }
         if (sm->fstop) *stop = 1;
         fetch(sm, w);
@@ -1049,8 +942,8 @@ uint64_t cm_sm_functional(cm_sm *sm, uint64_t n, cm_sm_mem_fn mem, void *obj,
             functional_join(sm, w);
             while (sm->w[w].state == W_READY && sm->fused[w] < quota && !stop &&
                    sm->err.code == CM_OK && !kernel_held(sm, w)) {
-                uint64_t d = functional_step(sm, w, quota - sm->fused[w],
-                                             mem, vtime, &stop);
+                uint64_t d = functional_step(sm, w, quota - sm->fused[w], mem,
+                                             vtime, &stop);
                 sm->fused[w] += d;
                 total += d;
                 sm->fcount = total;
@@ -1109,9 +1002,8 @@ cm_status cm_sm_new(const cm_sm_config *cfg, cm_engine *eng, cm_sm **out,
         return cm_err_set(err, CM_EINPUT,
                           "SM config needs warps, a warp source, statistics "
                           "and a coalescer size");
-    if (cfg->policy == CM_SCHED_TWO_LEVEL && cfg->two_level_active < 1)
-        return cm_err_set(err, CM_EINPUT,
-                          "sched.two_level_active must be at least 1");
+    if (!cfg->policy || !cfg->policy->pick)
+        return cm_err_set(err, CM_EINPUT, "SM config needs a scheduler");
     cm_sm *sm = calloc(1, sizeof *sm);
     if (!sm) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     sm->cfg = *cfg;
@@ -1131,16 +1023,25 @@ cm_status cm_sm_new(const cm_sm_config *cfg, cm_engine *eng, cm_sm **out,
     sm->lines = calloc(cfg->max_lines, sizeof *sm->lines);
     sm->flines = calloc(cfg->max_lines, sizeof *sm->flines);
     sm->fused = calloc(cfg->warps, sizeof *sm->fused);
-    sm->act = calloc(cfg->warps, sizeof *sm->act);
-    sm->pend = calloc(cfg->warps, sizeof *sm->pend);
     sm->bat = calloc(cfg->warps, sizeof *sm->bat);
-    sm->nwords = (cfg->warps + 63) / 64;
-    sm->rdy = calloc(sm->nwords, sizeof *sm->rdy);
-    sm->rdym = calloc(sm->nwords, sizeof *sm->rdym);
-    if (!sm->bat || !sm->rdy || !sm->rdym || !sm->w || !sm->arrived || !sm->live_blk || !sm->lines || !sm->flines || !sm->fused || !sm->act ||
-        !sm->pend) {
+    cm_sched_view *v = &sm->sched;
+    v->nwarps = cfg->warps;
+    v->nwords = (cfg->warps + 63) / 64;
+    v->rdy = calloc(v->nwords, sizeof *v->rdy);
+    v->rdym = calloc(v->nwords, sizeof *v->rdym);
+    v->age = calloc(cfg->warps, sizeof *v->age);
+    v->active_limit = cfg->two_level_active;
+    if (!sm->bat || !v->rdy || !v->rdym || !v->age || !sm->w || !sm->arrived ||
+        !sm->live_blk || !sm->lines || !sm->flines || !sm->fused) {
         cm_sm_free(sm);
         return cm_err_set(err, CM_EINTERNAL, "out of memory for an SM");
+    }
+    sm->pol = cfg->policy;
+    cm_status st =
+        sm->pol->create ? sm->pol->create(v, &sm->pol_state, err) : CM_OK;
+    if (st) {
+        cm_sm_free(sm);
+        return st;
     }
     cm_l1_config lc = cfg->l1;
     lc.sm = cfg->id;
@@ -1151,7 +1052,7 @@ cm_status cm_sm_new(const cm_sm_config *cfg, cm_engine *eng, cm_sm **out,
     lc.stats = cfg->stats;
     lc.component = sm->comp;
     lc.obs = cfg->obs;
-    cm_status st = cm_l1_new(&lc, eng, &sm->l1, err);
+    st = cm_l1_new(&lc, eng, &sm->l1, err);
     if (!st) st = register_stats(sm, err);
     if (st) {
         cm_sm_free(sm);
@@ -1171,11 +1072,11 @@ void cm_sm_free(cm_sm *sm)
     free(sm->lines);
     free(sm->flines);
     free(sm->fused);
-    free(sm->act);
-    free(sm->pend);
     free(sm->bat);
-    free(sm->rdy);
-    free(sm->rdym);
+    free(sm->sched.rdy);
+    free(sm->sched.rdym);
+    free(sm->sched.age);
+    if (sm->pol && sm->pol->destroy) sm->pol->destroy(sm->pol_state);
     free(sm->snap_memk);
     free(sm);
 }

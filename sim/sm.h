@@ -34,15 +34,9 @@
  * at a time; a retiring warp's place goes to the lowest unlaunched warp.
  * Barriers count launched warps only, so a throttle should admit whole
  * blocks.
- * Schedulers (sched.policy):
- *  - LRR: the first issuable warp after the last issued one, by slot;
- *  - GTO: the last issued warp while it can issue, else the oldest (first
- *    launched) issuable warp;
- *  - two-level: an active set of sched.two_level_active warps, served LRR;
- *    a warp that starts to wait (memory, fence, barrier, kernel) leaves it
- *    for the tail of the pending queue, and the set is refilled each cycle
- *    from the queue's oldest ready warps.  Waits of every kind leave the
- *    set, or a full set of warps at a barrier would starve the rest.
+ * Schedulers (sched.policy) plug in through sim/sched.h, one file per
+ * policy: LRR (sched_lrr.c), GTO (sched_gto.c), two-level
+ * (sched_two_level.c).
  * The run loop allocates nothing; the SM sleeps (schedules no event) while
  * no warp can issue and the LD/ST unit has nothing to retry, and is woken
  * by completions and retries. */
@@ -57,6 +51,7 @@
 #include "sim/engine.h"
 #include "sim/l1.h"
 #include "sim/observe.h"
+#include "sim/sched.h"
 #include "sim/stats.h"
 
 /* ---- instruction source -------------------------------------------------- */
@@ -93,12 +88,6 @@ typedef struct cm_warp_source {
 
 /* ---- configuration ------------------------------------------------------- */
 
-typedef enum cm_sched_policy {
-    CM_SCHED_LRR = 0, /* indices of the sched.policy choices */
-    CM_SCHED_GTO,
-    CM_SCHED_TWO_LEVEL
-} cm_sched_policy;
-
 typedef enum cm_stall_reason {
     CM_STALL_MEM_PIPELINE = 0, /* a memory instruction waits for LD/ST */
     CM_STALL_MEM_WAIT,         /* warps wait for loads or atomics */
@@ -113,7 +102,7 @@ typedef struct cm_sm_config {
     uint32_t warps;        /* gpu.warps_per_sm */
     uint32_t active_warps; /* sched.active_warps (clamped to warps) */
     uint32_t block_warps;  /* warps per block for BARRIER; 0: all */
-    cm_sched_policy policy;
+    const cm_sched_policy *policy; /* sched.policy (sim/sched.h) */
     uint32_t two_level_active; /* sched.two_level_active */
     uint32_t max_lines;        /* coalescer capacity per instruction */
     cm_l1_config l1;           /* all but sm, done, wake, stats, component */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/params.h"
 #include "sim/l1.h"
 #include "sim/protocol.h"
 #include "sim/sm.h"
@@ -173,7 +174,7 @@ static rig *rig_new(const char *proto, uint32_t warps, uint64_t latency)
     cm_sm_config *c = &r->cfg;
     c->warps = warps;
     c->active_warps = warps;
-    c->policy = CM_SCHED_LRR;
+    c->policy = cm_sched_find("lrr");
     c->two_level_active = 2;
     c->max_lines = 64;
     c->l1 = (cm_l1_config){.size = 4096,
@@ -601,10 +602,10 @@ END_TEST
 /* ---- schedulers ---------------------------------------------------------- */
 
 /* w0: COMPUTE(1), LOAD, COMPUTE(1); w1, w2: COMPUTE(3); L = 5. */
-static rig *sched_rig(cm_sched_policy p)
+static rig *sched_rig(const char *p)
 {
     rig *r = rig_new("no-coh", 3, 5);
-    r->cfg.policy = p;
+    r->cfg.policy = cm_sched_find(p);
     put(&r->src, 0, CM_INST_COMPUTE, 1);
     put_mem(&r->src, 0, CM_INST_LOAD, 40);
     put(&r->src, 0, CM_INST_COMPUTE, 1);
@@ -617,7 +618,7 @@ static rig *sched_rig(cm_sched_policy p)
  * at 8; w0 at 9. */
 START_TEST(test_sched_lrr)
 {
-    rig *r = sched_rig(CM_SCHED_LRR);
+    rig *r = sched_rig("lrr");
     rig_run(r);
     static const uint32_t w[] = {0, 1, 2, 0, 1, 2, 1, 2, 0};
     static const uint64_t t[] = {0, 1, 2, 3, 4, 5, 6, 7, 9};
@@ -632,7 +633,7 @@ END_TEST
  * w0 at 8. */
 START_TEST(test_sched_gto)
 {
-    rig *r = sched_rig(CM_SCHED_GTO);
+    rig *r = sched_rig("gto");
     rig_run(r);
     static const uint32_t w[] = {0, 0, 1, 1, 1, 2, 2, 2, 0};
     static const uint64_t t[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
@@ -645,7 +646,7 @@ END_TEST
  * 1), w1 launches when w0 retires; then w2. */
 START_TEST(test_sched_throttle)
 {
-    rig *r = sched_rig(CM_SCHED_GTO);
+    rig *r = sched_rig("gto");
     r->cfg.active_warps = 1;
     rig_run(r);
     /* w0: 0, load at 1 (leaves at 2, back at 7), compute at 7, retires;
@@ -662,10 +663,10 @@ END_TEST
  * 11-14.  Two-level: w0 at 11, w1 at 12 (set {0,1}, full: w2 waits though
  * ready at 13), w0 at 13 (retires), w1 at 14 (retires), then w2 w3 w2 w3.
  * LRR on the same program: 0 1 2 3 0 1 2 3 from 11. */
-static rig *two_level_rig(cm_sched_policy p)
+static rig *two_level_rig(const char *p)
 {
     rig *r = rig_new("no-coh", 4, 10);
-    r->cfg.policy = p;
+    r->cfg.policy = cm_sched_find(p);
     r->cfg.two_level_active = 2;
     for (uint32_t w = 0; w < 4; w++) {
         put_mem(&r->src, w, CM_INST_LOAD, 100 + w);
@@ -676,13 +677,13 @@ static rig *two_level_rig(cm_sched_policy p)
 
 START_TEST(test_sched_two_level)
 {
-    rig *r = two_level_rig(CM_SCHED_TWO_LEVEL);
+    rig *r = two_level_rig("two-level");
     rig_run(r);
     static const uint32_t w[] = {0, 1, 2, 3, 0, 1, 0, 1, 2, 3, 2, 3};
     static const uint64_t t[] = {0, 1, 2, 3, 11, 12, 13, 14, 15, 16, 17, 18};
     assert_issues(&r->log, w, t, 12);
     rig_free(r);
-    r = two_level_rig(CM_SCHED_LRR);
+    r = two_level_rig("lrr");
     rig_run(r);
     static const uint32_t w2[] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
     assert_issues(&r->log, w2, t, 12);
@@ -1009,7 +1010,7 @@ static void count_issue(void *obj, uint32_t sm, uint32_t w, uint8_t kind,
     ++*(uint64_t *)obj;
 }
 
-static void run_mix(rig *r, cm_sched_policy policy, int hooked)
+static void run_mix(rig *r, const cm_sched_policy *policy, int hooked)
 {
     static uint64_t issues;
     r->mem.jitter = 30;
@@ -1023,11 +1024,13 @@ static void run_mix(rig *r, cm_sched_policy policy, int hooked)
 
 START_TEST(test_compute_stretches_exact)
 {
-    static const cm_sched_policy policies[] = {CM_SCHED_LRR, CM_SCHED_GTO};
-    for (size_t p = 0; p < 2; p++) {
+    /* every registered policy that declares a rotation */
+    const cm_sched_policy *pol;
+    for (uint32_t p = 0; (pol = cm_sched_at(p)); p++) {
+        if (!pol->rotation) continue;
         rig *a = rig_new("no-coh", 8, 20), *b = rig_new("no-coh", 8, 20);
-        run_mix(a, policies[p], 1);
-        run_mix(b, policies[p], 0);
+        run_mix(a, pol, 1);
+        run_mix(b, pol, 0);
         ck_assert_uint_eq(a->mem.nreq, b->mem.nreq);
         for (uint64_t i = 0; i < a->mem.nreq; i++) {
             ck_assert_uint_eq(a->mem.line[i], b->mem.line[i]);
@@ -1052,6 +1055,27 @@ START_TEST(test_compute_stretches_exact)
 }
 END_TEST
 
+/* The scheduler registry is sched.policy's choices, in order; each policy
+ * picks, and one with a rotation says how to follow it. */
+START_TEST(test_sched_registry_is_the_parameter)
+{
+    const cm_param_info *pi = cm_param_find("sched.policy");
+    ck_assert_ptr_nonnull(pi);
+    char want[256] = "";
+    const cm_sched_policy *pol;
+    for (uint32_t i = 0; (pol = cm_sched_at(i)); i++) {
+        ck_assert(pol->pick && *pol->summary);
+        ck_assert(!pol->rotation == !pol->follow);
+        ck_assert(!pol->create == !pol->destroy);
+        ck_assert_ptr_eq(cm_sched_find(pol->name), pol);
+        strcat(want, i ? "|" : "");
+        strcat(want, pol->name);
+    }
+    ck_assert_str_eq(pi->choices, want);
+    ck_assert_ptr_null(cm_sched_find("ccws"));
+}
+END_TEST
+
 Suite *suite_sm(void)
 {
     Suite *s = suite_create("sm");
@@ -1069,6 +1093,7 @@ Suite *suite_sm(void)
     tcase_add_test(tc, test_sched_gto);
     tcase_add_test(tc, test_sched_throttle);
     tcase_add_test(tc, test_sched_two_level);
+    tcase_add_test(tc, test_sched_registry_is_the_parameter);
     tcase_add_test(tc, test_no_coh_store_invalidates);
     tcase_add_test(tc, test_wt_flash_invalidate);
     tcase_add_test(tc, test_wt_acquire_cancels_fill);
