@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "data/number.h"
 #include "data/table.h"
 #include "solvers/queue.h"
 
@@ -514,12 +515,13 @@ static int parse_numbers(const cli_ctx *ctx, const qmodel *m, qargs *q)
             return cli_usage_error(ctx, "--%s does not apply to %s",
                                    qopt[o].name, m->name);
         if (!s || o == Q_PMF || o == Q_STATIONS) continue;
-        char *end;
-        errno = 0;
-        double v = strtod(s, &end);
+        double v = 0;
         int whole = (m->whole & BIT(o)) != 0;
-        if (end == s || *end || !isfinite(v) || v < 0 ||
-            (whole && v != floor(v)))
+        cm_num_status ns = cm_number_read(s, &v);
+        if (ns == CM_NUM_OVERFLOW || ns == CM_NUM_UNDERFLOW)
+            return cli_usage_error(ctx, "--%s: '%s' %s", qopt[o].name, s,
+                                   cm_number_why(ns));
+        if (ns || v < 0 || (whole && v != floor(v)))
             return cli_usage_error(ctx, "--%s: expected %s >= 0, got '%s'",
                                    qopt[o].name,
                                    whole ? "a whole number" : "a number", s);

@@ -8,6 +8,7 @@
 
 #include "data/atomic.h"
 #include "models/profile.h"
+#include "models/profile_check.h"
 
 void cli_ctx_init(cli_ctx *ctx, const char *command)
 {
@@ -435,7 +436,8 @@ int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
     cm_profile *prof = NULL;
     cli_sweeps *sw = &o.sweeps;
     cm_table *t = NULL;
-    if (!cm_profile_read(o.profile, &prof, &err) &&
+    if (!cm_profile_check_file(o.profile, &err) &&
+        !cm_profile_read(o.profile, &prof, &err) &&
         !cli_sweeps_parse(sw, &err) && !(rc = cli_sweeps_shard(&ctx, sw)))
         cmd->table(&ctx.params, state, prof, sw->sweep, sw->nparsed, &t,
                    &err);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/number.h"
+
 static cm_status parse_value(const cm_param_info *pi, const char *text,
                              size_t len, double *v, cm_err *err)
 {
@@ -65,9 +67,11 @@ static cm_status parse_range(cm_sweep *sw, const char *body, size_t *cap,
     if (!st)
         st = parse_value(sw->param, c1 + 1, (size_t)(c2 - c1 - 1), &hi, err);
     if (st) return st;
-    char *end;
-    step = strtod(c2 + 1, &end);
-    if (end == c2 + 1 || *end || !(step > 0) || !isfinite(step))
+    cm_num_status ns = cm_number_read(c2 + 1, &step);
+    if (ns == CM_NUM_OVERFLOW || ns == CM_NUM_UNDERFLOW)
+        return cm_err_set(err, CM_EINPUT, "--sweep %s: step '%s' %s", name,
+                          c2 + 1, cm_number_why(ns));
+    if (ns || !(step > 0))
         return cm_err_set(err, CM_EINPUT,
                           "--sweep %s: step '%s' must be a positive number",
                           name, c2 + 1);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "data/atomic.h"
+#include "data/number.h"
 
 typedef struct cell {
     size_t off;              /* into cellbuf.text */
@@ -648,14 +649,13 @@ static cm_status cell_error(const char *file, const char *colname,
                      text);
 }
 
+/* A data cell may underflow to a subnormal: cohmod itself writes them
+ * (the far tail of a distribution). */
 static int parse_double(const char *s, double *v)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s) return -1;
-    while (isspace((unsigned char)*end)) end++;
-    if (*end || !isfinite(x)) return -1; /* underflow to a subnormal is ok */
+    double x;
+    cm_num_status ns = cm_number_read(s, &x);
+    if (ns != CM_NUM_OK && ns != CM_NUM_UNDERFLOW) return -1;
     *v = x;
     return 0;
 }

@@ -134,6 +134,10 @@ static cm_status check_rates(const char *model, double lambda, double mu,
         return cm_err_set(err, CM_EINPUT,
                           "%s: service rate must be a finite number > 0, "
                           "got %g", model, mu);
+    if (isinf(lambda / mu)) /* every ratio of the chain would be inf */
+        return cm_err_set(err, CM_EINPUT,
+                          "%s: the load arrival/service = %g/%g overflows",
+                          model, lambda, mu);
     return CM_OK;
 }
 

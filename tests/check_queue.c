@@ -524,6 +524,28 @@ START_TEST(mg1_values)
 }
 END_TEST
 
+/* Finite inputs whose load or wait overflows are the user's input out of
+ * the model's domain (exit 2), not NaN or inf with exit 0; and Engset's
+ * loss tends to 1, not inf/inf, as the load per source grows. */
+START_TEST(overflowing_loads_are_bad_input)
+{
+    cm_err err = {0};
+    cm_queue_metrics m;
+    double w, tc, cc;
+    ck_assert_int_eq(cm_mmck_solve(1, 10, 1e308, 1e-300, NULL, &m, &err),
+                     CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "overflows"));
+    ck_assert_int_eq(cm_mmckn_solve(1, 10, 100, 1e308, 1e-10, NULL, &m,
+                                    &err), CM_EINPUT);
+    ck_assert_int_eq(cm_erlang_c(2, 1e300, 1e-300, &w, &m, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "overflows"));
+    ck_assert_int_eq(cm_mg1_wait(1e-300, 1e299, 1e300, &w, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "mean wait overflows"));
+    CK_OK(cm_engset(5, 10, 1e308, &tc, &cc, ERR));
+    ck_assert(tc == 1.0 && cc == 1.0);
+}
+END_TEST
+
 /* ---- MVA -------------------------------------------------------------- */
 
 /* Buzen's convolution in long double: G(n) over stations, a queue station
@@ -693,6 +715,7 @@ Suite *suite_queue(void)
     tcase_add_test(tc, mmckn_tends_to_mmck);
     tcase_add_test(tc, mmckn_large_stable);
     tcase_add_test(tc, mg1_values);
+    tcase_add_test(tc, overflowing_loads_are_bad_input);
     tcase_add_test(tc, mva_two_stations_by_hand);
     tcase_add_test(tc, mva_against_convolution);
     tcase_add_test(tc, mva_is_machine_repairman);
