@@ -218,6 +218,15 @@ const cli_command *cli_find_command(const char *name);
  * Frees t either way. */
 int cli_finish_table(const cli_ctx *ctx, cm_table *t, cm_err *err);
 
+/* The end of a command that streams its rows: opens ctx->out (stdout when
+ * NULL), lets produce put the header and rows into the sink as it computes
+ * them, commits, and writes the parameter dump beside it.  Returns 0 or the
+ * exit status after reporting the first error. */
+struct cm_row_sink;
+typedef cm_status (*cli_produce_fn)(const struct cm_row_sink *sink,
+                                    void *arg, cm_err *err);
+int cli_stream_rows(const cli_ctx *ctx, cli_produce_fn produce, void *arg);
+
 /* Writes the parameter dump beside a result file: for "dir/x.csv" it writes
  * "dir/x.params.csv".  Nothing is written for stdout. */
 int cli_write_param_dump(const cli_ctx *ctx, const char *result_path);

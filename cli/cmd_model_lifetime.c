@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "data/rows.h"
 #include "data/sweep.h"
 #include "data/table.h"
 #include "models/lifetime.h"
@@ -125,6 +126,22 @@ static int parse_lifetimes(const cli_ctx *ctx, const char *spec, double **out,
     return 0;
 }
 
+/* The table is built whole: one lifetime's row times their number,
+ * against mem.limit, before the rest are computed. */
+static cm_status estimate(const cli_ctx *ctx, const cm_lifetime_input *in,
+                          double *lifetimes, size_t n, int equilibrium,
+                          cm_err *err)
+{
+    if (n <= 1) return CM_OK;
+    cm_table *t = NULL;
+    cm_status st = cm_lifetime_table(in, lifetimes, 1, equilibrium, &t, err);
+    if (!st)
+        st = cm_rows_check_memory(cm_table_bytes(t), (double)n,
+                                  ctx->params.mem_limit, err);
+    cm_table_free(t);
+    return st;
+}
+
 int cli_model_lifetime(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -159,7 +176,8 @@ int cli_model_lifetime(int argc, char **argv)
     cm_lifetime_input in;
     if (!cm_profile_check_file(lo.profile, &err) &&
         !cm_profile_read(lo.profile, &prof, &err) &&
-        !cm_lifetime_input_from_profile(prof, &ctx.params, &in, &err))
+        !cm_lifetime_input_from_profile(prof, &ctx.params, &in, &err) &&
+        !estimate(&ctx, &in, lifetimes, n, lo.equilibrium, &err))
         cm_lifetime_table(&in, lifetimes, n, lo.equilibrium, &t, &err);
     rc = cli_finish_table(&ctx, t, &err);
     cm_profile_free(prof);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "data/atomic.h"
+#include "data/rows.h"
 #include "models/profile.h"
 #include "models/profile_check.h"
 
@@ -407,6 +408,35 @@ static int profile_cmd_option(int opt, const char *arg, void *u)
     return 0;
 }
 
+/* The command's table is built whole: its size is estimated from one
+ * point (the first value of every sweep) before the grid runs. */
+static cm_status profile_cmd_estimate(const cli_profile_cmd *cmd,
+                                      const cm_params *p, void *state,
+                                      const cm_profile *prof, cli_sweeps *sw,
+                                      cm_err *err)
+{
+    cm_sweep one[CLI_MAX_SWEEPS];
+    size_t points = 1, first, end;
+    for (size_t i = 0; i < sw->nparsed; i++) {
+        points *= sw->sweep[i].n;
+        one[i] = sw->sweep[i];
+        one[i].n = 1;
+        one[i].shard.count = 0; /* the one point is the first, unsliced */
+    }
+    if (sw->nparsed) { /* a shard holds only its slice */
+        cm_shard_range(&sw->sweep[0].shard, points, &first, &end);
+        points = end - first;
+    }
+    if (points <= 1) return CM_OK;
+    cm_table *t = NULL;
+    cm_status st = cmd->table(p, state, prof, one, sw->nparsed, &t, err);
+    if (!st)
+        st = cm_rows_check_memory(cm_table_bytes(t), (double)points,
+                                  p->mem_limit, err);
+    cm_table_free(t);
+    return st;
+}
+
 int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
                         char **argv)
 {
@@ -438,13 +468,31 @@ int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
     cm_table *t = NULL;
     if (!cm_profile_check_file(o.profile, &err) &&
         !cm_profile_read(o.profile, &prof, &err) &&
-        !cli_sweeps_parse(sw, &err) && !(rc = cli_sweeps_shard(&ctx, sw)))
+        !cli_sweeps_parse(sw, &err) && !(rc = cli_sweeps_shard(&ctx, sw)) &&
+        !profile_cmd_estimate(cmd, &ctx.params, state, prof, sw, &err))
         cmd->table(&ctx.params, state, prof, sw->sweep, sw->nparsed, &t,
                    &err);
     if (!rc) rc = cli_finish_table(&ctx, t, &err);
     else cm_table_free(t);
     cli_sweeps_free(sw);
     cm_profile_free(prof);
+    return rc;
+}
+
+int cli_stream_rows(const cli_ctx *ctx, cli_produce_fn produce, void *arg)
+{
+    cm_err err = {0};
+    cm_csv_writer *w = NULL;
+    cm_status st = cm_csv_writer_open(ctx->out, &w, &err);
+    if (!st) {
+        cm_row_sink sink = cm_row_sink_writer(w);
+        st = produce(&sink, arg, &err);
+        cli_bar_end(NULL, st == CM_OK);
+        if (st) cm_csv_writer_abort(w);
+        else st = cm_csv_writer_commit(w, &err);
+    }
+    int rc = st ? cli_fail(ctx, &err) : cli_write_param_dump(ctx, ctx->out);
+    if (!rc && ctx->shard.count) rc = write_shard_manifest(ctx);
     return rc;
 }
 

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "data/atomic.h"
 #include "data/number.h"
@@ -761,8 +762,40 @@ static int table_add_cells(cm_table *t, const cellbuf *b)
     return 0;
 }
 
-static cm_status table_from_reader(cm_csv_reader *r, cm_table **out,
-                                   cm_err *err)
+/* With a limit, the memory of the whole table is estimated from the rows
+ * of its first MB against the input's size (size 0: unknown, as stdin,
+ * then the table itself is held to the limit as it grows). */
+#define ESTIMATE_SAMPLE ((uint64_t)1 << 20)
+
+/* Called after each row, and once more at the end (at_end): a file of
+ * known size is judged once, by extrapolation from its first MB, or at
+ * its end when it is shorter; input of unknown size as it grows. */
+static cm_status table_check_size(const cm_csv_reader *r, const cm_table *t,
+                                  double limit, double size, int at_end,
+                                  int *checked, cm_err *err)
+{
+    uint64_t in = cm_csv_reader_bytes_read(r);
+    double est = (double)cm_table_bytes(t);
+    int extrapolated = 0;
+    if (size > 0) {
+        if (*checked || (!at_end && in < ESTIMATE_SAMPLE)) return CM_OK;
+        *checked = 1;
+        if (!at_end && in > 0) {
+            est *= size / (double)in;
+            extrapolated = 1;
+        }
+    }
+    if (est <= limit) return CM_OK;
+    return cm_err_set(err, CM_EINPUT,
+                      "%s: the table would take about %.3g GB in memory "
+                      "(%s), above mem.limit = %.3g GB", r->name, est / 1e9,
+                      extrapolated ? "estimated from its first MB"
+                                   : "as read",
+                      limit / 1e9);
+}
+
+static cm_status table_from_reader(cm_csv_reader *r, double limit,
+                                   double size, cm_table **out, cm_err *err)
 {
     cm_table *t = table_alloc(r->name);
     cm_status st = CM_OK;
@@ -770,15 +803,20 @@ static cm_status table_from_reader(cm_csv_reader *r, cm_table **out,
         st = cm_err_set(err, CM_EINTERNAL, "out of memory");
     } else {
         t->ncols = r->ncols;
-        int got;
+        int got, checked = 0;
         while ((got = cm_csv_reader_next(r, err)) == 1) {
             if (table_add_cells(t, &r->row)) {
                 st = cm_err_set(err, CM_EINTERNAL, "out of memory");
                 break;
             }
             t->nrows++;
+            if (limit > 0 && (st = table_check_size(r, t, limit, size, 0,
+                                                    &checked, err)))
+                break;
         }
         if (got < 0) st = r->st;
+        else if (!st && limit > 0)
+            st = table_check_size(r, t, limit, size, 1, &checked, err);
     }
     cm_csv_reader_close(r);
     if (st != CM_OK) {
@@ -795,7 +833,7 @@ cm_status cm_table_read_buffer(const char *name, const char *buf, size_t len,
     cm_csv_reader *r;
     *out = NULL;
     cm_status st = reader_open_buffer(name, 0, buf, len, &r, err);
-    return st != CM_OK ? st : table_from_reader(r, out, err);
+    return st != CM_OK ? st : table_from_reader(r, 0, 0, out, err);
 }
 
 cm_status cm_table_read_file(const char *path, cm_table **out, cm_err *err)
@@ -803,7 +841,21 @@ cm_status cm_table_read_file(const char *path, cm_table **out, cm_err *err)
     cm_csv_reader *r;
     *out = NULL;
     cm_status st = reader_open_path(path, 0, &r, err);
-    return st != CM_OK ? st : table_from_reader(r, out, err);
+    return st != CM_OK ? st : table_from_reader(r, 0, 0, out, err);
+}
+
+cm_status cm_table_read_file_limit(const char *path, double limit,
+                                   cm_table **out, cm_err *err)
+{
+    cm_csv_reader *r;
+    *out = NULL;
+    struct stat sb;
+    double size = path && strcmp(path, "-") && stat(path, &sb) == 0 &&
+                          S_ISREG(sb.st_mode)
+                      ? (double)sb.st_size
+                      : 0;
+    cm_status st = reader_open_path(path, 0, &r, err);
+    return st != CM_OK ? st : table_from_reader(r, limit, size, out, err);
 }
 
 /* ---- access ----------------------------------------------------------- */
@@ -912,6 +964,13 @@ cm_table *cm_table_new(size_t ncols, const char *const *names)
     }
     t->ncols = ncols;
     return t;
+}
+
+size_t cm_table_bytes(const cm_table *t)
+{
+    if (!t || t->cb.n <= t->ncols) return 0;
+    size_t header = t->cb.cells[t->ncols].off; /* the first row's text */
+    return (t->cb.n - t->ncols) * sizeof(cell) + (t->cb.len - header);
 }
 
 cm_status cm_table_append(cm_table *t, const char *const *cells, cm_err *err)
