@@ -100,7 +100,7 @@ int cli_ctx_resolve(cli_ctx *ctx)
         if (cm_params_assign(&ctx->params, ctx->sets[i], &err))
             return cli_fail(ctx, &err);
     if (cm_params_validate(&ctx->params, &err)) return cli_fail(ctx, &err);
-    return 0;
+    return cli_check_outputs(ctx);
 }
 
 int cli_fail(const cli_ctx *ctx, const cm_err *err)
