@@ -101,6 +101,10 @@ typedef struct cli_ctx {
     int naliases;
     const char *out; /* --out, or NULL */
     int out_is_dir;  /* --out names a directory (study, validate) */
+    /* The command's own options that may be given more than once, space
+     * separated ("sweep", "samples param"); --config and --set always
+     * may.  Any other option with a value is an error when repeated. */
+    const char *repeatable;
     /* Outputs besides --out (--plot, --profile-out, a default directory),
      * checked with --out before any work starts (cli_ctx_resolve). */
     const char *outputs[CLI_MAX_OUTPUTS];

@@ -106,6 +106,7 @@ static int run(int argc, char **argv)
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "model");
+    ctx.repeatable = "sweep";
     model_opts mo = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &mo, usage);
     if (rc != CLI_CONTINUE) return rc;

@@ -163,6 +163,7 @@ static int run(int argc, char **argv)
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "plot");
+    ctx.repeatable = "y";
     plot_args pa;
     memset(&pa, 0, sizeof pa);
     pa.ctx = &ctx;

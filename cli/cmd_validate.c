@@ -152,11 +152,13 @@ static void usage(FILE *f)
           "            --workloads kmn,bh,stn\n"
           "Unless --config is given, the machine is tc2013 with sim.max_cycles="
           "100000\nwhere not said above (lifetime: the sim.max_cycles default).\n\n"
-          "  --grid SPEC       a grid axis over any parameter; mshrs is "
-          "l1.mshrs, l1size\n"
-          "                    is l1.size (bytes, 16K ...) and warps is "
-          "sched.active_warps\n"
-          "                    (at most gpu.warps_per_sm).  Default:\n"
+          "  --grid SPEC       a grid axis over any parameter (repeatable: "
+          "the axes form\n"
+          "                    the grid); mshrs is l1.mshrs, l1size is "
+          "l1.size (bytes,\n"
+          "                    16K ...) and warps is sched.active_warps (at "
+          "most\n"
+          "                    gpu.warps_per_sm).  Default:\n"
           "                    mshr:  --grid mshrs=8,16,32 --grid "
           "warps=8,24,48\n"
           "                    reuse: --grid l1size=16K,32K,64K --grid "
@@ -331,6 +333,7 @@ static int run(int argc, char **argv)
     cli_ctx ctx;
     cli_ctx_init(&ctx, "validate");
     ctx.out_is_dir = 1;
+    ctx.repeatable = "grid";
     val_opts o = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;

@@ -122,27 +122,54 @@ int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
     return CM_EINPUT;
 }
 
+/* Whether the option may be given more than once: --config and --set, and
+ * the command's own ctx->repeatable. */
+static int is_repeatable(const cli_ctx *ctx, const char *name)
+{
+    if (!strcmp(name, "config") || !strcmp(name, "set")) return 1;
+    size_t n = strlen(name);
+    for (const char *s = ctx->repeatable; s && *s;) {
+        size_t len = strcspn(s, " ");
+        if (len == n && !strncmp(s, name, n)) return 1;
+        s += len;
+        s += strspn(s, " ");
+    }
+    return 0;
+}
+
+#define CLI_MAX_LONGOPTS 64
+
 int cli_parse(cli_ctx *ctx, int argc, char **argv,
               const struct option *longopts,
               int (*own)(int opt, const char *optarg, void *arg), void *arg,
               void (*usage)(FILE *f))
 {
-    int opt;
+    int opt, li;
     if (argc >= 2 && !strcmp(argv[argc - 1], CLI_LIST_OPTIONS)) {
         for (const struct option *o = longopts; o->name; o++)
             printf("--%s\n", o->name);
         return 0;
     }
-    optind = 1;
+    /* A value given twice would silently lose the first (issue 23): each
+     * option with a value counts its uses, by its index in longopts. */
+    unsigned char seen[CLI_MAX_LONGOPTS] = {0};
+    /* 0, not 1: glibc then starts afresh, forgetting also where a previous
+     * parse stopped inside an argument, which may be gone by now (the
+     * commands run more than once in one process under the fuzzer). */
+    optind = 0;
     opterr = 0; /* our own one-line messages instead of getopt's */
-    int li = -1;
-    while ((opt = getopt_long(argc, argv, ":", longopts, &li)) != -1) {
+    while ((li = -1, opt = getopt_long(argc, argv, ":", longopts, &li)) !=
+           -1) {
         if (opt == '?' || opt == ':') return cli_bad_option(ctx, opt, argv);
+        if (li >= 0 && li < CLI_MAX_LONGOPTS &&
+            longopts[li].has_arg != no_argument &&
+            !is_repeatable(ctx, longopts[li].name) && seen[li]++)
+            return cli_usage_error(ctx, "--%s given twice (it takes one "
+                                   "value)", longopts[li].name);
         if (li >= 0 && changes_result(longopts[li].name) &&
             (record_arg(ctx, "--", longopts[li].name) ||
              (optarg && record_arg(ctx, NULL, optarg))))
             return cli_usage_error(ctx, "too many arguments");
-        li = -1;
         int h = cli_common_opt(ctx, opt, optarg);
         if (h < 0) return CM_EINPUT;
         if (h) continue;
@@ -449,6 +476,7 @@ int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, cmd->command);
+    ctx.repeatable = "sweep";
     profile_cmd_opts o = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, profile_cmd_option, &o,
                        cmd->usage);

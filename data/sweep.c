@@ -144,6 +144,18 @@ cm_status cm_grid_init(cm_grid *g, cm_sweep *sweeps, size_t n, cm_err *err)
     g->nsweeps = n;
     g->index = calloc(n ? n : 1, sizeof *g->index);
     if (!g->index) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    /* A parameter swept twice would have its first values overwritten by
+     * the second sweep's at every point, under a header naming it twice. */
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (sweeps[i].param == sweeps[j].param) {
+                free(g->index);
+                g->index = NULL;
+                return cm_err_set(err, CM_EINPUT,
+                                  "--sweep %s given twice: sweep each "
+                                  "parameter once, with all its values",
+                                  sweeps[i].param->name);
+            }
     g->points = 1;
     for (size_t i = 0; i < n; i++) {
         if (g->points > SIZE_MAX / sweeps[i].n ||

@@ -305,6 +305,23 @@ START_TEST(test_number_read)
 }
 END_TEST
 
+START_TEST(test_grid_refuses_a_parameter_twice)
+{
+    cm_sweep sw[2];
+    cm_err err = {0};
+    ck_assert_int_eq(cm_sweep_parse("l1.mshrs=8,16", &sw[0], &err), CM_OK);
+    ck_assert_int_eq(cm_sweep_parse("l1.mshrs=32,64", &sw[1], &err), CM_OK);
+    cm_grid g;
+    ck_assert_int_eq(cm_grid_init(&g, sw, 2, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "l1.mshrs given twice"));
+    cm_sweep_free(&sw[1]);
+    ck_assert_int_eq(cm_sweep_parse("l1.mshrs=8:16:1e-320", &sw[1], &err),
+                     CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "underflows"));
+    cm_sweep_free(&sw[0]);
+}
+END_TEST
+
 Suite *suite_params(void)
 {
     Suite *s = suite_create("params");
@@ -319,6 +336,7 @@ Suite *suite_params(void)
     tcase_add_test(tc, test_shard_slices);
     tcase_add_test(tc, test_dump_round_trips);
     tcase_add_test(tc, test_number_read);
+    tcase_add_test(tc, test_grid_refuses_a_parameter_twice);
     suite_add_tcase(s, tc);
     return s;
 }
