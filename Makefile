@@ -239,6 +239,12 @@ uninstall:
 bench: $(BENCH)
 	$(BENCH)
 
+# A smoke set of commands under valgrind memcheck (scripts/check_valgrind.sh),
+# on a build with debug information: no error, no definite leak.
+check-valgrind:
+	$(MAKE) BUILD=build-vg OPT="-O1 -g" all
+	sh scripts/check_valgrind.sh build-vg/cohmod
+
 # libFuzzer, one binary per target of tests/fuzz/fuzz.h, each running
 # FUZZ_S seconds from the committed seeds; new inputs go to
 # build-fuzz/corpus/, findings to build-fuzz/findings/ and fail the run.
