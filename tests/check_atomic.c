@@ -157,6 +157,18 @@ START_TEST(test_stale_temporaries_of_dead_processes)
 }
 END_TEST
 
+/* A device is written through, and its failure is reported at commit
+ * (a full disk is an I/O fault, exit 1). */
+START_TEST(test_write_through_failure)
+{
+    cm_err err = {0};
+    ck_assert_int_eq(cm_atomic_write("/dev/full", "x\n", 2, &err),
+                     CM_EINTERNAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "/dev/full: cannot write"));
+    ck_assert_int_eq(cm_atomic_write("/dev/null", "x\n", 2, &err), CM_OK);
+}
+END_TEST
+
 START_TEST(test_output_checks)
 {
     char *dir = tu_tmpdir();
@@ -205,6 +217,7 @@ Suite *suite_atomic(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("files");
     tcase_add_test(tc, test_stale_temporaries_of_dead_processes);
+    tcase_add_test(tc, test_write_through_failure);
     tcase_add_test(tc, test_output_checks);
     suite_add_tcase(s, tc);
     return s;
