@@ -239,6 +239,19 @@ uninstall:
 bench: $(BENCH)
 	$(BENCH)
 
+# Line coverage of the library by the whole suite, per folder
+# (scripts/coverage.sh, gcov), on an -O0 --coverage build; the report is
+# printed whether or not every test passed, and make fails if one did not.
+coverage:
+	$(MAKE) BUILD=build-cov COV=1 all build-cov/run_tests \
+	  build-cov/traces/.stamp
+	find build-cov -name '*.gcda' -delete
+	status=0; \
+	COHMOD_BIN=$(abspath build-cov/cohmod) \
+	COHMOD_TRACES=$(abspath build-cov/traces) \
+	CK_TIMEOUT_MULTIPLIER=3 build-cov/run_tests || status=$$?; \
+	sh scripts/coverage.sh build-cov; exit $$status
+
 # A smoke set of commands under valgrind memcheck (scripts/check_valgrind.sh),
 # on a build with debug information: no error, no definite leak.
 check-valgrind:
