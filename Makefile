@@ -282,6 +282,6 @@ demo:
 	$(BIN) study
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz build-vg build-cov
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
