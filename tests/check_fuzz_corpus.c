@@ -70,9 +70,7 @@ START_TEST(test_target_over_corpus)
     size_t seeds = run_dir(corpus, targets[_i].fn);
     ck_assert_msg(seeds > 0, "%s: no seed in %s", name, corpus);
     run_dir(regress, targets[_i].fn);
-    char cmd[4200]; /* the target's scratch directory */
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fuzz_dir());
-    ck_assert_int_eq(system(cmd), 0);
+    fuzz_remove_dir(); /* the targets' scratch directory */
 }
 END_TEST
 

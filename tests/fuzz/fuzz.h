@@ -38,10 +38,11 @@ FUZZ_TARGETS(FUZZ_DECLARE)
 
 /* ---- helpers (tests/fuzz/fuzzutil.c) ---------------------------------- */
 
-/* A directory of this process's own under $TMPDIR, made on first use and
- * kept for the process's life (the files in it are overwritten by every
- * input). */
+/* A directory of this process's own under $TMPDIR (or /dev/shm), made on
+ * first use and removed at exit or by fuzz_remove_dir (the next call makes
+ * a new one); the files in it are overwritten by every input. */
 const char *fuzz_dir(void);
+void fuzz_remove_dir(void);
 
 /* Writes size bytes to <dir>/name and returns its path (malloc'd), or
  * NULL when the file cannot be written (the target then skips). */

@@ -15,14 +15,11 @@
  *   - inputs with a number beyond 1e5 (suffixes K, M, G counted) or a
  *     lo:hi:step range of more than 50 values are skipped;
  *   - model.lifetime_states is set small, after the input's own --set. */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include "tests/fuzz/fuzz.h"
 
 #include <ctype.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,15 +69,6 @@ static int too_big(const char *w)
     return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag,
-                        struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    if (ftw->level > 0) remove(path);
-    return 0;
-}
-
 int fuzz_cli(const uint8_t *data, size_t size)
 {
     static const char *const slow[] = {"sim", "study", "validate", "litmus"};
@@ -124,10 +112,9 @@ int fuzz_cli(const uint8_t *data, size_t size)
     argv[argc++] = "model.lifetime_states=200";
     argv[argc] = NULL;
     (void)cohmod_main(argc, argv);
-    /* what the command wrote goes before the next input */
-    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
     if (fchdir(back) != 0) abort(); /* cannot happen: it was open */
     close(back);
+    fuzz_remove_dir(); /* what the command wrote goes before the next input */
 done:
     free(text);
     return 0;
