@@ -268,12 +268,18 @@ fuzz:
 
 fuzz-binaries: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 
-.SECONDARY: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/entry_%.o)
-$(BUILD)/fuzz/entry_%.o: tests/fuzz/libfuzzer.c
+# Static patterns, for the targets alone: a pattern rule for any file
+# under $(BUILD)/fuzz/ would also claim the entries' .d files, which make
+# then tries to rebuild as fuzz binaries (entry_entry_cli.d.o, ...).
+FUZZ_ENTRIES := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/entry_%.o)
+.SECONDARY: $(FUZZ_ENTRIES)
+$(FUZZ_ENTRIES): $(BUILD)/fuzz/entry_%.o: tests/fuzz/libfuzzer.c \
+                 $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DFUZZ_ENTRY=fuzz_$* -c $< -o $@
 
-$(BUILD)/fuzz/%: $(BUILD)/fuzz/entry_%.o $(FUZZ_OBJ) $(LIB)
+$(FUZZ_TARGETS:%=$(BUILD)/fuzz/%): $(BUILD)/fuzz/%: \
+                 $(BUILD)/fuzz/entry_%.o $(FUZZ_OBJ) $(LIB)
 	$(CC) -fsanitize=fuzzer,address,undefined $^ $(PKG_LIBS) -o $@
 
 demo:
