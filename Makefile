@@ -9,6 +9,9 @@
 #   make install    binary, libraries, headers, cohmod.pc, man page, bash
 #                   completion and data under PREFIX (default /usr/local;
 #                   DESTDIR for staging); make uninstall removes them
+#   make fuzz       every libFuzzer target FUZZ_S seconds (clang; tests/fuzz)
+#   make check-valgrind  a smoke set of commands under valgrind memcheck
+#   make coverage   line coverage of the library by `make test`, per folder
 #
 # Sources are found by wildcard: a new module, test suite (tests/check_*.c),
 # benchmark (tests/bench_*.c) or subcommand (cli/cmd_*.c) needs no edit here.
@@ -28,6 +31,19 @@ ifeq ($(SAN),1)
 OPT      := -O1 -g -fno-omit-frame-pointer
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 endif
+# The fuzz build: everything instrumented for libFuzzer's coverage and the
+# sanitizers; only the fuzz binaries link libFuzzer itself.
+ifeq ($(FUZZ),1)
+CC       := clang
+OPT      := -O1 -g -fno-omit-frame-pointer
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined \
+            -fno-sanitize-recover=all
+endif
+# Coverage: gcov counters in every object; `make coverage` reads them.
+ifeq ($(COV),1)
+OPT      := -O0 -g --coverage
+LDFLAGS  += --coverage
+endif
 
 CFLAGS  ?=
 # -fPIC: the same objects make libcohmod.a and libcohmod.so; without
@@ -37,6 +53,11 @@ CFLAGS  += -std=c11 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) \
            -fPIC -fno-semantic-interposition \
            -D_POSIX_C_SOURCE=200809L -I. -I$(BUILD) -MMD -MP
 LDFLAGS += $(SANFLAGS)
+# clang (only) sees study/validate_lifetime.c read rate and cycles on a
+# path that then returns an error: a warning, not an error, there.
+ifeq ($(FUZZ),1)
+CFLAGS  += -Wno-sometimes-uninitialized
+endif
 
 LIB_SRC   := $(wildcard data/*.c solvers/*.c models/*.c sim/*.c plots/*.c study/*.c)
 CLI_SRC   := $(wildcard cli/*.c)
@@ -48,8 +69,16 @@ PRESETS   := $(wildcard data/configs/*.csv)
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/presets.o
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# The fuzz targets (tests/fuzz/) run in run_tests too, over their corpora;
+# the CLI target needs the CLI without its main, which it calls as
+# cohmod_main.
+FUZZ_SRC  := $(filter-out tests/fuzz/libfuzzer.c,$(wildcard tests/fuzz/*.c))
+FUZZ_TARGETS := $(shell sed -n 's/^ *X(\([a-z_]*\)).*/\1/p' tests/fuzz/fuzz.h)
+FUZZ_OBJ  := $(FUZZ_SRC:%.c=$(BUILD)/%.o) \
+             $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o)) \
+             $(BUILD)/cli/main_entry.o
 TEST_OBJ  := $(SUITE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/testutil.o \
-             $(BUILD)/tests/run_tests.o
+             $(BUILD)/tests/run_tests.o $(FUZZ_OBJ)
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/run_bench.o
 
 LIB   := $(BUILD)/libcohmod.a
@@ -61,7 +90,7 @@ BENCH := $(BUILD)/run_bench
 MAN   := $(BUILD)/cohmod.1
 
 .PHONY: all deps test check-asan bench demo clean man install uninstall \
-        FORCE
+        FORCE fuzz fuzz-binaries check-valgrind coverage
 all: $(LIB) $(BIN)
 
 deps:
@@ -107,6 +136,10 @@ $(BUILD)/gen/version.h: FORCE
 # so the binary finds it from any working directory.
 $(BUILD)/data/datadir.o: CFLAGS += -DCM_DATA_DIR='"$(abspath data)"'
 $(BUILD)/cli/main.o: $(BUILD)/gen/commands.h $(BUILD)/gen/version.h
+$(BUILD)/cli/main_entry.o: cli/main.c $(BUILD)/gen/commands.h \
+                          $(BUILD)/gen/version.h $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Dmain=cohmod_main -c $< -o $@
 $(BUILD)/tests/run_tests.o: $(BUILD)/gen/suites.h
 $(BUILD)/tests/run_bench.o: $(BUILD)/gen/benches.h
 
@@ -206,12 +239,55 @@ uninstall:
 bench: $(BENCH)
 	$(BENCH)
 
+# Line coverage of the library by the whole suite, per folder
+# (scripts/coverage.sh, gcov), on an -O0 --coverage build; the report is
+# printed whether or not every test passed, and make fails if one did not.
+coverage:
+	$(MAKE) BUILD=build-cov COV=1 all build-cov/run_tests \
+	  build-cov/traces/.stamp
+	find build-cov -name '*.gcda' -delete
+	status=0; \
+	COHMOD_BIN=$(abspath build-cov/cohmod) \
+	COHMOD_TRACES=$(abspath build-cov/traces) \
+	CK_TIMEOUT_MULTIPLIER=3 build-cov/run_tests || status=$$?; \
+	sh scripts/coverage.sh build-cov; exit $$status
+
+# A smoke set of commands under valgrind memcheck (scripts/check_valgrind.sh),
+# on a build with debug information: no error, no definite leak.
+check-valgrind:
+	$(MAKE) BUILD=build-vg OPT="-O1 -g" all
+	sh scripts/check_valgrind.sh build-vg/cohmod
+
+# libFuzzer, one binary per target of tests/fuzz/fuzz.h, each running
+# FUZZ_S seconds from the committed seeds; new inputs go to
+# build-fuzz/corpus/, findings to build-fuzz/findings/ and fail the run.
+FUZZ_S ?= 60
+fuzz:
+	$(MAKE) FUZZ=1 BUILD=build-fuzz fuzz-binaries
+	sh scripts/fuzz.sh build-fuzz $(FUZZ_S) $(FUZZ_TARGETS)
+
+fuzz-binaries: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+
+# Static patterns, for the targets alone: a pattern rule for any file
+# under $(BUILD)/fuzz/ would also claim the entries' .d files, which make
+# then tries to rebuild as fuzz binaries (entry_entry_cli.d.o, ...).
+FUZZ_ENTRIES := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/entry_%.o)
+.SECONDARY: $(FUZZ_ENTRIES)
+$(FUZZ_ENTRIES): $(BUILD)/fuzz/entry_%.o: tests/fuzz/libfuzzer.c \
+                 $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DFUZZ_ENTRY=fuzz_$* -c $< -o $@
+
+$(FUZZ_TARGETS:%=$(BUILD)/fuzz/%): $(BUILD)/fuzz/%: \
+                 $(BUILD)/fuzz/entry_%.o $(FUZZ_OBJ) $(LIB)
+	$(CC) -fsanitize=fuzzer,address,undefined $^ $(PKG_LIBS) -o $@
+
 demo:
 	$(MAKE) deps
 	$(MAKE) all
 	$(BIN) study
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz build-vg build-cov
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -87,6 +87,7 @@ enum {
 #define CLI_MAX_ARGS 512
 #define CLI_MAX_ALIASES 16
 #define CLI_MAX_CONFIGS 8
+#define CLI_MAX_OUTPUTS 8
 
 typedef struct cli_ctx {
     const char *command; /* for messages: "cohmod <command>: ..." */
@@ -99,6 +100,16 @@ typedef struct cli_ctx {
     char aliases[CLI_MAX_ALIASES][160]; /* "param=value" of shorthands */
     int naliases;
     const char *out; /* --out, or NULL */
+    int out_is_dir;  /* --out names a directory (study, validate) */
+    /* The command's own options that may be given more than once, space
+     * separated ("sweep", "samples param"); --config and --set always
+     * may.  Any other option with a value is an error when repeated. */
+    const char *repeatable;
+    /* Outputs besides --out (--plot, --profile-out, a default directory),
+     * checked with --out before any work starts (cli_ctx_resolve). */
+    const char *outputs[CLI_MAX_OUTPUTS];
+    int output_is_dir[CLI_MAX_OUTPUTS];
+    int noutputs;
     int help;
     cm_params params;
     cm_shard shard;     /* --shard; count 0 without */
@@ -119,14 +130,43 @@ void cli_ctx_init(cli_ctx *ctx, const char *command);
  * a usage error (already reported). */
 int cli_common_opt(cli_ctx *ctx, int opt, const char *arg);
 
-/* Applies --config, then every --set in order, then cross-checks.  Reports
- * and returns the exit status (0 on success). */
+/* Applies --config, then every --set in order, then cross-checks, then
+ * checks that every output (--out and cli_output_add's) can be written, so
+ * a bad path fails before the work rather than after it.  Reports and
+ * returns the exit status (0 on success). */
 int cli_ctx_resolve(cli_ctx *ctx);
 
 /* A parameter set with --set that the protocol does not use (tc.* without
  * timestamps, dir.* without a directory) is a usage error: silently
  * ignoring it would mislead.  Returns the exit status (0: none). */
 int cli_check_protocol_params(const cli_ctx *ctx, const cm_protocol *proto);
+
+/* One more output of the command (is_dir: a directory it fills), to be
+ * checked by cli_ctx_resolve; "-" (stdout) is not checked.  Returns 0 or
+ * the exit status after reporting. */
+int cli_output_add(cli_ctx *ctx, const char *path, int is_dir);
+
+/* The output check of cli_ctx_resolve alone: the same path named twice is
+ * a usage error, an unwritable one an input error naming it. */
+int cli_check_outputs(const cli_ctx *ctx);
+
+/* Runs a command the way `cohmod` does: its outputs as one batch
+ * (data/atomic.h), renamed into place together when it returns 0 and
+ * removed otherwise, and SIGINT/SIGTERM removing every temporary before
+ * exiting with 128 + the signal (130, 143).  Handlers are installed only
+ * where the signal's disposition is the default, so an embedding program's
+ * own (or an ignored SIGINT in a background job) is kept. */
+int cli_run_command(const cli_command *cmd, int argc, char **argv);
+
+/* For a command whose outputs are meant to be there one by one: a
+ * resumable run (validate, study) reads its points back from the files it
+ * wrote and keeps them for --resume, its manifest saying whether the whole
+ * run completed, and merge finishes such a run on the files it has just
+ * gathered.  Puts what was written so far in place and ends the batch:
+ * from here each output is renamed as soon as it is complete (and SIGINT
+ * or SIGTERM still remove the temporaries).  Returns 0 or the exit status
+ * after reporting. */
+int cli_outputs_unbatched(const cli_ctx *ctx);
 
 /* Prints "cohmod <command>: <message>" on stderr and returns the status. */
 int cli_fail(const cli_ctx *ctx, const cm_err *err);
@@ -217,6 +257,15 @@ const cli_command *cli_find_command(const char *name);
  * reports err (the computation's error) and returns its exit status.
  * Frees t either way. */
 int cli_finish_table(const cli_ctx *ctx, cm_table *t, cm_err *err);
+
+/* The end of a command that streams its rows: opens ctx->out (stdout when
+ * NULL), lets produce put the header and rows into the sink as it computes
+ * them, commits, and writes the parameter dump beside it.  Returns 0 or the
+ * exit status after reporting the first error. */
+struct cm_row_sink;
+typedef cm_status (*cli_produce_fn)(const struct cm_row_sink *sink,
+                                    void *arg, cm_err *err);
+int cli_stream_rows(const cli_ctx *ctx, cli_produce_fn produce, void *arg);
 
 /* Writes the parameter dump beside a result file: for "dir/x.csv" it writes
  * "dir/x.params.csv".  Nothing is written for stdout. */

@@ -40,6 +40,8 @@ static int run(int argc, char **argv)
         return cli_usage_error(&ctx, "which shards? (their directories)");
     if (!ctx.out)
         return cli_usage_error(&ctx, "where to? (--out DIR)");
+    /* --finish below reads the merged points back: they must be in place */
+    if ((rc = cli_outputs_unbatched(&ctx))) return rc;
     cm_err err = {0};
     cm_run_manifest m;
     if (cm_shards_merge((const char *const *)argv + optind,

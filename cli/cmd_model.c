@@ -78,6 +78,21 @@ static int own_option(int opt, const char *arg, void *u)
     return 0;
 }
 
+typedef struct mshr_job {
+    const cm_params *params;
+    cli_sweeps *sweeps;
+    int pmf;
+} mshr_job;
+
+/* Rows go out as the grid is solved: a 10^6-point grid needs no more
+ * memory than one point. */
+static cm_status mshr_rows(const cm_row_sink *sink, void *arg, cm_err *err)
+{
+    const mshr_job *j = arg;
+    return cm_mshr_grid_rows(j->params, j->sweeps->sweep, j->sweeps->nparsed,
+                             j->pmf, cli_progress, NULL, sink, err);
+}
+
 static int run(int argc, char **argv)
 {
     for (size_t i = 0; i < sizeof own_models / sizeof own_models[0]; i++)
@@ -91,6 +106,7 @@ static int run(int argc, char **argv)
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "model");
+    ctx.repeatable = "sweep";
     model_opts mo = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &mo, usage);
     if (rc != CLI_CONTINUE) return rc;
@@ -109,12 +125,10 @@ static int run(int argc, char **argv)
 
     cm_err err = {0};
     cli_sweeps *sw = &mo.sweeps;
-    cm_table *t = NULL;
-    if (!cli_sweeps_parse(sw, &err) && !(rc = cli_sweeps_shard(&ctx, sw)))
-        cm_mshr_grid_table(&ctx.params, sw->sweep, sw->nparsed, pmf,
-                           cli_progress, NULL, &t, &err);
-    cli_bar_end(NULL, t != NULL);
-    if (!rc) rc = cli_finish_table(&ctx, t, &err);
+    mshr_job job = {&ctx.params, sw, pmf};
+    if (cli_sweeps_parse(sw, &err)) rc = cli_fail(&ctx, &err);
+    else if (!(rc = cli_sweeps_shard(&ctx, sw)))
+        rc = cli_stream_rows(&ctx, mshr_rows, &job);
     cli_sweeps_free(sw);
     return rc;
 }

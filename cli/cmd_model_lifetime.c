@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "data/rows.h"
+#include "data/sweep.h"
 #include "data/table.h"
 #include "models/lifetime.h"
 #include "models/profile.h"
+#include "models/profile_check.h"
 
 static void usage(FILE *f)
 {
@@ -52,7 +55,9 @@ static void usage(FILE *f)
           "rate.lifetime)\n\n"
           "Options:\n"
           "  --profile FILE   the workload timing profile (required)\n"
-          "  --lifetimes SPEC lifetimes in cycles (default: "
+          "  --lifetimes SPEC lifetimes in cycles, whole numbers in the "
+          "range of\n"
+          "                   tc.lifetime_* (default: "
           "tc.lifetime_strong,tc.lifetime_weak)\n"
           "  --equilibrium    add the predictor's equilibrium (root of the "
           "drift in\n"
@@ -83,64 +88,58 @@ static int own_option(int opt, const char *arg, void *u)
     return 0;
 }
 
-#define MAX_LIFETIMES 100000
-
-static int parse_number(const char *s, const char *end, double *v)
-{
-    char buf[64];
-    size_t n = (size_t)(end - s);
-    if (n == 0 || n >= sizeof buf) return -1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    char *e;
-    *v = strtod(buf, &e);
-    return *e || !isfinite(*v) || *v < 0 ? -1 : 0;
-}
-
-/* LO:HI:STEP or V1,V2,... into a malloc'd array; the default is the two
- * fixed lifetimes of the seed (tc.lifetime_strong, tc.lifetime_weak). */
+/* LO:HI:STEP or V1,V2,... into a malloc'd array, parsed as a sweep of
+ * tc.lifetime_strong so that every lifetime is a whole number within the
+ * registry's range for tc.lifetime_* (4294967296 is refused, not computed
+ * into an infinite delay); the default is the two fixed lifetimes of the
+ * seed (tc.lifetime_strong, tc.lifetime_weak). */
 static int parse_lifetimes(const cli_ctx *ctx, const char *spec, double **out,
                            size_t *n)
 {
     *n = 0;
-    double *v = malloc(MAX_LIFETIMES * sizeof *v);
-    if (!v) return cli_usage_error(ctx, "out of memory");
-    *out = v;
+    *out = NULL;
     if (!spec) {
+        double *v = malloc(2 * sizeof *v);
+        if (!v) return cli_usage_error(ctx, "out of memory");
         v[(*n)++] = ctx->params.tc_lifetime_strong;
         if (ctx->params.tc_lifetime_weak != v[0])
             v[(*n)++] = ctx->params.tc_lifetime_weak;
+        *out = v;
         return 0;
     }
-    const char *c1 = strchr(spec, ':');
-    if (c1) {
-        const char *c2 = strchr(c1 + 1, ':');
-        double lo, hi, step;
-        if (!c2 || parse_number(spec, c1, &lo) ||
-            parse_number(c1 + 1, c2, &hi) ||
-            parse_number(c2 + 1, c2 + 1 + strlen(c2 + 1), &step) ||
-            !(step > 0) || hi < lo)
-            return cli_usage_error(ctx, "--lifetimes '%s': expected "
-                                   "LO:HI:STEP with 0 <= LO <= HI, STEP > 0",
-                                   spec);
-        double count = floor((hi - lo) / step + 1e-9) + 1;
-        if (count > MAX_LIFETIMES)
-            return cli_usage_error(ctx, "--lifetimes '%s': more than %d "
-                                   "values", spec, MAX_LIFETIMES);
-        for (; *n < (size_t)count; (*n)++) v[*n] = lo + (double)*n * step;
-        return 0;
+    static const char param[] = "tc.lifetime_strong=";
+    char *full = malloc(sizeof param + strlen(spec));
+    cm_err err = {0};
+    cm_sweep sw;
+    if (!full) return cli_usage_error(ctx, "out of memory");
+    snprintf(full, sizeof param + strlen(spec), "%s%s", param, spec);
+    cm_status st = cm_sweep_parse(full, &sw, &err);
+    free(full);
+    if (st) {
+        char what[256];
+        snprintf(what, sizeof what, "--lifetimes '%.200s'", spec);
+        cm_err_prefix(&err, what);
+        return cli_fail(ctx, &err);
     }
-    for (const char *c = spec;; c++) {
-        const char *comma = strchr(c, ',');
-        const char *end = comma ? comma : c + strlen(c);
-        if (*n == MAX_LIFETIMES || parse_number(c, end, &v[*n]))
-            return cli_usage_error(ctx, "--lifetimes '%s': expected "
-                                   "numbers >= 0 as V1,V2,... or "
-                                   "LO:HI:STEP", spec);
-        (*n)++;
-        if (!comma) return 0;
-        c = comma;
-    }
+    *out = sw.values; /* the sweep's array, handed over */
+    *n = sw.n;
+    return 0;
+}
+
+/* The table is built whole: one lifetime's row times their number,
+ * against mem.limit, before the rest are computed. */
+static cm_status estimate(const cli_ctx *ctx, const cm_lifetime_input *in,
+                          double *lifetimes, size_t n, int equilibrium,
+                          cm_err *err)
+{
+    if (n <= 1) return CM_OK;
+    cm_table *t = NULL;
+    cm_status st = cm_lifetime_table(in, lifetimes, 1, equilibrium, &t, err);
+    if (!st)
+        st = cm_rows_check_memory(cm_table_bytes(t), (double)n,
+                                  ctx->params.mem_limit, err);
+    cm_table_free(t);
+    return st;
 }
 
 int cli_model_lifetime(int argc, char **argv)
@@ -175,8 +174,10 @@ int cli_model_lifetime(int argc, char **argv)
     cm_profile *prof = NULL;
     cm_table *t = NULL;
     cm_lifetime_input in;
-    if (!cm_profile_read(lo.profile, &prof, &err) &&
-        !cm_lifetime_input_from_profile(prof, &ctx.params, &in, &err))
+    if (!cm_profile_check_file(lo.profile, &err) &&
+        !cm_profile_read(lo.profile, &prof, &err) &&
+        !cm_lifetime_input_from_profile(prof, &ctx.params, &in, &err) &&
+        !estimate(&ctx, &in, lifetimes, n, lo.equilibrium, &err))
         cm_lifetime_table(&in, lifetimes, n, lo.equilibrium, &t, &err);
     rc = cli_finish_table(&ctx, t, &err);
     cm_profile_free(prof);

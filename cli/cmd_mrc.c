@@ -112,7 +112,7 @@ static int own_option(int opt, const char *arg, void *u)
         return 0;
     case OPT_PLOT:
         o->plot = arg;
-        return 0;
+        return cli_output_add(o->ctx, arg, 0);
     default:
         return CM_EINPUT;
     }
@@ -227,6 +227,7 @@ static int run(int argc, char **argv)
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "mrc");
+    ctx.repeatable = "sample";
     mrc_opts o = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;

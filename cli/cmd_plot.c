@@ -163,6 +163,7 @@ static int run(int argc, char **argv)
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "plot");
+    ctx.repeatable = "y";
     plot_args pa;
     memset(&pa, 0, sizeof pa);
     pa.ctx = &ctx;
@@ -175,7 +176,7 @@ static int run(int argc, char **argv)
     if (rc == 0 && file) {
         cm_table *t = NULL;
         cm_err err = {0};
-        if (cm_table_read_file(file, &t, &err) ||
+        if (cm_table_read_file_limit(file, ctx.params.mem_limit, &t, &err) ||
             cm_plot_table(t, &pa.o, ctx.out, &err))
             rc = cli_fail(&ctx, &err);
         cm_table_free(t);

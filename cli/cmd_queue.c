@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "data/number.h"
+#include "data/rows.h"
 #include "data/table.h"
 #include "solvers/queue.h"
 
@@ -60,6 +62,7 @@ static const struct {
 typedef struct qargs {
     const char *text[Q_NOPTS]; /* as given, NULL when absent */
     double v[Q_NOPTS];         /* parsed */
+    const cm_row_sink *sink;   /* --pmf: the rows are streamed here */
 } qargs;
 
 typedef cm_status (*qsolve_fn)(const qargs *q, cm_table **t, cm_err *err);
@@ -144,18 +147,22 @@ static cm_status metrics_table(size_t nin, const char *const *in_names,
     return one_row(nin + NMETRICS, names, vals, t, err);
 }
 
-static cm_status pmf_table(const double *pmf, unsigned long K, cm_table **t,
-                           cm_err *err)
+/* The distribution's rows go out as they are computed (K may be 1e8). */
+typedef struct pmf_out {
+    const cm_row_sink *sink;
+    double cdf;
+} pmf_out;
+
+static cm_status pmf_row(unsigned long n, double p, void *arg, cm_err *err)
 {
-    static const char *const names[] = {"n", "p", "cdf"};
-    cm_status rc = new_table(3, names, t, err);
-    double cdf = 0.0;
-    for (unsigned long n = 0; !rc && n <= K; n++) {
-        cdf += pmf[n];
-        const double row[] = {(double)n, pmf[n], fmin(cdf, 1.0)};
-        rc = append_numbers(*t, 3, row, err);
-    }
-    return rc;
+    pmf_out *o = arg;
+    o->cdf += p;
+    char b[3][32];
+    snprintf(b[0], 32, "%lu", n);
+    cm_fmt_double(b[1], p);
+    cm_fmt_double(b[2], fmin(o->cdf, 1.0));
+    const char *cells[] = {b[0], b[1], b[2]};
+    return cm_row_put(o->sink, 3, cells, err);
 }
 
 /* ---- the models ------------------------------------------------------- */
@@ -202,23 +209,24 @@ static cm_status solve_mmck_any(const qargs *q, int finite, cm_table **t,
     unsigned long c = whole(q, Q_SERVERS), K = whole(q, Q_CAPACITY);
     unsigned long N = finite ? whole(q, Q_SOURCES) : 0;
     double lambda = q->v[Q_ARRIVAL], mu = q->v[Q_SERVICE];
-    double *pmf = NULL;
-    if (q->text[Q_PMF] && !(pmf = malloc((K + 1) * sizeof *pmf)))
-        return oom(err);
-    cm_queue_metrics m;
-    cm_status rc = finite ? cm_mmckn_solve(c, K, N, lambda, mu, pmf, &m, err)
-                          : cm_mmck_solve(c, K, lambda, mu, pmf, &m, err);
-    if (!rc && pmf) {
-        rc = pmf_table(pmf, K, t, err);
-    } else if (!rc) {
-        static const char *const names[] = {"servers", "capacity", "arrival",
-                                            "service", "load", "sources"};
-        const double vals[] = {(double)c, (double)K, lambda, mu, lambda / mu,
-                               (double)N};
-        rc = metrics_table(finite ? 6 : 5, names, vals, &m, t, err);
+    if (q->sink) {
+        static const char *const head[] = {"n", "p", "cdf"};
+        pmf_out o = {q->sink, 0.0};
+        cm_status rc = cm_row_put(q->sink, 3, head, err);
+        if (rc) return rc;
+        return finite ? cm_mmckn_pmf_each(c, K, N, lambda, mu, pmf_row, &o,
+                                          err)
+                      : cm_mmck_pmf_each(c, K, lambda, mu, pmf_row, &o, err);
     }
-    free(pmf);
-    return rc;
+    cm_queue_metrics m;
+    cm_status rc = finite ? cm_mmckn_solve(c, K, N, lambda, mu, NULL, &m, err)
+                          : cm_mmck_solve(c, K, lambda, mu, NULL, &m, err);
+    if (rc) return rc;
+    static const char *const names[] = {"servers", "capacity", "arrival",
+                                        "service", "load", "sources"};
+    const double vals[] = {(double)c, (double)K, lambda, mu, lambda / mu,
+                           (double)N};
+    return metrics_table(finite ? 6 : 5, names, vals, &m, t, err);
 }
 
 static cm_status solve_mmck(const qargs *q, cm_table **t, cm_err *err)
@@ -514,12 +522,13 @@ static int parse_numbers(const cli_ctx *ctx, const qmodel *m, qargs *q)
             return cli_usage_error(ctx, "--%s does not apply to %s",
                                    qopt[o].name, m->name);
         if (!s || o == Q_PMF || o == Q_STATIONS) continue;
-        char *end;
-        errno = 0;
-        double v = strtod(s, &end);
+        double v = 0;
         int whole = (m->whole & BIT(o)) != 0;
-        if (end == s || *end || !isfinite(v) || v < 0 ||
-            (whole && v != floor(v)))
+        cm_num_status ns = cm_number_read(s, &v);
+        if (ns == CM_NUM_OVERFLOW || ns == CM_NUM_UNDERFLOW)
+            return cli_usage_error(ctx, "--%s: '%s' %s", qopt[o].name, s,
+                                   cm_number_why(ns));
+        if (ns || v < 0 || (whole && v != floor(v)))
             return cli_usage_error(ctx, "--%s: expected %s >= 0, got '%s'",
                                    qopt[o].name,
                                    whole ? "a whole number" : "a number", s);
@@ -577,6 +586,19 @@ static int own_option(int opt, const char *arg, void *u)
     return 0;
 }
 
+/* --pmf: the chosen model's solver with the streamed sink. */
+typedef struct pmf_job {
+    const qmodel *m;
+    qargs *q;
+} pmf_job;
+
+static cm_status stream_pmf(const cm_row_sink *sink, void *arg, cm_err *err)
+{
+    pmf_job *j = arg;
+    j->q->sink = sink;
+    return j->m->solve(j->q, NULL, err);
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -595,7 +617,7 @@ static int run(int argc, char **argv)
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "queue");
-    qargs q = {{0}, {0}};
+    qargs q = {{0}, {0}, NULL};
     /* --help is answered below, once the model is known. */
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &q, NULL);
     if (rc != CLI_CONTINUE) return rc;
@@ -623,6 +645,11 @@ static int run(int argc, char **argv)
     if (!rc) rc = cli_ctx_resolve(&ctx);
     if (rc) return rc;
 
+    if (q.text[Q_PMF]) {
+        pmf_job job = {m, &q};
+        ctx.command = "queue"; /* solver messages name their model */
+        return cli_stream_rows(&ctx, stream_pmf, &job);
+    }
     cm_err err = {0};
     cm_table *t = NULL;
     if (m->solve(&q, &t, &err) == CM_OK &&

@@ -180,7 +180,7 @@ static int own_option(int opt, const char *arg, void *u)
         return 0;
     case OPT_PROFILE_OUT:
         o->profile_out = arg;
-        return 0;
+        return cli_output_add(o->ctx, arg, 0);
     default:
         return CM_EINPUT;
     }

@@ -88,15 +88,20 @@ static int run(int argc, char **argv)
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "study");
+    ctx.out_is_dir = 1;
     study_opts o = {NULL, NULL, 0};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;
     if (optind < argc)
         return cli_usage_error(&ctx, "unexpected argument '%s'", argv[optind]);
+    const char *dir = ctx.out ? ctx.out : "out/study";
+    if (!ctx.out && (rc = cli_output_add(&ctx, dir, 1))) return rc;
     cm_run_plan plan;
     if ((rc = cli_ctx_resolve(&ctx)) || (rc = cli_run_plan(&ctx, &plan)))
         return rc;
-    const char *dir = ctx.out ? ctx.out : "out/study";
+    /* its points go to DIR/runs as each ends, read back by the sections
+     * and kept for --resume: each is put in place as it is complete */
+    if ((rc = cli_outputs_unbatched(&ctx))) return rc;
     cm_err err = {0};
     char trace[4096];
     if (!o.trace) {

@@ -152,11 +152,13 @@ static void usage(FILE *f)
           "            --workloads kmn,bh,stn\n"
           "Unless --config is given, the machine is tc2013 with sim.max_cycles="
           "100000\nwhere not said above (lifetime: the sim.max_cycles default).\n\n"
-          "  --grid SPEC       a grid axis over any parameter; mshrs is "
-          "l1.mshrs, l1size\n"
-          "                    is l1.size (bytes, 16K ...) and warps is "
-          "sched.active_warps\n"
-          "                    (at most gpu.warps_per_sm).  Default:\n"
+          "  --grid SPEC       a grid axis over any parameter (repeatable: "
+          "the axes form\n"
+          "                    the grid); mshrs is l1.mshrs, l1size is "
+          "l1.size (bytes,\n"
+          "                    16K ...) and warps is sched.active_warps (at "
+          "most\n"
+          "                    gpu.warps_per_sm).  Default:\n"
           "                    mshr:  --grid mshrs=8,16,32 --grid "
           "warps=8,24,48\n"
           "                    reuse: --grid l1size=16K,32K,64K --grid "
@@ -330,6 +332,8 @@ static int run(int argc, char **argv)
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "validate");
+    ctx.out_is_dir = 1;
+    ctx.repeatable = "grid";
     val_opts o = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &o, usage);
     if (rc != CLI_CONTINUE) return rc;
@@ -352,7 +356,14 @@ static int run(int argc, char **argv)
     if (!proto)
         return cli_usage_error(&ctx, "--protocol '%s': expected %s", pname,
                                cm_protocol_names());
-    if ((rc = add_default_machine(&ctx, vm)) || (rc = cli_ctx_resolve(&ctx)))
+    char outdir[1024];
+    snprintf(outdir, sizeof outdir, "validate-%s", model->name);
+    if (!ctx.out && (rc = cli_output_add(&ctx, outdir, 1))) return rc;
+    /* Each simulation's statistics go to DIR/runs as it ends, read back
+     * by the model and kept for --resume: each file is put in place as it
+     * is complete, not with the others at the end. */
+    if ((rc = add_default_machine(&ctx, vm)) || (rc = cli_ctx_resolve(&ctx)) ||
+        (rc = cli_outputs_unbatched(&ctx)))
         return rc;
     if (o.ngrid == 0) {
         o.ngrid = vm->ngrid;
@@ -369,8 +380,7 @@ static int run(int argc, char **argv)
     for (; naxes < o.ngrid && !rc; naxes++)
         rc = parse_axis(&ctx, o.grid[naxes], proto, &axes[naxes]);
     if (rc) naxes--; /* the failed one owns nothing */
-    char outdir[1024], label[64];
-    snprintf(outdir, sizeof outdir, "validate-%s", model->name);
+    char label[64];
     snprintf(label, sizeof label, "runs of validate %s", model->name);
     cli_bar bar; /* runs done of all */
     cli_bar_start(&bar, label, o.quiet, 0);

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "data/atomic.h"
+#include "data/rows.h"
 #include "models/profile.h"
+#include "models/profile_check.h"
 
 void cli_ctx_init(cli_ctx *ctx, const char *command)
 {
@@ -98,7 +100,7 @@ int cli_ctx_resolve(cli_ctx *ctx)
         if (cm_params_assign(&ctx->params, ctx->sets[i], &err))
             return cli_fail(ctx, &err);
     if (cm_params_validate(&ctx->params, &err)) return cli_fail(ctx, &err);
-    return 0;
+    return cli_check_outputs(ctx);
 }
 
 int cli_fail(const cli_ctx *ctx, const cm_err *err)
@@ -120,27 +122,54 @@ int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
     return CM_EINPUT;
 }
 
+/* Whether the option may be given more than once: --config and --set, and
+ * the command's own ctx->repeatable. */
+static int is_repeatable(const cli_ctx *ctx, const char *name)
+{
+    if (!strcmp(name, "config") || !strcmp(name, "set")) return 1;
+    size_t n = strlen(name);
+    for (const char *s = ctx->repeatable; s && *s;) {
+        size_t len = strcspn(s, " ");
+        if (len == n && !strncmp(s, name, n)) return 1;
+        s += len;
+        s += strspn(s, " ");
+    }
+    return 0;
+}
+
+#define CLI_MAX_LONGOPTS 64
+
 int cli_parse(cli_ctx *ctx, int argc, char **argv,
               const struct option *longopts,
               int (*own)(int opt, const char *optarg, void *arg), void *arg,
               void (*usage)(FILE *f))
 {
-    int opt;
+    int opt, li;
     if (argc >= 2 && !strcmp(argv[argc - 1], CLI_LIST_OPTIONS)) {
         for (const struct option *o = longopts; o->name; o++)
             printf("--%s\n", o->name);
         return 0;
     }
-    optind = 1;
+    /* A value given twice would silently lose the first (issue 23): each
+     * option with a value counts its uses, by its index in longopts. */
+    unsigned char seen[CLI_MAX_LONGOPTS] = {0};
+    /* 0, not 1: glibc then starts afresh, forgetting also where a previous
+     * parse stopped inside an argument, which may be gone by now (the
+     * commands run more than once in one process under the fuzzer). */
+    optind = 0;
     opterr = 0; /* our own one-line messages instead of getopt's */
-    int li = -1;
-    while ((opt = getopt_long(argc, argv, ":", longopts, &li)) != -1) {
+    while ((li = -1, opt = getopt_long(argc, argv, ":", longopts, &li)) !=
+           -1) {
         if (opt == '?' || opt == ':') return cli_bad_option(ctx, opt, argv);
+        if (li >= 0 && li < CLI_MAX_LONGOPTS &&
+            longopts[li].has_arg != no_argument &&
+            !is_repeatable(ctx, longopts[li].name) && seen[li]++)
+            return cli_usage_error(ctx, "--%s given twice (it takes one "
+                                   "value)", longopts[li].name);
         if (li >= 0 && changes_result(longopts[li].name) &&
             (record_arg(ctx, "--", longopts[li].name) ||
              (optarg && record_arg(ctx, NULL, optarg))))
             return cli_usage_error(ctx, "too many arguments");
-        li = -1;
         int h = cli_common_opt(ctx, opt, optarg);
         if (h < 0) return CM_EINPUT;
         if (h) continue;
@@ -406,6 +435,35 @@ static int profile_cmd_option(int opt, const char *arg, void *u)
     return 0;
 }
 
+/* The command's table is built whole: its size is estimated from one
+ * point (the first value of every sweep) before the grid runs. */
+static cm_status profile_cmd_estimate(const cli_profile_cmd *cmd,
+                                      const cm_params *p, void *state,
+                                      const cm_profile *prof, cli_sweeps *sw,
+                                      cm_err *err)
+{
+    cm_sweep one[CLI_MAX_SWEEPS];
+    size_t points = 1, first, end;
+    for (size_t i = 0; i < sw->nparsed; i++) {
+        points *= sw->sweep[i].n;
+        one[i] = sw->sweep[i];
+        one[i].n = 1;
+        one[i].shard.count = 0; /* the one point is the first, unsliced */
+    }
+    if (sw->nparsed) { /* a shard holds only its slice */
+        cm_shard_range(&sw->sweep[0].shard, points, &first, &end);
+        points = end - first;
+    }
+    if (points <= 1) return CM_OK;
+    cm_table *t = NULL;
+    cm_status st = cmd->table(p, state, prof, one, sw->nparsed, &t, err);
+    if (!st)
+        st = cm_rows_check_memory(cm_table_bytes(t), (double)points,
+                                  p->mem_limit, err);
+    cm_table_free(t);
+    return st;
+}
+
 int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
                         char **argv)
 {
@@ -418,6 +476,7 @@ int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, cmd->command);
+    ctx.repeatable = "sweep";
     profile_cmd_opts o = {.ctx = &ctx};
     int rc = cli_parse(&ctx, argc, argv, longopts, profile_cmd_option, &o,
                        cmd->usage);
@@ -435,14 +494,33 @@ int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
     cm_profile *prof = NULL;
     cli_sweeps *sw = &o.sweeps;
     cm_table *t = NULL;
-    if (!cm_profile_read(o.profile, &prof, &err) &&
-        !cli_sweeps_parse(sw, &err) && !(rc = cli_sweeps_shard(&ctx, sw)))
+    if (!cm_profile_check_file(o.profile, &err) &&
+        !cm_profile_read(o.profile, &prof, &err) &&
+        !cli_sweeps_parse(sw, &err) && !(rc = cli_sweeps_shard(&ctx, sw)) &&
+        !profile_cmd_estimate(cmd, &ctx.params, state, prof, sw, &err))
         cmd->table(&ctx.params, state, prof, sw->sweep, sw->nparsed, &t,
                    &err);
     if (!rc) rc = cli_finish_table(&ctx, t, &err);
     else cm_table_free(t);
     cli_sweeps_free(sw);
     cm_profile_free(prof);
+    return rc;
+}
+
+int cli_stream_rows(const cli_ctx *ctx, cli_produce_fn produce, void *arg)
+{
+    cm_err err = {0};
+    cm_csv_writer *w = NULL;
+    cm_status st = cm_csv_writer_open(ctx->out, &w, &err);
+    if (!st) {
+        cm_row_sink sink = cm_row_sink_writer(w);
+        st = produce(&sink, arg, &err);
+        cli_bar_end(NULL, st == CM_OK);
+        if (st) cm_csv_writer_abort(w);
+        else st = cm_csv_writer_commit(w, &err);
+    }
+    int rc = st ? cli_fail(ctx, &err) : cli_write_param_dump(ctx, ctx->out);
+    if (!rc && ctx->shard.count) rc = write_shard_manifest(ctx);
     return rc;
 }
 

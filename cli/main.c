@@ -90,5 +90,6 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--complete"))
         return cli_complete(commands, NCOMMANDS, argc - 2, argv + 2);
     const cli_command *c = cli_find_command(argv[1]);
-    return c ? c->run(argc - 1, argv + 1) : unknown_command(argv[1]);
+    return c ? cli_run_command(c, argc - 1, argv + 1)
+             : unknown_command(argv[1]);
 }

@@ -2,13 +2,13 @@
 #include "data/params.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/number.h"
 #include "data/table.h"
 
 static const cm_param_info registry[] = {
@@ -130,23 +130,26 @@ cm_status cm_param_parse(const cm_param_info *pi, const char *text, double *v,
                               pi->name, text, range);
         return CM_OK;
     }
-    const char *s = text;
-    while (isspace((unsigned char)*s)) s++;
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
     /* Sizes in bytes take binary suffixes: 32K, 2M, 1G. */
-    if (strcmp(pi->unit, "B") == 0 && end != s && *end &&
-        strchr("kKmMgG", *end)) {
-        int shift = strchr("kK", *end) ? 10 : strchr("mM", *end) ? 20 : 30;
-        x = ldexp(x, shift);
-        end++;
+    char buf[128];
+    const char *num = text;
+    int shift = 0;
+    size_t n = strlen(text);
+    while (n > 0 && isspace((unsigned char)text[n - 1])) n--;
+    if (strcmp(pi->unit, "B") == 0 && n > 1 && n < sizeof buf &&
+        strchr("kKmMgG", text[n - 1])) {
+        shift = strchr("kK", text[n - 1]) ? 10 : strchr("mM", text[n - 1])
+                                                     ? 20 : 30;
+        memcpy(buf, text, n - 1);
+        buf[n - 1] = '\0';
+        num = buf;
     }
-    while (isspace((unsigned char)*end)) end++;
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(x))
-        return cm_err_set(err, CM_EINPUT,
-                          "parameter %s: '%s' is not a number; expected %s",
-                          pi->name, text, range);
+    double x = 0;
+    cm_num_status ns = cm_number_read(num, &x);
+    if (ns)
+        return cm_err_set(err, CM_EINPUT, "parameter %s: '%s' %s; expected "
+                          "%s", pi->name, text, cm_number_why(ns), range);
+    x = ldexp(x, shift);
     if (pi->type == CM_PT_INT && x != floor(x))
         return cm_err_set(err, CM_EINPUT,
                           "parameter %s: '%s' is not an integer; expected %s",

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/number.h"
+
 static cm_status parse_value(const cm_param_info *pi, const char *text,
                              size_t len, double *v, cm_err *err)
 {
@@ -65,9 +67,11 @@ static cm_status parse_range(cm_sweep *sw, const char *body, size_t *cap,
     if (!st)
         st = parse_value(sw->param, c1 + 1, (size_t)(c2 - c1 - 1), &hi, err);
     if (st) return st;
-    char *end;
-    step = strtod(c2 + 1, &end);
-    if (end == c2 + 1 || *end || !(step > 0) || !isfinite(step))
+    cm_num_status ns = cm_number_read(c2 + 1, &step);
+    if (ns == CM_NUM_OVERFLOW || ns == CM_NUM_UNDERFLOW)
+        return cm_err_set(err, CM_EINPUT, "--sweep %s: step '%s' %s", name,
+                          c2 + 1, cm_number_why(ns));
+    if (ns || !(step > 0))
         return cm_err_set(err, CM_EINPUT,
                           "--sweep %s: step '%s' must be a positive number",
                           name, c2 + 1);
@@ -140,6 +144,18 @@ cm_status cm_grid_init(cm_grid *g, cm_sweep *sweeps, size_t n, cm_err *err)
     g->nsweeps = n;
     g->index = calloc(n ? n : 1, sizeof *g->index);
     if (!g->index) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    /* A parameter swept twice would have its first values overwritten by
+     * the second sweep's at every point, under a header naming it twice. */
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (sweeps[i].param == sweeps[j].param) {
+                free(g->index);
+                g->index = NULL;
+                return cm_err_set(err, CM_EINPUT,
+                                  "--sweep %s given twice: sweep each "
+                                  "parameter once, with all its values",
+                                  sweeps[i].param->name);
+            }
     g->points = 1;
     for (size_t i = 0; i < n; i++) {
         if (g->points > SIZE_MAX / sweeps[i].n ||

@@ -19,8 +19,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "data/atomic.h"
+#include "data/number.h"
 
 typedef struct cell {
     size_t off;              /* into cellbuf.text */
@@ -648,14 +649,13 @@ static cm_status cell_error(const char *file, const char *colname,
                      text);
 }
 
+/* A data cell may underflow to a subnormal: cohmod itself writes them
+ * (the far tail of a distribution). */
 static int parse_double(const char *s, double *v)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s) return -1;
-    while (isspace((unsigned char)*end)) end++;
-    if (*end || !isfinite(x)) return -1; /* underflow to a subnormal is ok */
+    double x;
+    cm_num_status ns = cm_number_read(s, &x);
+    if (ns != CM_NUM_OK && ns != CM_NUM_UNDERFLOW) return -1;
     *v = x;
     return 0;
 }
@@ -761,8 +761,40 @@ static int table_add_cells(cm_table *t, const cellbuf *b)
     return 0;
 }
 
-static cm_status table_from_reader(cm_csv_reader *r, cm_table **out,
-                                   cm_err *err)
+/* With a limit, the memory of the whole table is estimated from the rows
+ * of its first MB against the input's size (size 0: unknown, as stdin,
+ * then the table itself is held to the limit as it grows). */
+#define ESTIMATE_SAMPLE ((uint64_t)1 << 20)
+
+/* Called after each row, and once more at the end (at_end): a file of
+ * known size is judged once, by extrapolation from its first MB, or at
+ * its end when it is shorter; input of unknown size as it grows. */
+static cm_status table_check_size(const cm_csv_reader *r, const cm_table *t,
+                                  double limit, double size, int at_end,
+                                  int *checked, cm_err *err)
+{
+    uint64_t in = cm_csv_reader_bytes_read(r);
+    double est = (double)cm_table_bytes(t);
+    int extrapolated = 0;
+    if (size > 0) {
+        if (*checked || (!at_end && in < ESTIMATE_SAMPLE)) return CM_OK;
+        *checked = 1;
+        if (!at_end && in > 0) {
+            est *= size / (double)in;
+            extrapolated = 1;
+        }
+    }
+    if (est <= limit) return CM_OK;
+    return cm_err_set(err, CM_EINPUT,
+                      "%s: the table would take about %.3g GB in memory "
+                      "(%s), above mem.limit = %.3g GB", r->name, est / 1e9,
+                      extrapolated ? "estimated from its first MB"
+                                   : "as read",
+                      limit / 1e9);
+}
+
+static cm_status table_from_reader(cm_csv_reader *r, double limit,
+                                   double size, cm_table **out, cm_err *err)
 {
     cm_table *t = table_alloc(r->name);
     cm_status st = CM_OK;
@@ -770,15 +802,20 @@ static cm_status table_from_reader(cm_csv_reader *r, cm_table **out,
         st = cm_err_set(err, CM_EINTERNAL, "out of memory");
     } else {
         t->ncols = r->ncols;
-        int got;
+        int got, checked = 0;
         while ((got = cm_csv_reader_next(r, err)) == 1) {
             if (table_add_cells(t, &r->row)) {
                 st = cm_err_set(err, CM_EINTERNAL, "out of memory");
                 break;
             }
             t->nrows++;
+            if (limit > 0 && (st = table_check_size(r, t, limit, size, 0,
+                                                    &checked, err)))
+                break;
         }
         if (got < 0) st = r->st;
+        else if (!st && limit > 0)
+            st = table_check_size(r, t, limit, size, 1, &checked, err);
     }
     cm_csv_reader_close(r);
     if (st != CM_OK) {
@@ -795,7 +832,7 @@ cm_status cm_table_read_buffer(const char *name, const char *buf, size_t len,
     cm_csv_reader *r;
     *out = NULL;
     cm_status st = reader_open_buffer(name, 0, buf, len, &r, err);
-    return st != CM_OK ? st : table_from_reader(r, out, err);
+    return st != CM_OK ? st : table_from_reader(r, 0, 0, out, err);
 }
 
 cm_status cm_table_read_file(const char *path, cm_table **out, cm_err *err)
@@ -803,7 +840,21 @@ cm_status cm_table_read_file(const char *path, cm_table **out, cm_err *err)
     cm_csv_reader *r;
     *out = NULL;
     cm_status st = reader_open_path(path, 0, &r, err);
-    return st != CM_OK ? st : table_from_reader(r, out, err);
+    return st != CM_OK ? st : table_from_reader(r, 0, 0, out, err);
+}
+
+cm_status cm_table_read_file_limit(const char *path, double limit,
+                                   cm_table **out, cm_err *err)
+{
+    cm_csv_reader *r;
+    *out = NULL;
+    struct stat sb;
+    double size = path && strcmp(path, "-") && stat(path, &sb) == 0 &&
+                          S_ISREG(sb.st_mode)
+                      ? (double)sb.st_size
+                      : 0;
+    cm_status st = reader_open_path(path, 0, &r, err);
+    return st != CM_OK ? st : table_from_reader(r, limit, size, out, err);
 }
 
 /* ---- access ----------------------------------------------------------- */
@@ -914,6 +965,13 @@ cm_table *cm_table_new(size_t ncols, const char *const *names)
     return t;
 }
 
+size_t cm_table_bytes(const cm_table *t)
+{
+    if (!t || t->cb.n <= t->ncols) return 0;
+    size_t header = t->cb.cells[t->ncols].off; /* the first row's text */
+    return (t->cb.n - t->ncols) * sizeof(cell) + (t->cb.len - header);
+}
+
 cm_status cm_table_append(cm_table *t, const char *const *cells, cm_err *err)
 {
     if (!t || !cells)
@@ -947,161 +1005,4 @@ cm_status cm_table_write_file(const cm_table *t, const char *path, cm_err *err)
     if (st == CM_OK) return cm_csv_writer_commit(w, err);
     cm_csv_writer_abort(w);
     return st;
-}
-
-void cm_fmt_optional(char buf[32], double v)
-{
-    if (isnan(v)) buf[0] = '\0';
-    else cm_fmt_double(buf, v);
-}
-
-void cm_fmt_double(char buf[32], double v)
-{
-    if (isnan(v)) {
-        strcpy(buf, "nan");
-    } else if (isinf(v)) {
-        strcpy(buf, v < 0 ? "-inf" : "inf");
-    } else if (v == 0) {
-        strcpy(buf, "0"); /* -0 too: equal results give equal bytes */
-    } else if (v == floor(v) && fabs(v) < 1e15) {
-        /* Whole numbers read as written: "10", not the shorter "1e+01". */
-        snprintf(buf, 32, "%.0f", v);
-    } else {
-        for (int prec = 1; prec <= 17; prec++) {
-            snprintf(buf, 32, "%.*g", prec, v);
-            if (strtod(buf, NULL) == v) break; /* 17 digits always do */
-        }
-    }
-}
-
-/* ---- streaming writer ------------------------------------------------- */
-
-/* The temporary-and-rename mechanics live in data/atomic.c; this adds CSV
- * rows and remembers the first failure, after which the temporary is gone. */
-struct cm_csv_writer {
-    cm_atomic_file af; /* af.f is NULL when writing to stdout */
-    FILE *f;           /* NULL once a write failed */
-    int failed;
-    cm_err fail; /* the first failure, repeated by later calls */
-};
-
-static const char *writer_name(const cm_csv_writer *w)
-{
-    return w->af.path ? w->af.path : "<stdout>";
-}
-
-static cm_status writer_fail(cm_csv_writer *w, int e, cm_err *err)
-{
-    if (!w->failed) {
-        w->failed = 1;
-        cm_err_set(&w->fail, CM_EINTERNAL, "%s: cannot write: %s",
-                   writer_name(w), strerror(e ? e : EIO));
-        if (w->af.f) cm_atomic_abort(&w->af);
-        w->f = NULL;
-    }
-    if (err) *err = w->fail;
-    return w->fail.code;
-}
-
-cm_status cm_csv_writer_open(const char *path, cm_csv_writer **out,
-                             cm_err *err)
-{
-    *out = NULL;
-    cm_csv_writer *w = calloc(1, sizeof *w);
-    if (!w) return cm_err_set(err, CM_EINTERNAL, "out of memory");
-    if (!path || !strcmp(path, "-")) {
-        w->f = stdout;
-    } else {
-        cm_status st = cm_atomic_open(&w->af, path, err);
-        if (st != CM_OK) {
-            free(w);
-            return st;
-        }
-        w->f = w->af.f;
-    }
-    *out = w;
-    return CM_OK;
-}
-
-/* libcsv trims blanks around unquoted fields, and a row that is one empty
- * field would be a blank line, which readers skip. */
-static int needs_quotes(const char *s, size_t len, size_t nfields)
-{
-    if (len == 0) return nfields == 1;
-    if (is_blank((unsigned char)s[0]) || is_blank((unsigned char)s[len - 1]))
-        return 1;
-    return strpbrk(s, ",\"\r\n") != NULL;
-}
-
-cm_status cm_csv_writer_row(cm_csv_writer *w, size_t n,
-                            const char *const *cells, cm_err *err)
-{
-    if (!w) return cm_err_set(err, CM_EINTERNAL, "no CSV writer");
-    if (w->failed) return writer_fail(w, 0, err);
-    if (n == 0 || !cells)
-        return cm_err_set(err, CM_EINTERNAL, "%s: empty CSV row",
-                          writer_name(w));
-    for (size_t i = 0; i < n; i++) {
-        const char *s = cells[i] ? cells[i] : "";
-        size_t len = strlen(s);
-        errno = 0;
-        int bad = i > 0 && fputc(',', w->f) == EOF;
-        if (!bad && needs_quotes(s, len, n))
-            bad = csv_fwrite(w->f, s, len) != 0;
-        else if (!bad && len)
-            bad = fwrite(s, 1, len, w->f) != len;
-        if (bad) return writer_fail(w, errno, err);
-    }
-    errno = 0;
-    if (fputc('\n', w->f) == EOF) return writer_fail(w, errno, err);
-    return CM_OK;
-}
-
-cm_status cm_csv_writer_row_doubles(cm_csv_writer *w, size_t n,
-                                    const double *vals, cm_err *err)
-{
-    if (!w) return cm_err_set(err, CM_EINTERNAL, "no CSV writer");
-    if (n == 0 || !vals)
-        return cm_err_set(err, CM_EINTERNAL, "%s: empty CSV row",
-                          writer_name(w));
-    char (*text)[32] = malloc(n * sizeof *text);
-    const char **cells = malloc(n * sizeof *cells);
-    cm_status st;
-    if (!text || !cells) {
-        st = cm_err_set(err, CM_EINTERNAL, "out of memory");
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            cm_fmt_double(text[i], vals[i]);
-            cells[i] = text[i];
-        }
-        st = cm_csv_writer_row(w, n, cells, err);
-    }
-    free(text);
-    free(cells);
-    return st;
-}
-
-cm_status cm_csv_writer_commit(cm_csv_writer *w, cm_err *err)
-{
-    if (!w) return cm_err_set(err, CM_EINTERNAL, "no CSV writer");
-    cm_status st;
-    if (w->failed) {
-        st = writer_fail(w, 0, err);
-    } else if (w->af.f) {
-        st = cm_atomic_commit(&w->af, err);
-    } else {
-        errno = 0;
-        st = fflush(w->f) != 0 || ferror(w->f) ? writer_fail(w, errno, err)
-                                               : CM_OK;
-    }
-    free(w);
-    return st;
-}
-
-void cm_csv_writer_abort(cm_csv_writer *w)
-{
-    if (!w) return;
-    if (w->af.f) cm_atomic_abort(&w->af);
-    else if (w->f) fflush(w->f); /* stdout: what is written stays written */
-    free(w);
 }

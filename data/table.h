@@ -27,6 +27,13 @@ typedef struct cm_table cm_table;
  * from the header) is an error at that row.  `path` "-" reads stdin. */
 cm_status cm_table_read_file(const char *path, cm_table **out, cm_err *err);
 
+/* Same, refusing a table that would take more than limit bytes in memory
+ * (the mem.limit parameter): estimated from the first MB of the file and
+ * its size, before the rest is read; for stdin, as it grows.  CM_EINPUT
+ * "file: the table would take about X GB in memory ...". */
+cm_status cm_table_read_file_limit(const char *path, double limit,
+                                   cm_table **out, cm_err *err);
+
 /* Same, from memory; `name` is used in error locations. */
 cm_status cm_table_read_buffer(const char *name, const char *buf, size_t len,
                                cm_table **out, cm_err *err);
@@ -37,6 +44,11 @@ size_t cm_table_nrows(const cm_table *t);
 size_t cm_table_ncols(const cm_table *t);
 const char *cm_table_colname(const cm_table *t, size_t col);
 const char *cm_table_name(const cm_table *t); /* file name given at read */
+
+/* Memory its data rows take (cell records and text, the header not
+ * counted): one grid point's table times the points estimates a whole
+ * grid's before it is computed. */
+size_t cm_table_bytes(const cm_table *t);
 
 /* Column index by exact header name, or -1. */
 long cm_table_col_find(const cm_table *t, const char *name);

@@ -31,18 +31,17 @@ static void result_cells(const cm_mshr_result *r, char buf[][32])
     snprintf(buf[i++], 32, "%d", r->iterations);
 }
 
-cm_status cm_mshr_grid_table(const cm_params *base, cm_sweep *sweeps,
-                             size_t nsweeps, int pmf, cm_progress_fn progress,
-                             void *progress_arg, cm_table **out, cm_err *err)
+cm_status cm_mshr_grid_rows(const cm_params *base, cm_sweep *sweeps,
+                            size_t nsweeps, int pmf, cm_progress_fn progress,
+                            void *progress_arg, const cm_row_sink *sink,
+                            cm_err *err)
 {
-    *out = NULL;
     size_t ncols = nsweeps + (pmf ? 2 : NRESULT);
     const char **header = calloc(ncols, sizeof *header);
     char (*cells)[32] = calloc(ncols, sizeof *cells);
     const char **row = calloc(ncols, sizeof *row);
     double *occ = NULL;
     cm_mshr_ws *ws = cm_mshr_ws_new();
-    cm_table *t = NULL;
     cm_grid grid = {0};
     cm_status st = CM_OK;
     if (!header || !cells || !row || !ws) {
@@ -58,12 +57,10 @@ cm_status cm_mshr_grid_table(const cm_params *base, cm_sweep *sweeps,
             header[nsweeps + i] = result_columns[i];
     }
     for (size_t i = 0; i < ncols; i++) row[i] = cells[i];
-    t = cm_table_new(ncols, header);
-    if (!t) {
-        st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+    /* The grid first: a bad one is refused before any row is out. */
+    if ((st = cm_grid_init(&grid, sweeps, nsweeps, err)) ||
+        (st = cm_row_put(sink, ncols, header, err)))
         goto done;
-    }
-    if ((st = cm_grid_init(&grid, sweeps, nsweeps, err))) goto done;
 
     cm_params p = *base;
     while (!st && cm_grid_next(&grid, &p)) {
@@ -87,11 +84,11 @@ cm_status cm_mshr_grid_table(const cm_params *base, cm_sweep *sweeps,
             for (size_t j = 0; j <= (size_t)in.mshrs && !st; j++) {
                 snprintf(cells[nsweeps], 32, "%zu", j);
                 cm_fmt_double(cells[nsweeps + 1], occ[j]);
-                st = cm_table_append(t, row, err);
+                st = cm_row_put(sink, ncols, row, err);
             }
         } else {
             result_cells(&res, cells + nsweeps);
-            st = cm_table_append(t, row, err);
+            st = cm_row_put(sink, ncols, row, err);
         }
         if (progress) progress(grid.done, grid.points, progress_arg);
     }
@@ -102,7 +99,21 @@ done:
     free(row);
     free(cells);
     free(header);
-    if (st) cm_table_free(t);
-    else *out = t;
+    return st;
+}
+
+cm_status cm_mshr_grid_table(const cm_params *base, cm_sweep *sweeps,
+                             size_t nsweeps, int pmf, cm_progress_fn progress,
+                             void *progress_arg, cm_table **out, cm_err *err)
+{
+    cm_table *t;
+    cm_row_sink sink = cm_row_sink_table(&t);
+    cm_status st = cm_mshr_grid_rows(base, sweeps, nsweeps, pmf, progress,
+                                     progress_arg, &sink, err);
+    if (st) {
+        cm_table_free(t);
+        t = NULL;
+    }
+    *out = t;
     return st;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/number.h"
 #include "models/reuse.h"
 #include "models/reuse_impl.h"
 
@@ -13,12 +14,14 @@
     "expected none, shards:R, shards-max:S or statstack:R with 0 < R <= 1 " \
     "and S an integer >= 1"
 
+/* 0 < R <= 1; -1 when out of range, or a cm_num_status when the text is
+ * not a usable number at all. */
 static int parse_rate(const char *s, double *rate)
 {
-    char *end;
-    errno = 0;
-    double r = strtod(s, &end);
-    if (end == s || *end || errno || !(r > 0 && r <= 1)) return -1;
+    double r;
+    cm_num_status ns = cm_number_read(s, &r);
+    if (ns) return (int)ns;
+    if (!(r > 0 && r <= 1)) return -1;
     *rate = r;
     return 0;
 }
@@ -55,6 +58,9 @@ cm_status cm_sample_spec_parse(const char *text, cm_sample_spec *spec,
         spec->kind = CM_SAMPLE_STATSTACK;
         bad = parse_rate(arg + 1, &spec->rate);
     }
+    if (bad == CM_NUM_OVERFLOW || bad == CM_NUM_UNDERFLOW) /* 1e999 */
+        return cm_err_set(err, CM_EINPUT, "bad sampling '%s': '%s' %s",
+                          text, arg + 1, cm_number_why((cm_num_status)bad));
     if (bad)
         return cm_err_set(err, CM_EINPUT, "bad sampling '%s': " SPEC_FORMS,
                           text ? text : "(null)");

@@ -12,6 +12,11 @@ need() { # need PACKAGE CHECK-COMMAND...
 }
 have_header() { [ -f "/usr/include/$1" ]; }
 have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1"; }
+# libFuzzer's runtime, for `make fuzz` (clang -fsanitize=fuzzer).
+have_fuzzer_rt() {
+    ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a \
+        2>/dev/null | grep -q .
+}
 have_cairo_driver() {
     ls /usr/lib/*/plplot*/drivers/cairo.so /usr/lib/plplot*/drivers/cairo.so 2>/dev/null | grep -q .
 }
@@ -28,6 +33,8 @@ need valgrind command -v valgrind
 need help2man command -v help2man     # the manual page (scripts/make_man.sh)
 need man-db command -v man            # its test renders it
 need parallel command -v parallel     # docs/cluster.md's one-liner, tested
+need clang command -v clang
+need libclang-rt-dev have_fuzzer_rt
 
 if [ -z "$missing" ]; then
     echo "deps: all present"

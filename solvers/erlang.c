@@ -40,7 +40,7 @@
 static double loss_step(double prev, double k, double load)
 {
     double x = load * prev;
-    return x / (k + x);
+    return isinf(x) ? 1.0 : x / (k + x); /* inf/inf: its limit, 1 */
 }
 
 static int finite_nonneg(double v) { return isfinite(v) && v >= 0; }
@@ -147,6 +147,10 @@ cm_status cm_erlang_c(unsigned long c, double lambda, double mu, double *pwait,
                           "erlang-c: service rate must be a finite number "
                           "> 0, got %g", mu);
     double a = lambda / mu, cd = (double)c;
+    if (isinf(a))
+        return cm_err_set(err, CM_EINPUT,
+                          "erlang-c: the load arrival/service = %g/%g "
+                          "overflows", lambda, mu);
     if (!(a < cd))
         return cm_err_set(err, CM_EINPUT,
                           "erlang-c: load %g >= servers %lu: the queue is "

@@ -29,6 +29,10 @@ static cm_status pk_wait(const char *model, double lambda, double s,
                           "%s: utilisation %g >= 1: the queue is unstable",
                           model, rho);
     *wq = lambda * s * s * (1.0 + scv) / (2.0 * (1.0 - rho));
+    if (isinf(*wq)) /* finite inputs, a wait beyond double precision */
+        return cm_err_set(err, CM_EINPUT,
+                          "%s: the mean wait overflows (service time %g, "
+                          "scv %g)", model, s, scv);
     return CM_OK;
 }
 

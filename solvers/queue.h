@@ -46,6 +46,18 @@ cm_status cm_mmck_solve(unsigned long c, unsigned long K, double lambda,
                         double mu, double *pmf, cm_queue_metrics *m,
                         cm_err *err);
 
+/* The M/M/c/K and M/M/c/K/N distributions streamed: emit(n, p(n)) for n =
+ * 0..K in order, the same values as the pmf arrays above, in memory
+ * independent of K (a few hundred KB at K = 1e9).  emit's error stops the
+ * walk and is returned. */
+typedef cm_status (*cm_pmf_fn)(unsigned long n, double p, void *arg,
+                               cm_err *err);
+cm_status cm_mmck_pmf_each(unsigned long c, unsigned long K, double lambda,
+                           double mu, cm_pmf_fn emit, void *arg, cm_err *err);
+cm_status cm_mmckn_pmf_each(unsigned long c, unsigned long K, unsigned long N,
+                            double lambda, double mu, cm_pmf_fn emit,
+                            void *arg, cm_err *err);
+
 /* Engset: N sources, c servers, no waiting room; beta = offered load per
  * idle source (lambda_idle / mu).  time_cong = P(all c busy);
  * call_cong = P(an arrival is blocked) = time congestion with N-1 sources. */

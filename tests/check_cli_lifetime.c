@@ -180,7 +180,44 @@ START_TEST(lifetime_bad_input)
                               ""), "'--bogus'");
     expect_usage_error(cohmod("model lifetime --profile %s --set %s", prof,
                               "tc.predictor_min=-1"), "tc.predictor_min");
+    /* issue 25: above tc.lifetime_*'s maximum it used to compute inf */
+    expect_usage_error(cohmod("model lifetime --profile %s --lifetimes %s",
+                              prof, "4294967296"), "out of range");
+    expect_usage_error(cohmod("model lifetime --profile %s --lifetimes %s",
+                              prof, "0:4294967296:1000000"), "out of range");
     free(bad), free(partial), free(prof);
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
+/* Rates of 1e308 drove the drift to inf, reported as an internal failure
+ * (exit 1); the profile is the bad input, and its cell is named. */
+START_TEST(lifetime_profile_out_of_domain)
+{
+    char *dir = tu_tmpdir(), *prof = write_profile(dir, NULL);
+    char *text = tu_read_file(prof, NULL);
+    ck_assert_ptr_nonnull(text);
+    const char *cases[][2] = {{"rate.l2_loads,,,0.6\n", "rate.l2_loads,,,1e308\n"},
+                              {"rate.fences,,,0.01\n", "rate.fences,,,1e-320\n"}};
+    const char *want[] = {"'1e308' is beyond 1e15", "'1e-320' underflows"};
+    for (size_t i = 0; i < 2; i++) {
+        char *at = strstr(text, cases[i][0]);
+        ck_assert_msg(at != NULL, "no '%s' in the profile", cases[i][0]);
+        char body[65536];
+        snprintf(body, sizeof body, "%.*s%s%s", (int)(at - text), text,
+                 cases[i][1], at + strlen(cases[i][0]));
+        char *bad = tu_write_file(dir, "hostile.csv", body);
+        tu_run r = cohmod("model lifetime --profile %s%s", bad,
+                          " --equilibrium");
+        expect_usage_error(r, want[i]);
+        r = cohmod("model lifetime --profile %s%s", bad, "");
+        ck_assert_ptr_nonnull(strstr(r.err, "hostile.csv:"));
+        tu_run_free(&r);
+        free(bad);
+    }
+    free(text);
+    free(prof);
     tu_rm_tree(dir);
     free(dir);
 }
@@ -194,6 +231,7 @@ Suite *suite_cli_lifetime(void)
     tcase_add_test(tc, lifetime_help);
     tcase_add_test(tc, lifetime_table_is_the_model);
     tcase_add_test(tc, lifetime_bad_input);
+    tcase_add_test(tc, lifetime_profile_out_of_domain);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -321,6 +321,61 @@ START_TEST(test_sim_sample_check)
 }
 END_TEST
 
+/* The machine's totals at a budget of one cycle and at a short one, as the
+ * CSV states them (issue 25, item 6): its IPC is the sum of the SMs'
+ * instructions over its cycles, no SM ran longer than the machine, and a
+ * ratio whose denominator is zero (an SM or bank not yet accessed) is an
+ * empty cell.  Bug: at sim.max_cycles=1 the machine read IPC 29 while its
+ * 16 SMs read 1 each, and idle SMs and banks read miss_ratio nan. */
+START_TEST(test_sim_totals_at_tiny_budgets)
+{
+    const char *budgets[] = {"1", "2000"};
+    for (int b = 0; b < 2; b++) {
+        char args[256];
+        snprintf(args, sizeof args, "sim --workload kmn --set "
+                 "sim.max_cycles=%s --quiet", budgets[b]);
+        tu_run r = tu_cohmod(args);
+        ck_assert_msg(r.status == 0, "%s: %s", args, r.err);
+        ck_assert_msg(!strstr(r.out, "nan"), "%s: a nan cell", args);
+        cm_table *t = NULL;
+        cm_err err = {0};
+        ck_assert_int_eq(
+            cm_table_read_buffer("s", r.out, strlen(r.out), &t, &err), CM_OK);
+        double cycles = metric(r.out, "gpu.cycles", "all"), inst = 0;
+        ck_assert_double_eq(cycles, atof(budgets[b]));
+        size_t sms = 0, empty = 0;
+        for (size_t row = 0; row < cm_table_nrows(t); row++) {
+            const char *name = cm_table_cell(t, row, 0);
+            const char *comp = cm_table_cell(t, row, 1);
+            const char *val = cm_table_cell(t, row, 2);
+            if (!strcmp(comp, "all")) continue;
+            if (!strcmp(name, "sm.instructions")) {
+                inst += atof(val);
+                sms++;
+            } else if (!strcmp(name, "sm.cycles")) {
+                ck_assert_msg(atof(val) <= cycles, "%s: %s ran %s cycles",
+                              args, comp, val);
+            } else if (!strcmp(name, "l1.miss_ratio") ||
+                       !strcmp(name, "l2.miss_ratio")) {
+                const char *den = name[1] == '1' ? "l1.accesses"
+                                                 : "l2.accesses";
+                int none = metric(r.out, den, comp) == 0;
+                ck_assert_msg(none == !*val, "%s: %s %s is '%s'", args, name,
+                              comp, val);
+                empty += none;
+            }
+        }
+        ck_assert_uint_eq(sms, 16);
+        ck_assert_double_eq(metric(r.out, "gpu.instructions", "all"), inst);
+        ck_assert_double_eq(metric(r.out, "ipc", "all"), inst / cycles);
+        /* one cycle reaches no cache: every ratio of a component is empty */
+        if (b == 0) ck_assert_uint_eq(empty, 16 + 8);
+        cm_table_free(t);
+        tu_run_free(&r);
+    }
+}
+END_TEST
+
 Suite *suite_cli_sim(void)
 {
     Suite *s = suite_create("cli_sim");
@@ -334,6 +389,7 @@ Suite *suite_cli_sim(void)
     tcase_add_test(tc, test_sim_trace_rejects);
     tcase_add_test(tc, test_sim_sampled);
     tcase_add_test(tc, test_sim_sample_check);
+    tcase_add_test(tc, test_sim_totals_at_tiny_budgets);
     suite_add_tcase(s, tc);
     return s;
 }

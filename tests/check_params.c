@@ -1,10 +1,12 @@
 /* check_params.c - the parameter registry, presets and sweeps. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "data/number.h"
 #include "data/params.h"
 #include "data/sweep.h"
 #include "tests/testutil.h"
@@ -275,6 +277,51 @@ START_TEST(test_dump_round_trips)
 }
 END_TEST
 
+START_TEST(test_number_read)
+{
+    static const struct {
+        const char *text;
+        cm_num_status want;
+    } cs[] = {{"1.5", CM_NUM_OK},         {" 2e3 ", CM_NUM_OK},
+              {"0", CM_NUM_OK},           {"-0.0", CM_NUM_OK},
+              {"0x1p-1022", CM_NUM_OK},   {"2.2250738585072014e-308", CM_NUM_OK},
+              {"1e-320", CM_NUM_UNDERFLOW}, {"-1e-320", CM_NUM_UNDERFLOW},
+              {"0x1p-1074", CM_NUM_UNDERFLOW}, {"1e-400", CM_NUM_UNDERFLOW},
+              {"1e999", CM_NUM_OVERFLOW}, {"-1e999", CM_NUM_OVERFLOW},
+              {"inf", CM_NUM_NOT_FINITE}, {"nan", CM_NUM_NOT_FINITE},
+              {"", CM_NUM_SYNTAX},        {"1x", CM_NUM_SYNTAX},
+              {"abc", CM_NUM_SYNTAX},     {"1 2", CM_NUM_SYNTAX}};
+    for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+        double v = -1;
+        ck_assert_msg(cm_number_read(cs[i].text, &v) == cs[i].want,
+                      "'%s'", cs[i].text);
+        ck_assert(cm_number_why(cs[i].want) != NULL);
+    }
+    double v;
+    ck_assert_int_eq(cm_number_read("1e-320", &v), CM_NUM_UNDERFLOW);
+    ck_assert(v > 0 && v < DBL_MIN); /* what strtod gave */
+    ck_assert_ptr_nonnull(strstr(cm_number_why(CM_NUM_UNDERFLOW),
+                                 "underflows"));
+}
+END_TEST
+
+START_TEST(test_grid_refuses_a_parameter_twice)
+{
+    cm_sweep sw[2];
+    cm_err err = {0};
+    ck_assert_int_eq(cm_sweep_parse("l1.mshrs=8,16", &sw[0], &err), CM_OK);
+    ck_assert_int_eq(cm_sweep_parse("l1.mshrs=32,64", &sw[1], &err), CM_OK);
+    cm_grid g;
+    ck_assert_int_eq(cm_grid_init(&g, sw, 2, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "l1.mshrs given twice"));
+    cm_sweep_free(&sw[1]);
+    ck_assert_int_eq(cm_sweep_parse("l1.mshrs=8:16:1e-320", &sw[1], &err),
+                     CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "underflows"));
+    cm_sweep_free(&sw[0]);
+}
+END_TEST
+
 Suite *suite_params(void)
 {
     Suite *s = suite_create("params");
@@ -288,6 +335,8 @@ Suite *suite_params(void)
     tcase_add_test(tc, test_sweep_range_is_decimal);
     tcase_add_test(tc, test_shard_slices);
     tcase_add_test(tc, test_dump_round_trips);
+    tcase_add_test(tc, test_number_read);
+    tcase_add_test(tc, test_grid_refuses_a_parameter_twice);
     suite_add_tcase(s, tc);
     return s;
 }

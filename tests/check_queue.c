@@ -327,6 +327,78 @@ END_TEST
 
 /* ---- M/M/c/K ---------------------------------------------------------- */
 
+/* The streamed distribution (cm_mmck_pmf_each) must be the pmf array bit
+ * for bit, in order: collected here into an array of its own. */
+typedef struct pmf_collect {
+    double *p;
+    unsigned long next, K;
+} pmf_collect;
+
+static cm_status collect(unsigned long n, double p, void *arg, cm_err *err)
+{
+    pmf_collect *c = arg;
+    if (n != c->next || n > c->K)
+        return cm_err_set(err, CM_EINTERNAL, "state %lu out of order", n);
+    c->p[c->next++] = p;
+    return CM_OK;
+}
+
+static cm_status stop_at_ten(unsigned long n, double p, void *arg,
+                             cm_err *err)
+{
+    (void)p;
+    (void)arg;
+    return n == 10 ? cm_err_set(err, CM_EINPUT, "enough") : CM_OK;
+}
+
+START_TEST(pmf_stream_equals_pmf_array)
+{
+    /* Modes at 0, inside, at K; supports wider than a chunk (4096 states)
+     * and ending at 1e-300 on both sides; rho exactly 1. */
+    static const struct {
+        unsigned long c, K, N;
+        double lambda, mu;
+    } cs[] = {{1, 10, 0, 0.5, 1.0},       {3, 3, 0, 2.0, 1.0},
+              {1, 20000, 0, 0.9999, 1.0}, {1, 30000, 0, 1.0, 1.0},
+              {1, 30000, 0, 1.0001, 1.0}, {50, 40000, 0, 49.0, 1.0},
+              {4, 9000, 0, 3000.0, 1.0},  {2, 8193, 0, 2.0, 1.0},
+              {3, 9000, 9000, 0.01, 0.05}, {1, 12000, 15000, 1e-3, 10.0}};
+    for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+        unsigned long K = cs[i].K;
+        double *arr = malloc((K + 1) * sizeof *arr);
+        double *str = malloc((K + 1) * sizeof *str);
+        ck_assert(arr && str);
+        pmf_collect c = {str, 0, K};
+        if (cs[i].N) {
+            CK_OK(cm_mmckn_solve(cs[i].c, K, cs[i].N, cs[i].lambda, cs[i].mu,
+                                 arr, NULL, ERR));
+            CK_OK(cm_mmckn_pmf_each(cs[i].c, K, cs[i].N, cs[i].lambda,
+                                    cs[i].mu, collect, &c, ERR));
+        } else {
+            CK_OK(cm_mmck_solve(cs[i].c, K, cs[i].lambda, cs[i].mu, arr,
+                                NULL, ERR));
+            CK_OK(cm_mmck_pmf_each(cs[i].c, K, cs[i].lambda, cs[i].mu,
+                                   collect, &c, ERR));
+        }
+        ck_assert_uint_eq(c.next, K + 1);
+        ck_assert_msg(memcmp(arr, str, (K + 1) * sizeof *arr) == 0,
+                      "case %zu differs", i);
+        free(arr);
+        free(str);
+    }
+    /* bad input is refused before the first state; emit's error stops */
+    cm_err err = {0};
+    ck_assert_int_eq(cm_mmck_pmf_each(0, 5, 1, 1, collect, NULL, &err),
+                     CM_EINPUT);
+    ck_assert_int_eq(cm_mmck_pmf_each(1, 10, 1e308, 1e-300, collect, NULL,
+                                      &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "overflows"));
+    ck_assert_int_eq(cm_mmck_pmf_each(1, 100, 0.5, 1, stop_at_ten, NULL,
+                                      &err), CM_EINPUT);
+    ck_assert_str_eq(err.msg, "enough");
+}
+END_TEST
+
 START_TEST(mmck_against_direct_sum)
 {
     static const struct { unsigned long c, K; double lambda, mu; } cs[] = {
@@ -524,6 +596,28 @@ START_TEST(mg1_values)
 }
 END_TEST
 
+/* Finite inputs whose load or wait overflows are the user's input out of
+ * the model's domain (exit 2), not NaN or inf with exit 0; and Engset's
+ * loss tends to 1, not inf/inf, as the load per source grows. */
+START_TEST(overflowing_loads_are_bad_input)
+{
+    cm_err err = {0};
+    cm_queue_metrics m;
+    double w, tc, cc;
+    ck_assert_int_eq(cm_mmck_solve(1, 10, 1e308, 1e-300, NULL, &m, &err),
+                     CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "overflows"));
+    ck_assert_int_eq(cm_mmckn_solve(1, 10, 100, 1e308, 1e-10, NULL, &m,
+                                    &err), CM_EINPUT);
+    ck_assert_int_eq(cm_erlang_c(2, 1e300, 1e-300, &w, &m, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "overflows"));
+    ck_assert_int_eq(cm_mg1_wait(1e-300, 1e299, 1e300, &w, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "mean wait overflows"));
+    CK_OK(cm_engset(5, 10, 1e308, &tc, &cc, ERR));
+    ck_assert(tc == 1.0 && cc == 1.0);
+}
+END_TEST
+
 /* ---- MVA -------------------------------------------------------------- */
 
 /* Buzen's convolution in long double: G(n) over stations, a queue station
@@ -685,6 +779,7 @@ Suite *suite_queue(void)
     tcase_add_test(tc, erlang_c_values);
     tcase_add_test(tc, erlang_c_is_mmck_limit);
     tcase_add_test(tc, mmck_against_direct_sum);
+    tcase_add_test(tc, pmf_stream_equals_pmf_array);
     tcase_add_test(tc, mmck_loss_system_is_erlang_b);
     tcase_add_test(tc, mmck_large_stable);
     tcase_add_test(tc, engset_against_direct_sum);
@@ -693,6 +788,7 @@ Suite *suite_queue(void)
     tcase_add_test(tc, mmckn_tends_to_mmck);
     tcase_add_test(tc, mmckn_large_stable);
     tcase_add_test(tc, mg1_values);
+    tcase_add_test(tc, overflowing_loads_are_bad_input);
     tcase_add_test(tc, mva_two_stations_by_hand);
     tcase_add_test(tc, mva_against_convolution);
     tcase_add_test(tc, mva_is_machine_repairman);

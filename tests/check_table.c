@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "data/atomic.h"
+#include "data/rows.h"
 #include "data/table.h"
 #include "tests/testutil.h"
 
@@ -1136,6 +1137,76 @@ START_TEST(test_fmt_double_round_trips_shortest)
 }
 END_TEST
 
+START_TEST(test_row_sinks)
+{
+    cm_table *t;
+    cm_row_sink s = cm_row_sink_table(&t);
+    cm_err err = {0};
+    const char *head[] = {"a", "b"}, *row[] = {"1", "2"}, *wide[] = {"1",
+                                                                   "2", "3"};
+    ck_assert_ptr_null(t);
+    ck_assert_int_eq(cm_row_put(&s, 2, head, &err), CM_OK);
+    ck_assert_uint_eq(cm_table_bytes(t), 0);
+    ck_assert_int_eq(cm_row_put(&s, 2, row, &err), CM_OK);
+    size_t one = cm_table_bytes(t);
+    ck_assert_uint_gt(one, 4); /* two cells of text, and their records */
+    ck_assert_int_eq(cm_row_put(&s, 2, row, &err), CM_OK);
+    ck_assert_uint_eq(cm_table_bytes(t), 2 * one);
+    ck_assert_int_eq(cm_row_put(&s, 3, wide, &err), CM_EINTERNAL);
+    ck_assert_uint_eq(cm_table_nrows(t), 2);
+    cm_table_free(t);
+    /* the writer sink streams the same rows */
+    char *dir = tu_tmpdir();
+    char *path = tu_path_in(dir, "w.csv");
+    cm_csv_writer *w;
+    ck_assert_int_eq(cm_csv_writer_open(path, &w, &err), CM_OK);
+    s = cm_row_sink_writer(w);
+    ck_assert_int_eq(cm_row_put(&s, 2, head, &err), CM_OK);
+    ck_assert_int_eq(cm_row_put(&s, 2, row, &err), CM_OK);
+    ck_assert_int_eq(cm_csv_writer_commit(w, &err), CM_OK);
+    char *text = tu_read_file(path, NULL);
+    ck_assert_str_eq(text, "a,b\n1,2\n");
+    free(text);
+    free(path);
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_memory_estimates)
+{
+    cm_err err = {0};
+    ck_assert_int_eq(cm_rows_check_memory(100, 1e6, 2e9, &err), CM_OK);
+    ck_assert_int_eq(cm_rows_check_memory(600, 1e8, 2e9, &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "about 60 GB"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "100000000 points x 600 bytes"));
+    /* a file read whole: judged from its first MB, before the rest */
+    char *dir = tu_tmpdir();
+    char *path = tu_path_in(dir, "big.csv");
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("x,y\n", f);
+    for (int i = 0; i < 300000; i++) fprintf(f, "%d,%d\n", i, i % 10);
+    fclose(f);
+    cm_table *t = NULL;
+    ck_assert_int_eq(cm_table_read_file_limit(path, 1e7, &t, &err),
+                     CM_EINPUT);
+    ck_assert_ptr_null(t);
+    ck_assert_ptr_nonnull(strstr(err.msg, "estimated from its first MB"));
+    ck_assert_int_eq(cm_table_read_file_limit(path, 1e9, &t, &err), CM_OK);
+    ck_assert_uint_eq(cm_table_nrows(t), 300000);
+    cm_table_free(t);
+    /* a small file is judged whole */
+    char *small = tu_write_file(dir, "s.csv", "x\n1\n2\n");
+    ck_assert_int_eq(cm_table_read_file_limit(small, 1e6, &t, &err), CM_OK);
+    cm_table_free(t);
+    free(small);
+    free(path);
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
 Suite *suite_table(void)
 {
     Suite *s = suite_create("table");
@@ -1171,6 +1242,8 @@ Suite *suite_table(void)
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     tc = tcase_create("write");
+    tcase_add_test(tc, test_row_sinks);
+    tcase_add_test(tc, test_memory_estimates);
     tcase_add_test(tc, test_round_trip_tricky_fields);
     tcase_add_test(tc, test_single_column_round_trip);
     tcase_add_test(tc, test_quotes_only_when_needed);
