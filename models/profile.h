@@ -66,6 +66,11 @@
  *                      inf if none
  *   warp.fence_ack_wait per fence: cycles from its issue until its warp's
  *                      last outstanding store ack arrived (0 if none)
+ *   joint.warp.fence_ack_slack (joint) the fences with a finite
+ *                      warp.fence_lease_slack: x = the ack wait, y = the
+ *                      slack (the two are not independent); one point per
+ *                      cell of the histogram grid at the cell's means;
+ *                      optional
  *   dir.stack_distance per directory (GPU-VIni) or L2 (GPU-VI, MESI)
  *                      access: LRU stack distance in distinct lines of the
  *                      L1-miss stream (a count, not cycles); inf if first

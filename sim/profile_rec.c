@@ -47,6 +47,7 @@ enum {
     HF_SEEN = 32, HF_COUNT = 64
 };
 enum { SF_HOLDS = 1, SF_ONLY = 2, SF_COUNT = 4 };
+enum { JOINT_BEHIND, JOINT_BEHIND_SHARED, JOINT_FENCE, JOINT_COUNT };
 
 typedef struct hist {
     double bin[HBINS], inf;
@@ -91,9 +92,12 @@ struct cm_profile_rec {
     uint32_t nreq, creq, free_req;
     cm_linemap reqmap; /* request id -> req index */
     hist h[H_COUNT];
-    /* stores queued behind the lease's load, by (S less the bank's blocked
-     * cycles, those cycles): weight, sum of each, all / no private writes */
-    double (*behind)[HBINS][HBINS][3];
+    /* joint cells, by the bins of (x, y): weight, sum of x, sum of y.
+     * JOINT_BEHIND(_SHARED): the stores queued behind the lease's load, by
+     * (S less the bank's blocked cycles, those cycles), all / no private
+     * writes; JOINT_FENCE: the fences with a lease to wait out, by (ack
+     * wait, lease slack) */
+    double (*joint)[HBINS][HBINS][3];
     double sharers_hist[65], load_flags[HF_COUNT], store_flags[SF_COUNT],
         write_sharers[65];
     double ack_sum, ack_n, fill_sum, fill_n, flight_sum, flight_n;
@@ -137,6 +141,15 @@ static double since(uint64_t now, uint64_t t)
 }
 
 /* ---- records ------------------------------------------------------------------- */
+
+/* A point (x, y) into joint k's cell. */
+static void joint_add(cm_profile_rec *r, int k, double x, double y)
+{
+    double *cell = r->joint[k][hist_bin(x)][hist_bin(y)];
+    cell[0] += 1;
+    cell[1] += x;
+    cell[2] += y;
+}
 
 /* A record of map m (key) in the growable array *arr, zero-filled with
  * its times at NONE64 when new (*fresh); NULL when out of memory. */
@@ -394,18 +407,24 @@ static void on_warp(void *obj, uint32_t sm, uint32_t warp,
         w->last_store = NONE64;
         w->fence_t = now;
         break;
-    case CM_OBS_FENCE_DONE:
+    case CM_OBS_FENCE_DONE: {
         /* a load after the fence issued can make the slack negative: the
          * GWCT then lies beyond fence + L; clamped at 0 */
-        hist_add(&r->h[H_FSLACK],
-                 w->lease_t == NONE64        ? INFINITY
-                 : w->lease_t >= w->fence_t ? 0
-                                            : (double)(w->fence_t - w->lease_t));
-        hist_add(&r->h[H_FACK], w->acked_t != NONE64 && w->acked_t > w->fence_t
-                                    ? (double)(w->acked_t - w->fence_t)
-                                    : 0);
+        double slack = w->lease_t == NONE64        ? INFINITY
+                       : w->lease_t >= w->fence_t ? 0
+                                                  : (double)(w->fence_t -
+                                                             w->lease_t);
+        double ack = w->acked_t != NONE64 && w->acked_t > w->fence_t
+                         ? (double)(w->acked_t - w->fence_t)
+                         : 0;
+        hist_add(&r->h[H_FSLACK], slack);
+        hist_add(&r->h[H_FACK], ack);
+        /* the pair, for the fences with a lease: a fence's ack wait and
+         * slack are not independent (models/lifetime.c, section 5) */
+        if (isfinite(slack)) joint_add(r, JOINT_FENCE, ack, slack);
         w->lease_t = NONE64;
         break;
+    }
     case CM_OBS_KERNEL:
         r->sync_t[sm] = now;
         break;
@@ -520,14 +539,6 @@ static void on_l2_request(void *obj, const cm_obs_l2 *at, const cm_mreq *m,
     }
 }
 
-static void behind_add(cm_profile_rec *r, int k, double x, double y)
-{
-    double *cell = r->behind[k][hist_bin(x)][hist_bin(y)];
-    cell[0] += 1;
-    cell[1] += x;
-    cell[2] += y;
-}
-
 /* S (the store's time since the line's latest load), split for carrying
  * it across lifetimes (models/lifetime.c): stores after their own warp's
  * load of the line, whose S holds that warp's round trip, and the others,
@@ -552,8 +563,8 @@ static void store_split(cm_profile_rec *r, const cm_mreq *m, double s2w,
     hist_add(&r->h[H_R2WOS], priv ? INFINITY : s2w);
     if (isfinite(s2w) && m->queued < read_t) {
         double blocked = fmin(fmax(blocked1 - blocked0, 0), s2w);
-        behind_add(r, 0, s2w - blocked, blocked);
-        if (!priv) behind_add(r, 1, s2w - blocked, blocked);
+        joint_add(r, JOINT_BEHIND, s2w - blocked, blocked);
+        if (!priv) joint_add(r, JOINT_BEHIND_SHARED, s2w - blocked, blocked);
     }
 }
 
@@ -667,11 +678,11 @@ cm_status cm_profile_rec_new(const cm_params *p, const cm_protocol *proto,
     r->l2 = malloc((size_t)r->banks * r->l2_lines * sizeof *r->l2);
     r->w = malloc((size_t)r->sms * r->warps * sizeof *r->w);
     r->sync_t = malloc(r->sms * sizeof *r->sync_t);
-    r->behind = calloc(2, sizeof *r->behind);
+    r->joint = calloc(JOINT_COUNT, sizeof *r->joint);
     r->sd = cm_stackdist_new();
     r->lsd = calloc(r->sms, sizeof *r->lsd);
     int bad = !r->l1 || !r->l2 || !r->w || !r->sync_t ||
-              !r->behind || !r->sd || !r->lsd ||
+              !r->joint || !r->sd || !r->lsd ||
               cm_linemap_alloc(&r->reqmap, 12) ||
               cm_linemap_alloc(&r->hmap, 12) || cm_linemap_alloc(&r->gmap, 12);
     for (uint32_t i = 0; !bad && i < r->sms; i++)
@@ -714,7 +725,7 @@ void cm_profile_rec_free(cm_profile_rec *r)
     free(r->l2);
     free(r->w);
     free(r->sync_t);
-    free(r->behind);
+    free(r->joint);
     free(r->req);
     cm_linemap_free(&r->reqmap);
     cm_stackdist_free(r->sd);
@@ -793,14 +804,15 @@ static void dist_rows(cm_profile_rec *r, rows *o)
                     h->bin[i], 0);
         if (h->inf > 0) row(o, hist_names[k], INFINITY, INFINITY, h->inf, 0);
     }
-    static const char *const behind_names[2] = {
-        "joint.l2.behind_parts", "joint.l2.behind_parts_shared"};
-    for (int k = 0; k < 2; k++)
+    static const char *const joint_names[JOINT_COUNT] = {
+        "joint.l2.behind_parts", "joint.l2.behind_parts_shared",
+        "joint.warp.fence_ack_slack"};
+    for (int k = 0; k < JOINT_COUNT; k++)
         for (int i = 0; i < HBINS; i++)
             for (int j = 0; j < HBINS; j++) {
-                const double *cell = r->behind[k][i][j];
+                const double *cell = r->joint[k][i][j];
                 if (cell[0] > 0)
-                    row(o, behind_names[k], cell[1] / cell[0],
+                    row(o, joint_names[k], cell[1] / cell[0],
                         cell[2] / cell[0], cell[0], 0);
             }
     struct {
