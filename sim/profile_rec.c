@@ -18,6 +18,7 @@
 
 #include "data/linemap.h"
 #include "data/stackdist.h"
+#include "sim/l2.h"
 
 #define NONE64 UINT64_MAX
 #define HBINS 181
@@ -83,6 +84,7 @@ struct cm_profile_rec {
     const cm_protocol *proto;
     uint32_t sms, warps, banks, l1_lines, l2_lines, line_bytes;
     int history; /* the program-order history (at most 64 SMs) */
+    int dir_hash; /* dir.index=hash (joint.dir.index_lines) */
     uint64_t fixed_lifetime;
     l1_rec *l1;    /* [sm * l1_lines + way] */
     l2_rec *l2;    /* [bank * l2_lines + way] */
@@ -110,6 +112,7 @@ struct cm_profile_rec {
     struct hrec { uint64_t load_t, store_t, atomic_t, any_t; } *hrec;
     struct grec { uint64_t w_t, w2_t, holders; int32_t writer; } *grec;
     struct arec { uint64_t sharers, empty_at; } *arec;
+    struct setlocal *sl; /* GPU-VIni: the directory's sets at every size */
     size_t hn, hcap, gn, gcap, an, acap;
     int oom; /* out of memory inside a hook: reported at the end */
 };
@@ -468,6 +471,124 @@ static void on_l2_stall(void *obj, const cm_obs_l2 *at, const cm_mreq *m,
     q->stall_read_hol = l->read_hol;
 }
 
+/* ---- GPU-VIni: the directory's sets at every size
+ * ---------------------------- */
+
+/* For every width b of the directory's index from SL_MIN (2^b sets per bank
+ * under cm_l2_dir_fold; nbits widths, to 14 at most: 16384 sets per bank),
+ * each set's GETS as an LRU list, so that a
+ * GETS's position in its set's list is its set-local stack distance j, the
+ * distinct lines of its set loaded since its own last load: an LRU
+ * directory of W ways misses it iff j >= W.  Only loads count: a store or
+ * atomic refreshes an entry only while it is there (j < W), which depends
+ * on W; counting every request undercounted the misses of a trace-driven
+ * LRU directory by 5-7% on dlb, loads alone overcount them by 0.5-4%.
+ * Counted per GETS by the octave of its stack distance d in the whole
+ * directory stream (dir_stream's, as the model reads it), into
+ * joint.dir.set_mates_<b> (x: mean d, y: mean j of a cell; j from SL_CAP
+ * on is recorded as SL_CAP, "at least").  The lists are walked to SL_CAP
+ * at most. */
+#define SL_MIN 2
+#define SL_BITS 13
+#define SL_CAP 64
+#define SL_DBINS 48
+#define SL_JBINS 26
+
+/* A set's lines, most recent first, the first SL_CAP of them. */
+typedef struct sl_set {
+    uint32_t *ids;
+    uint8_t len, cap;
+} sl_set;
+
+typedef struct setlocal {
+    unsigned nbits;
+    size_t off[SL_BITS]; /* where width SL_MIN + b's sets start */
+    sl_set *set;         /* banks << (SL_MIN + b) sets per width */
+    double cell[SL_BITS][SL_DBINS][SL_JBINS][3]; /* GETS, sum d, sum j */
+} setlocal;
+
+static setlocal *sl_new(uint32_t banks)
+{
+    setlocal *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    size_t sets = 0;
+    while (s->nbits < SL_BITS &&
+           sets + ((size_t)banks << (SL_MIN + s->nbits)) <= ((size_t)1 << 21)) {
+        s->off[s->nbits] = sets;
+        sets += (size_t)banks << (SL_MIN + s->nbits++);
+    }
+    s->set = calloc(sets ? sets : 1, sizeof *s->set);
+    if (!s->set) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void sl_free(setlocal *s, uint32_t banks)
+{
+    if (!s) return;
+    size_t sets = s->nbits ? s->off[s->nbits - 1] +
+                                 ((size_t)banks << (SL_MIN + s->nbits - 1))
+                           : 0;
+    for (size_t i = 0; i < sets; i++) free(s->set[i].ids);
+    free(s->set);
+    free(s);
+}
+
+/* 0 .. 16 one each, then [17,19) [19,23) [23,27) [27,32) [32,38) [38,45)
+ * [45,54) [54,64) and SL_CAP on. */
+static int sl_jbin(unsigned j)
+{
+    static const unsigned edge[] = {19, 23, 27, 32, 38, 45, 54, SL_CAP};
+    if (j <= 16) return (int)j;
+    for (int k = 0; k < 8; k++)
+        if (j < edge[k]) return 17 + k;
+    return SL_JBINS - 1;
+}
+
+/* A GETS of line (its record id, stack distance d, -1: its first): its
+ * set-local distance at every width, and the line to the front of its
+ * sets. */
+static void sl_access(cm_profile_rec *r, uint32_t id, uint64_t line, int64_t d)
+{
+    setlocal *s = r->sl;
+    int db = d < 1 ? 0 : 1 + (int)floor(log2((double)d));
+    if (db >= SL_DBINS) db = SL_DBINS - 1;
+    for (unsigned b = 0; b < s->nbits; b++) {
+        unsigned w = SL_MIN + b;
+        uint64_t idx = cm_l2_dir_fold(line, r->banks, w, r->dir_hash);
+        sl_set *st =
+            &s->set[s->off[b] + ((size_t)(line % r->banks) << w |
+                                 (size_t)(idx & (((uint64_t)1 << w) - 1)))];
+        unsigned j = 0;
+        while (j < st->len && st->ids[j] != id) j++;
+        if (d >= 0) {
+            double *c = s->cell[b][db][sl_jbin(j < SL_CAP ? j : SL_CAP)];
+            c[0] += 1;
+            c[1] += (double)d;
+            c[2] += j < SL_CAP ? j : SL_CAP;
+        }
+        if (j == st->len) { /* not among the first SL_CAP: in at the front */
+            if (st->len == st->cap && st->cap < SL_CAP) {
+                unsigned nc = st->cap ? 2u * st->cap : 2;
+                if (nc > SL_CAP) nc = SL_CAP;
+                uint32_t *n = realloc(st->ids, nc * sizeof *n);
+                if (!n) {
+                    r->oom = 1;
+                    return;
+                }
+                st->ids = n;
+                st->cap = (uint8_t)nc;
+            }
+            if (st->len < st->cap) st->len++;
+            j = st->len - 1u;
+        }
+        memmove(st->ids + 1, st->ids, j * sizeof *st->ids);
+        st->ids[0] = id;
+    }
+}
+
 /* GPU-VIni's directory sees a different stream from the L2's: only a load
  * (GETS) creates an entry, so a store or atomic to a line never loaded
  * touches none, and an entry whose sharer list a store or atomic empties is
@@ -497,6 +618,7 @@ static void dir_stream(cm_profile_rec *r, const cm_mreq *m)
     }
     double dist = d < 0 ? INFINITY : (double)d;
     uint64_t me = 1ull << m->sm;
+    if (r->sl && load) sl_access(r, (uint32_t)(a - r->arec), m->line, d);
     if (load) {
         hist_add(&r->h[H_ASD], dist);
         if (a->empty_at != NONE64) {
@@ -669,6 +791,7 @@ cm_status cm_profile_rec_new(const cm_params *p, const cm_protocol *proto,
     r->l1_lines = (uint32_t)(p->l1_size / p->l1_line);
     r->l2_lines = (uint32_t)(p->l2_bank_size / p->l2_line);
     r->history = r->sms <= 64;
+    r->dir_hash = p->dir_index == 0;
     if (proto->lifetime == CM_LIFE_STRONG)
         r->fixed_lifetime = (uint64_t)p->tc_lifetime_strong;
     if (proto->lifetime == CM_LIFE_WEAK)
@@ -688,7 +811,8 @@ cm_status cm_profile_rec_new(const cm_params *p, const cm_protocol *proto,
     for (uint32_t i = 0; !bad && i < r->sms; i++)
         bad = !(r->lsd[i] = cm_stackdist_new());
     if (!bad && proto->sharers == CM_SHARERS_DIR)
-        bad = !(r->asd = cm_stackdist_new()) || cm_linemap_alloc(&r->amap, 12);
+        bad = !(r->asd = cm_stackdist_new()) ||
+              cm_linemap_alloc(&r->amap, 12) || !(r->sl = sl_new(r->banks));
     if (bad) {
         cm_profile_rec_free(r);
         return cm_err_set(err, CM_EINTERNAL, "out of memory for the profile");
@@ -738,6 +862,7 @@ void cm_profile_rec_free(cm_profile_rec *r)
     free(r->hrec);
     free(r->grec);
     free(r->arec);
+    sl_free(r->sl, r->banks);
     free(r);
 }
 
@@ -829,6 +954,66 @@ static void dist_rows(cm_profile_rec *r, rows *o)
                 row(o, counts[k].name, i, i + 1, counts[k].w[i], 0);
 }
 
+/* GPU-VIni: how the lines the run loaded (the directory's entries) spread
+ * over the sets of a directory of any size, under its own index
+ * (cm_l2_dir_fold).  For every number of index bits b from 0 to a few past
+ * the lines per bank, the (bank, index) pairs by the lines they hold: the
+ * point (b, n) weighs the pairs holding n lines (n = 0 too).  The model
+ * reduces an index modulo the sets as the directory does.  Stops at 2^22
+ * counters. */
+static void index_rows(cm_profile_rec *r, rows *o)
+{
+    if (!r->asd || !r->an || o->st) return;
+    size_t per_bank = (r->an + r->banks - 1) / r->banks;
+    unsigned top = 0;
+    while (top < 40 && ((size_t)1 << top) < per_bank) top++;
+    top += 3;
+    while (top > 0 && ((size_t)r->banks << top) > ((size_t)1 << 22)) top--;
+    uint32_t *cnt = malloc(((size_t)r->banks << top) * sizeof *cnt);
+    double *hist = NULL;
+    size_t hcap = 0;
+    if (!cnt) {
+        r->oom = 1;
+        return;
+    }
+    for (unsigned b = 0; b <= top && !o->st; b++) {
+        size_t n = (size_t)r->banks << b, most = 0;
+        uint64_t mask = ((uint64_t)1 << b) - 1;
+        memset(cnt, 0, n * sizeof *cnt);
+        for (size_t i = 0; i <= r->amap.mask; i++) {
+            const cm_linemap_entry *e = &r->amap.e[i];
+            if (e->val == CM_LINEMAP_EMPTY) continue;
+            uint64_t idx = cm_l2_dir_fold(e->key, r->banks, b, r->dir_hash);
+            size_t k = (size_t)(e->key % r->banks) << b | (size_t)(idx & mask);
+            if (++cnt[k] > most) most = cnt[k];
+        }
+        if (most + 1 > hcap) {
+            double *nh = realloc(hist, (most + 1) * sizeof *nh);
+            if (!nh) {
+                r->oom = 1;
+                break;
+            }
+            hist = nh;
+            hcap = most + 1;
+        }
+        memset(hist, 0, (most + 1) * sizeof *hist);
+        for (size_t k = 0; k < n; k++) hist[cnt[k]] += 1;
+        for (size_t v = 0; v <= most; v++)
+            if (hist[v] > 0) row(o, "joint.dir.index_lines", b, v, hist[v], 0);
+    }
+    free(hist);
+    free(cnt);
+    for (unsigned b = 0; r->sl && b < r->sl->nbits && !o->st; b++) {
+        char name[48];
+        snprintf(name, sizeof name, "joint.dir.set_mates_%u", SL_MIN + b);
+        for (int i = 0; i < SL_DBINS; i++)
+            for (int j = 0; j < SL_JBINS; j++) {
+                const double *c = r->sl->cell[b][i][j];
+                if (c[0] > 0) row(o, name, c[1] / c[0], c[2] / c[0], c[0], 0);
+            }
+    }
+}
+
 cm_status cm_profile_rec_table(cm_profile_rec *r, const cm_stats *stats,
                                uint64_t cycles, cm_table **out, cm_err *err)
 {
@@ -896,6 +1081,9 @@ cm_status cm_profile_rec_table(cm_profile_rec *r, const cm_stats *stats,
         row(&o, "rate.dir_empties", 0, 0, r->n_empties / t, 1);
     }
     dist_rows(r, &o);
+    index_rows(r, &o);
+    if (r->oom && !o.st)
+        o.st = cm_err_set(err, CM_EINTERNAL, "out of memory for the profile");
     if (o.st) {
         cm_table_free(o.t);
         return o.st;
