@@ -127,17 +127,23 @@
  * neighbours with the probabilities that keep its mean.  Assumed: the
  * distributions at L are the profile's (measured near L).
  *
- * Measured accuracy (cohmod validate lifetime, held out from L0 = 16000
- * to L = 400-6400, 300k warp instructions per run, 3 replicates; MARE):
- * the default grid (tcw-fixed, bh cl stn) and tcs on all built-in
- * workloads are in the commit that last changed this model.  Domain:
- * L <= L0; where the reply ports saturate (L <= 1000 on the memory-bound
- * workloads, 400 on all) most replies outlive their lease and are not
- * filled (fills per load 0.05-0.4 against 0.8-1 at L0), so fewer fills
- * evict each copy later and more copies are reused: p_expired runs
- * 20-70% low there; the stall at L <= 1000 runs 20-90% high where the
- * in-order bank bunched the profile's S near 0 (vpr, the polybench
- * kernels). */
+ * Measured domain (cohmod validate lifetime on tc2013, held out from
+ * L0 = 16000 to L = 400-6400, 300k warp instructions per run, 3
+ * replicates; MARE overall (per workload)):
+ *   tcw-fixed, bh cl stn (the default grid): fence wait 17.9% (bh 11.4,
+ *     cl 30.6: 25-40% high at every L, stn 11.7), p_expired 32.8%
+ *     (40.0, 33.2, 25.3), p_hit mean |error| 0.014;
+ *   tcs, dlb vpr cc: store stall 30.7% (dlb 3.7, vpr 83.3, cc 5.0),
+ *     p_expired 19.1% (9.0, 40.2, 8.3), p_hit mean |error| 0.010.
+ * The stall or fence wait is within 15% on four of these six workloads,
+ * not on cl and vpr; p_expired is not yet.  L <= L0 only.  Where the
+ * reply ports saturate (L <= 1000 on the memory-bound workloads, 400 on
+ * all) most replies outlive their lease and are not filled (fills per
+ * load 0.05-0.4 against 0.8-1 at L0), so fewer fills evict each copy
+ * later and more copies are reused: p_expired runs 20-70% low there; the
+ * stall at L <= 1000 runs 20-90% high where the in-order bank bunched the
+ * profile's S near 0 (vpr: 0.91 for 0.31 cycles per store at 400, the
+ * polybench kernels). */
 #include "models/lifetime.h"
 
 #include <gsl/gsl_errno.h>
