@@ -32,6 +32,10 @@ typedef struct cm_lifetime_input {
     const cm_dist *read_to_write_shared; /* S' l2.read_to_write_shared */
     const cm_dist *fence_slack;    /* Z  warp.fence_lease_slack */
     const cm_dist *fence_ack;      /* A  warp.fence_ack_wait */
+    /* the fences with a finite Z as (A, Z) points (joint.warp.
+     * fence_ack_slack; NULL, 0: none in the profile) */
+    const cm_point *fence_pairs;
+    size_t nfence_pairs;
     const cm_dist *last_use;       /* V  l1.last_use */
     const cm_dist *lease_delay;    /* d  l1.lease_delay */
     /* S split by the store's warp (lifetime.c, "Carrying S"): S of the

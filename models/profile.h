@@ -66,6 +66,11 @@
  *                      inf if none
  *   warp.fence_ack_wait per fence: cycles from its issue until its warp's
  *                      last outstanding store ack arrived (0 if none)
+ *   joint.warp.fence_ack_slack (joint) the fences with a finite
+ *                      warp.fence_lease_slack: x = the ack wait, y = the
+ *                      slack (the two are not independent); one point per
+ *                      cell of the histogram grid at the cell's means;
+ *                      optional
  *   dir.stack_distance per directory (GPU-VIni) or L2 (GPU-VI, MESI)
  *                      access: LRU stack distance in distinct lines of the
  *                      L1-miss stream (a count, not cycles); inf if first
@@ -79,6 +84,18 @@
  *                      that stream
  *   dir.empty_gap      per such emptying: GETS served until the line's next
  *                      GETS (a count); inf if none
+ *   joint.dir.index_lines (joint) for every width b of the directory's
+ *                      index (x; 2^b indices per bank, the line's bits above
+ *                      the bank folded as the directory folds them), the
+ *                      (bank, index) pairs by the lines the run loaded that
+ *                      they hold (y, 0 too); weight the pairs
+ *   joint.dir.set_mates_<b> (joint, b = 2 .. 14 or fewer) per GETS with a
+ *                      finite dir.alloc_distance d, in a directory of 2^b
+ *                      sets per bank: the distinct lines of its set loaded
+ *                      since its own last load (its set-local stack
+ *                      distance j; 64 means at least 64), one point per
+ *                      cell (octave of d, j) at the cell's mean d (x) and
+ *                      j (y)
  * and, optional (the directory-bandwidth model, models/directory.h, needs
  * them), the program-order L1 access history, blind to the protocol run:
  *   l1.load_gap        per L1 load: cycles since this core's previous load

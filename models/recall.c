@@ -71,6 +71,38 @@
  * (every cold miss evicts), which is the steady state of a directory that
  * the footprint overflows.  So
  *     p_evict = sum_d P(d) Q(d) + P(cold) c_full.
+ * Sets (GPU-VIni, from the profile's joint.dir.set_mates_<b> and
+ * joint.dir.index_lines).  Lines need not spread uniformly: the
+ * directory's index XOR-folds the line's bits above the bank
+ * (dir.index=hash), and a region whose high bits vary little folds onto a
+ * few sets of a large directory (the built-in workloads' SM-shared
+ * regions: at dir.ratio 16 on tc2013 every recall of dlb falls into 128 of
+ * 8192 sets, where the binomial says ~0 recalls against 0.031-0.036 per
+ * access simulated).  Nor do set-mates share a line's window as a random
+ * sample of the footprint: those of the crowded sets are the hot shared
+ * lines (weighting the sets' lines uniformly, a hypergeometric Q, gave
+ * 0.031 evictions per GETS on dlb at 16 x 8 against 0.041 in a trace-driven
+ * LRU directory; weighting them by accesses, or each mate by a Poisson
+ * presence at its own rate, 0.051-0.052).  So the simulator measures Q
+ * itself: for every index width b (2^b sets per bank under the
+ * directory's own index function), each GETS's set-local stack distance
+ * j, the distinct lines of its set loaded since its own last load, by the
+ * octave of its stack distance d; an LRU directory of W ways misses it iff
+ * j >= W, so Q(d) = P(j >= W | d), 0 below d = W - 1 and linear between
+ * the octaves' mean distances.  A geometry of S sets per bank (the
+ * simulator's: ceil(ceil(R x L1 lines / banks) / W)) reads the rows of b
+ * = ceil(log2 S); when S < 2^b index i and i + S share set i (i < 2^b -
+ * S), a share 2 (2^b - S) / 2^b of the lines, which then meet the other
+ * index's lines too, taken as Poisson(d / (banks 2^b)) more set-mates.
+ * Cold GETS: a set that n of the run's lines map to fills with its first
+ * W, so c_full = sum_n g(n) (n - W)+ / sum_n n g(n) over the sets' loads
+ * g (joint.dir.index_lines, paired the same way at random), and the
+ * sharer-less share o below is the share of sets with n > W.  Loads alone
+ * move a line in its set's list: a store refreshes an entry only while it
+ * is there (j < W), which depends on W; every request moving it put the
+ * misses of a trace-driven LRU directory 5-7% low on dlb, loads alone
+ * 0.5-4% high.  Without the rows (other protocols, older profiles) the
+ * binomial above.
  * Entries leave the directory only by replacement (an invalidation or an
  * L2-only eviction does not free a GPU-VIni entry).  mean_sharers is the
  * mean of dir.sharers measured at the profiled geometry (GPU-VIni: over
@@ -105,7 +137,8 @@
  * saturates at the largest distance: r becomes infinite there.
  *
  * Numerics.  Q averaged over a range of distances is
- * cm_mrc_setassoc_miss_prob (GSL binomial tails, exact per bin).  Each
+ * cm_mrc_setassoc_miss_prob (GSL binomial tails, exact per bin), or the
+ * measured Q's piecewise-linear integral.  Each
  * residency bin is cut into RES_PIECES pieces of equal mass whose g-ranges
  * get the mean of Q over the range; each wide stack-distance bin into at
  * most DIST_PIECES pieces evaluated at their mean distance.  Cost: two
@@ -121,12 +154,12 @@
  *    them together;
  *  - the footprint relation holds for a stationary stream; phases (kernels)
  *    make the conversion from cycles to distinct lines approximate;
- *  - uniform set mapping (see setassoc.c: power-of-two strides conflict
- *    more).  The simulator's directory hashes its set index (dir.index
- *    hash, the default); with dir.index=bits its workloads, which give
- *    every warp's region the same low bits, conflict in a directory the
- *    footprint does not fill: at dir.ratio 16 it recalls 0.005-0.02 per
- *    access where this model says ~0, against 0.0001-0.008 hashed;
+ *  - uniform set mapping where the profile does not measure the sets
+ *    (GPU-VI and MESI: the L2's sets; see setassoc.c: power-of-two
+ *    strides conflict more); measured, the GETS's set-local distances of
+ *    the profiled run are taken to hold at other sizes (a directory that
+ *    recalls less changes the stream a little: dlb's misses at R = 4 run
+ *    7-9% above the profile's at R = 2);
  *  - the sharer-less correction takes the emptying's distance and its
  *    gap to the next load as independent;
  *  - per-cycle rates assume the directory sees rate.dir_accesses whatever
@@ -135,10 +168,22 @@
  *    share in the profile those flits are not counted.
  * The Monte Carlo in tests/check_recall.c simulates these assumptions and
  * agrees within 2% on p_live (exactly, up to noise, on p_evict) from
- * direct-mapped to fully associative. */
+ * direct-mapped to fully associative.
+ * Measured domain (cohmod validate recall, gpu-vini on tc2013, 100k
+ * cycles, dir.ratio 1-16 x dir.ways 8-32, held out from each workload's
+ * ratio-2, 8-way and ratio-16, 8-way points; recalls per access MARE over
+ * the points that recall at all, per workload):
+ *   bh cl kmn (the default grid): 10.6% (bh 7.5, cl 10.3, kmn 14.2);
+ *   dlb vpr hsp: 7.1% (dlb 5.0, vpr 14.5, hsp 1.0).
+ * At dir.ratio 1-4 every point is within 10% (bh at ratio 1 8-9% high,
+ * dlb at ratio 4 7-10% low); the rest is at ratio 16, where a few sets
+ * recall 1e-5-1e-2 per access and the model reads 16-67% low (cl, vpr,
+ * bh) or 0 for 2e-5 (kmn at 16 x 16). */
 #include "models/recall.h"
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -215,6 +260,153 @@ static cm_status recall_profile_refused(cm_recall_protocol proto,
                       "--protocol %s --profile-out FILE)", what, name, name);
 }
 
+/* The profile's index rows at b bits: the points of joint name, the
+ * greatest recorded b <= bits (the points, their count, that b); 0 if
+ * none. */
+static size_t index_points(const cm_profile *prof, unsigned bits,
+                           const cm_point **pt, unsigned *at)
+{
+    for (unsigned b = bits + 1; b-- > 0;) {
+        char name[48];
+        size_t n;
+        snprintf(name, sizeof name, "joint.dir.set_mates_%u", b);
+        cm_profile_points(prof, name, pt, &n);
+        if (n) {
+            *at = b;
+            return n;
+        }
+    }
+    return 0;
+}
+
+/* P(j + extra >= W), j the set-mates a cell records: extra ~ Poisson(mu)
+ * lines of a second index sharing the set, or j thinned to keep of them
+ * (keep < 1, mu 0). */
+static double mates_full(double j, double W, double keep, double mu)
+{
+    if (keep < 1) {
+        unsigned n = (unsigned)floor(j + 0.5);
+        return n >= (unsigned)W ? gsl_cdf_binomial_Q((unsigned)W - 1, keep, n)
+                                : 0;
+    }
+    if (j >= W) return 1;
+    if (!(mu > 0)) return 0;
+    return gsl_cdf_poisson_Q((unsigned)(W - floor(j + 0.5)) - 1, mu);
+}
+
+/* GPU-VIni: the directory's sets measured under its own index (header:
+ * "Sets"): in->q_* from the profile's joint.dir.set_mates_<b> and
+ * joint.dir.index_lines at the bits this geometry's sets need, and
+ * in->dir_sets the simulator's count.  Nothing (the uniform binomial)
+ * without the rows, with other banks than the machine's, or with more
+ * ways than the rows count set-mates to (64). */
+static cm_status measured_sets(const cm_params *p, const cm_profile *prof,
+                               cm_recall_input *in, cm_err *err)
+{
+    const cm_point *pt, *ix;
+    size_t nix;
+    double banks, W = p->dir_ways;
+    cm_err ignored = {0};
+    cm_profile_points(prof, "joint.dir.index_lines", &ix, &nix);
+    if (!nix || cm_profile_rate(prof, "rate.l2_banks", &banks, &ignored) ||
+        banks != p->l2_banks || !(banks >= 1) || W >= 64)
+        return CM_OK;
+    /* the simulator's sets per bank and index bits (sim/l2_warm.c) */
+    double per_bank =
+        ceil(p->dir_ratio * p->gpu_sms * p->l1_size / p->l1_line / banks);
+    double sets = fmax(1, ceil(per_bank / W));
+    unsigned bits = 0, b;
+    while (bits < 62 && ldexp(1, (int)bits) < sets) bits++;
+    size_t np = index_points(prof, bits, &pt, &b);
+    if (!np) return CM_OK;
+    double idx = ldexp(1, (int)b); /* indices per bank at the rows' b */
+    /* idx >= sets: index i and i + sets share set i for i < idx - sets,
+     * a share fp of the lines, each meeting the other index's lines in
+     * its window as Poisson(d / (banks idx)); idx < sets (the rows stop
+     * short): each set-mate is in the line's set with P keep */
+    double fp = idx > sets ? 2 * (idx - sets) / idx : 0;
+    double keep = idx < sets ? idx / sets : 1;
+    /* Q per octave of d: the GETS whose set-mates fill the ways */
+    double wsum[64] = {0}, dsum[64] = {0}, qsum[64] = {0};
+    for (size_t i = 0; i < np; i++) {
+        double d = pt[i].x, j = pt[i].y, w = pt[i].w;
+        int k = d < 1 ? 0 : 1 + (int)floor(log2(d));
+        if (k > 63) k = 63;
+        double mu = d / (banks * idx);
+        wsum[k] += w;
+        dsum[k] += w * d;
+        qsum[k] += w * ((1 - fp) * mates_full(j, W, keep, 0) +
+                        fp * mates_full(j, W, keep, mu));
+    }
+    /* fewer than W distinct lines hold no W set-mates: Q is 0 up to
+     * W - 1, then linear through the octaves' means */
+    in->q_at[0] = W - 1;
+    in->q_val[0] = 0;
+    in->nq = 1;
+    for (int k = 0; k < 64 && in->nq < CM_RECALL_QPTS; k++) {
+        if (!(wsum[k] > 0) || !(dsum[k] / wsum[k] > W - 1)) continue;
+        in->q_at[in->nq] = dsum[k] / wsum[k];
+        in->q_val[in->nq++] = qsum[k] / wsum[k];
+    }
+    /* cold GETS: a set holding n of the run's lines fills with its first
+     * W, so (n - W)+ / n of its lines' first GETS find it full (line
+     * weighted); the sets holding more than W ever take a full
+     * allocation */
+    unsigned bi = 0;
+    int have = 0;
+    for (size_t i = 0; i < nix; i++)
+        if (ix[i].x <= bits && (!have || ix[i].x > bi)) {
+            bi = (unsigned)ix[i].x;
+            have = 1;
+        }
+    double ii = ldexp(1, (int)bi), tot = 0, nmax = 0;
+    for (size_t i = 0; have && i < nix; i++)
+        if (ix[i].x == bi) {
+            tot += ix[i].w;
+            nmax = fmax(nmax, ix[i].y);
+        }
+    if (!(tot > 0)) {
+        in->nq = 0;
+        return CM_OK;
+    }
+    size_t nf = (size_t)nmax + 1, ng = 2 * nf;
+    double *f = calloc(nf, sizeof *f), *g = calloc(ng, sizeof *g);
+    if (!f || !g) {
+        free(f);
+        free(g);
+        return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    }
+    for (size_t i = 0; i < nix; i++)
+        if (ix[i].x == bi) f[(size_t)ix[i].y] += ix[i].w / tot;
+    if (ii >= sets) { /* pairs of indices, taken at random */
+        double pairs = ii - sets, singles = sets - pairs;
+        for (size_t n = 0; n < nf; n++) {
+            g[n] += singles / sets * f[n];
+            for (size_t m = 0; m < nf; m++)
+                g[n + m] += pairs / sets * f[n] * f[m];
+        }
+    } else { /* each index's lines spread over sets / ii sets */
+        for (size_t n = 0; n < nf; n++)
+            for (size_t m = 0; m <= n; m++)
+                g[m] += f[n] * gsl_ran_binomial_pdf((unsigned)m, ii / sets,
+                                                    (unsigned)n);
+    }
+    double mean = 0, full = 0, over = 0;
+    for (size_t n = 0; n < ng; n++) {
+        mean += (double)n * g[n];
+        if ((double)n > W) {
+            full += ((double)n - W) * g[n];
+            over += g[n];
+        }
+    }
+    free(f);
+    free(g);
+    in->q_cold = mean > 0 ? full / mean : 0;
+    in->q_sets_over = over;
+    in->dir_sets = (uint64_t)(sets * banks);
+    return CM_OK;
+}
+
 cm_status cm_recall_input_from_params(const cm_params *p,
                                       cm_recall_protocol proto,
                                       const cm_profile *prof,
@@ -276,6 +468,9 @@ cm_status cm_recall_input_from_params(const cm_params *p,
     if ((st = cm_recall_geometry(p, proto, &in->dir_sets, &in->dir_ways,
                                  err)) ||
         (st = l2_geometry(p, &in->l2_sets, &in->l2_ways, err)))
+        return st;
+    if (proto == CM_RECALL_GPU_VINI && in->alloc_distance &&
+        (st = measured_sets(p, prof, in, err)))
         return st;
     /* RCL and INVACK carry no data: one header each. */
     double flits = ceil(p->noc_header / p->noc_flit);
@@ -427,17 +622,51 @@ typedef struct liveness {
     double p_inf;   /* P(T = inf) */
 } liveness;
 
+/* Q(d) of the header: binomial (uniform sets), or the profile's measured
+ * one (in->nq > 0, "Sets"). */
+typedef struct setq {
+    uint64_t sets, ways;
+    const cm_recall_input *in; /* measured when in->nq > 0 */
+} setq;
+
+/* The integral of the measured Q over [0, x]: Q is 0 up to the first
+ * point, linear between points, flat after the last. */
+static double q_integral(const cm_recall_input *in, double x)
+{
+    const double *a = in->q_at, *v = in->q_val;
+    double sum = 0;
+    if (x <= a[0]) return 0;
+    for (size_t k = 0; k + 1 < in->nq; k++) {
+        if (x <= a[k]) return sum;
+        double hi = fmin(x, a[k + 1]), w = a[k + 1] - a[k];
+        double vhi =
+            w > 0 ? v[k] + (v[k + 1] - v[k]) * (hi - a[k]) / w : v[k + 1];
+        sum += (hi - a[k]) * (v[k] + vhi) / 2;
+    }
+    return x > a[in->nq - 1] ? sum + (x - a[in->nq - 1]) * v[in->nq - 1] : sum;
+}
+
+/* Mean of Q over the distances of [lo, hi) (a count bin). */
+static double q_range(const setq *q, double lo, double hi)
+{
+    if (!q->in || !q->in->nq)
+        return cm_mrc_setassoc_miss_prob(q->sets, q->ways, lo, hi);
+    if (hi <= lo) hi = lo + 1;
+    double m = (q_integral(q->in, hi) - q_integral(q->in, lo)) / (hi - lo);
+    return m < 0 ? 0 : m > 1 ? 1 : m;
+}
+
 /* Mean of Q over the integers nearest [a, b). */
-static double q_mean(uint64_t sets, uint64_t ways, double a, double b)
+static double q_mean(const setq *q, double a, double b)
 {
     double lo = floor(a + 0.5), hi = floor(b + 0.5);
     if (hi <= lo) hi = lo + 1;
-    return cm_mrc_setassoc_miss_prob(sets, ways, lo, hi);
+    return q_range(q, lo, hi);
 }
 
 static cm_status liveness_build(const cm_dist *res, const footprint *f,
-                                double lambda, uint64_t sets, uint64_t ways,
-                                liveness *lv, cm_err *err)
+                                double lambda, const setq *q, liveness *lv,
+                                cm_err *err)
 {
     memset(lv, 0, sizeof *lv);
     lv->pc = malloc((res->n * RES_PIECES + 1) * sizeof *lv->pc);
@@ -458,7 +687,7 @@ static cm_status liveness_build(const cm_dist *res, const footprint *f,
             p->ga = fp_lines(f, ta * lambda);
             p->gb = fp_lines(f, tb * lambda);
             p->mass = res->w[b] / tot / k;
-            p->q = q_mean(sets, ways, p->ga, p->gb);
+            p->q = q_mean(q, p->ga, p->gb);
             lv->cum[lv->n++] = h;
             h += p->mass * p->q;
         }
@@ -502,22 +731,30 @@ static double live_at_least(const cm_dist *res, const footprint *f,
 
 /* ---- the solve -------------------------------------------------------------- */
 
-/* P(evict) of an LRU cache of sets x ways fed by the stack distances sd. */
-static double evict_prob(const cm_dist *sd, uint64_t sets, uint64_t ways,
-                         double footprint, double *p_miss)
+/* P(evict) of an LRU cache fed by the stack distances sd, its sets Q;
+ * c_full: the share of cold misses that find their set full.  *p_miss
+ * (may be NULL): P(miss). */
+static double evict_prob(const cm_dist *sd, const setq *q, double c_full,
+                         double *p_miss)
 {
     double tot = sd->w_total, fin = 0;
     for (size_t b = 0; b < sd->n; b++)
-        if (sd->w[b] > 0)
-            fin += sd->w[b] *
-                   cm_mrc_setassoc_miss_prob(sets, ways, sd->lo[b], sd->hi[b]);
+        if (sd->w[b] > 0) fin += sd->w[b] * q_range(q, sd->lo[b], sd->hi[b]);
     fin /= tot;
     double cold = sd->w_inf / tot;
-    double c_full = footprint > 0 ? cm_mrc_setassoc_miss_prob(
-                                        sets, ways, 0, ceil(footprint))
-                                  : 1;
     if (p_miss) *p_miss = fin + cold;
     return fin + cold * c_full;
+}
+
+/* The share of cold misses that find their set full: measured, or the
+ * mean of the binomial Q over the run's first U lines (1 without U: a
+ * long run). */
+static double cold_full(const setq *q, double footprint)
+{
+    if (q->in && q->in->nq) return q->in->q_cold;
+    return footprint > 0
+               ? cm_mrc_setassoc_miss_prob(q->sets, q->ways, 0, ceil(footprint))
+               : 1;
 }
 
 static cm_status check_input(const cm_recall_input *in, cm_err *err)
@@ -586,7 +823,8 @@ static cm_status check_input(const cm_recall_input *in, cm_err *err)
 
 /* GPU-VIni: P(an allocation into a full set finds a sharer-less entry).
  * p_full: allocations into a full set per GETS. */
-static double sharerless_victim(const cm_recall_input *in, double p_full)
+static double sharerless_victim(const cm_recall_input *in, const setq *q,
+                                double p_full)
 {
     if (!in->empty_distance || !(p_full > 0) || !(in->empties_per_load > 0))
         return 0;
@@ -595,18 +833,17 @@ static double sharerless_victim(const cm_recall_input *in, double p_full)
     /* the emptied line's entry is there iff its access hits */
     double hit = 0;
     for (size_t b = 0; b < e->n; b++)
-        if (e->w[b] > 0)
-            hit += e->w[b] * (1 - cm_mrc_setassoc_miss_prob(
-                                      in->dir_sets, in->dir_ways, e->lo[b],
-                                      e->hi[b]));
+        if (e->w[b] > 0) hit += e->w[b] * (1 - q_range(q, e->lo[b], e->hi[b]));
     hit /= e->w_total;
     /* its sharer-less life: until its set's next full allocation or its
      * line's next GETS (the gap), whichever first.  Full allocations
      * happen only in the sets that more than W of the run's lines map to
-     * (a share o of them: P(Bin(U, 1/S) > W)), at rate r per GETS there;
+     * (a share o of them: P(Bin(U, 1/S) > W) uniformly, else measured),
+     * at rate r per GETS there;
      * averaging r over every set overstated the life, hence the
      * sharer-less share, in a directory the footprint does not fill */
-    double o = in->alloc_footprint > 0
+    double o = in->nq ? in->q_sets_over
+               : in->alloc_footprint > 0
                    ? cm_mrc_setassoc_miss_prob(in->dir_sets, in->dir_ways + 1,
                                                in->alloc_footprint,
                                                in->alloc_footprint + 1)
@@ -649,7 +886,7 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
     double share = in->alloc_distance ? in->alloc_share : 1;
     double fp_lines_run = in->alloc_distance ? in->alloc_footprint
                                              : in->footprint;
-    uint64_t S = in->dir_sets, W = in->dir_ways;
+    setq q = {in->dir_sets, in->dir_ways, in};
     double lambda = in->access_rate * share;
     /* a residency k times longer holds the lines of k times the accesses */
     double lambda_live =
@@ -658,8 +895,7 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
     liveness lv;
     if ((st = footprint_build(sd, &fp, err))) return st;
     gsl_error_handler_t *old = gsl_set_error_handler_off();
-    if ((st = liveness_build(in->residency, &fp, lambda_live, S, W, &lv,
-                             err))) {
+    if ((st = liveness_build(in->residency, &fp, lambda_live, &q, &lv, err))) {
         gsl_set_error_handler(old);
         footprint_free(&fp);
         return st;
@@ -669,7 +905,7 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
     for (size_t b = 0; b < sd->n; b++) {
         double lo = sd->lo[b], hi = sd->hi[b], w = sd->w[b] / tot;
         /* Q(min(d, g)) <= Q(d): a bin that never misses never recalls. */
-        if (w <= 0 || cm_mrc_setassoc_miss_prob(S, W, lo, hi) <= 0) continue;
+        if (w <= 0 || q_range(&q, lo, hi) <= 0) continue;
         double width = hi - lo;
         int k = width > DIST_PIECES ? DIST_PIECES : (int)ceil(width);
         if (k < 1) k = 1;
@@ -678,28 +914,29 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
             double c = i + 1 == k ? hi : lo + floor(width * (i + 1) / k);
             if (c <= a) continue;
             double d = (a + c - 1) / 2; /* mean integer distance */
-            double q = cm_mrc_setassoc_miss_prob(S, W, a, c);
-            live += w * (c - a) / width *
-                    (q * live_at_least(in->residency, &fp, lambda_live, &lv, d) +
-                     live_below(&lv, d));
+            double qa = q_range(&q, a, c);
+            live +=
+                w * (c - a) / width *
+                (qa * live_at_least(in->residency, &fp, lambda_live, &lv, d) +
+                 live_below(&lv, d));
         }
     }
     double cold = sd->w_inf / tot;
-    double c_full = fp_lines_run > 0 ? cm_mrc_setassoc_miss_prob(
-                                           S, W, 0, ceil(fp_lines_run))
-                                     : 1;
+    double c_full = cold_full(&q, fp_lines_run);
     live += cold * c_full * (lv.h_total + lv.p_inf);
 
-    double p_miss, p_full = evict_prob(sd, S, W, fp_lines_run, &p_miss);
-    res->p_sharerless = sharerless_victim(in, p_full);
+    double p_miss, p_full = evict_prob(sd, &q, c_full, &p_miss);
+    res->p_sharerless = sharerless_victim(in, &q, p_full);
     double keep = 1 - res->p_sharerless;
     res->p_dir_evict = share * p_full * keep;
     res->p_dir_miss = share * p_miss;
     live *= share * keep;
-    double l2 = in->l2_sets == S && in->l2_ways == W && !in->alloc_distance
+    setq l2q = {in->l2_sets, in->l2_ways, NULL};
+    double l2 = in->l2_sets == in->dir_sets && in->l2_ways == in->dir_ways &&
+                        !in->alloc_distance
                     ? res->p_dir_evict
-                    : evict_prob(in->stack_distance, in->l2_sets,
-                                 in->l2_ways, in->footprint, NULL);
+                    : evict_prob(in->stack_distance, &l2q,
+                                 cold_full(&l2q, in->footprint), NULL);
     gsl_set_error_handler(old);
     liveness_free(&lv);
     footprint_free(&fp);
@@ -707,9 +944,9 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
     double pe = res->p_dir_evict;
     double pl = pe > 0 ? live / pe : 0;
     res->p_live = pl < 0 ? 0 : pl > 1 ? 1 : pl;
-    res->dir_sets = (double)S;
-    res->dir_ways = (double)W;
-    res->dir_entries = (double)S * (double)W;
+    res->dir_sets = (double)in->dir_sets;
+    res->dir_ways = (double)in->dir_ways;
+    res->dir_entries = (double)in->dir_sets * (double)in->dir_ways;
     res->mean_sharers = mean_count(in->sharers);
     res->recalls_per_access = pe * res->p_live * res->mean_sharers;
     res->recall_msgs_per_access = pe * res->mean_sharers;

@@ -36,7 +36,17 @@
  *   rate.l1_lines            optional, with l1.load_distance: the profiled
  *                            L1's lines, to carry l1.residency to another
  *                            l1.size (cm_recall_residency_scale)
- *   rate.l2_banks            listed by the profile; not needed here (the L2
+ *   joint.dir.set_mates_<b>  optional, GPU-VIni, with joint.dir.index_lines
+ *                            and rate.l2_banks: the directory's sets measured
+ *                            under its own index of b bits (2^b sets per
+ *                            bank), per GETS with a finite stack distance d
+ *                            (x, a cell's mean) the distinct lines of its set
+ *                            requested since its last request (y, the cell's
+ *                            mean; 64: at least 64): it misses iff y >= W
+ *   joint.dir.index_lines    for every number of index bits b (x), the
+ *                            (bank, index) pairs by the lines of the run they
+ *                            hold (y), weight the pairs (cold misses)
+ *   rate.l2_banks            the banks the directory is split over (the L2
  *                            geometry is the l2.* parameters)
  * Count-valued distributions (stack distance, sharers) read a bin [lo, hi)
  * as the integers lo .. hi-1 with equal weight, as models/setassoc.c does. */
@@ -65,6 +75,9 @@ cm_status cm_recall_protocol_parse(const char *name, cm_recall_protocol *out,
                                    cm_err *err);
 const char *cm_recall_protocol_name(cm_recall_protocol p);
 
+/* Most points of a measured Q(d) (recall.c, "Sets"). */
+#define CM_RECALL_QPTS 50
+
 typedef struct cm_recall_input {
     const cm_dist *stack_distance; /* dir.stack_distance (not owned) */
     const cm_dist *residency;      /* l1.residency, cycles (not owned) */
@@ -86,6 +99,16 @@ typedef struct cm_recall_input {
     const cm_dist *empty_distance; /* dir.empty_distance (not owned), and */
     const cm_dist *empty_gap;      /* dir.empty_gap: both or neither */
     double empties_per_load;       /* rate.dir_empties / rate.l2_loads */
+    /* GPU-VIni, measured under the directory's own index (recall.c,
+     * "Sets"; nq 0: the lines spread uniformly, the binomial): Q(d), the
+     * probability that a GETS of stack distance d finds its line's entry
+     * gone, at the distances q_at (increasing; linear between, 0 below
+     * the first, the last value beyond), the share of cold GETS that find
+     * their set full, and the share of the sets holding more than
+     * dir_ways of the run's lines */
+    size_t nq;
+    double q_at[CM_RECALL_QPTS], q_val[CM_RECALL_QPTS];
+    double q_cold, q_sets_over;
     uint64_t dir_sets, dir_ways;   /* the directory as an LRU cache */
     uint64_t l2_sets, l2_ways;     /* the L2 (== dir for GPU-VI and MESI) */
     double ctrl_flits;             /* flits of one RCL or INVACK message */
@@ -124,7 +147,11 @@ typedef struct cm_recall_result {
  *                l2.ways) (banks interleave lines, so with lines spread
  *                uniformly a bank's sets are simply more sets), ways l2.ways;
  *  GPU-VIni:     round(dir.ratio x gpu.sms x l1.size / l1.line / dir.ways)
- *                sets (at least 1) of dir.ways ways. */
+ *                sets (at least 1) of dir.ways ways; read with the
+ *                profile's measured sets (cm_recall_input_from_params),
+ *                l2.banks x ceil(ceil(dir.ratio x L1 lines / l2.banks) /
+ *                dir.ways), each bank's share rounded up as the simulator
+ *                does. */
 cm_status cm_recall_geometry(const cm_params *p, cm_recall_protocol proto,
                              uint64_t *sets, uint64_t *ways, cm_err *err);
 

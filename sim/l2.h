@@ -86,6 +86,14 @@ cm_status cm_l2_new(const cm_l2_config *cfg, cm_engine *eng, cm_stats *stats,
                     cm_noc *noc, cm_dram *dram, cm_l2 **out, cm_err *err);
 void cm_l2_free(cm_l2 *l2);
 
+/* GPU-VIni's directory: the set index of line before its reduction modulo
+ * a bank's sets, the line's bits above the bank (line / banks) XOR-folded
+ * in chunks of `bits` bits (hash != 0, dir.index=hash; bits 0 leaves them
+ * whole) or left as they are (dir.index=bits).  The directory indexes by
+ * it; the profile recorder tells with it how a run's lines spread over the
+ * sets of any directory size (sim/profile_rec.c). */
+uint64_t cm_l2_dir_fold(uint64_t line, unsigned banks, unsigned bits, int hash);
+
 size_t cm_l2_events(const cm_l2_config *cfg);
 
 /* A request from the crossbar (with a credit of the bank's queue). */

@@ -120,18 +120,27 @@ void l2_ent_free(cm_l2 *l2, l2_bank *b, l2_ent *e)
 
 /* ---- sharers and the directory ------------------------------------------ */
 
-l2_dirent *l2_dir_set(const cm_l2 *l2, const l2_bank *b, uint64_t line)
+uint64_t cm_l2_dir_fold(uint64_t line, unsigned banks, unsigned bits, int hash)
 {
     /* Address bits alone put lines a power-of-two stride apart (every
      * warp's region of a workload) into the same sets; the hash XOR-folds
-     * all the bits above the bank into the index, so that they spread as
-     * the recall model assumes (models/recall.c). */
-    uint64_t h = line / l2->cfg.banks, idx = h;
-    if (l2->dir_hash && l2->dir_bits) {
-        uint64_t mask = (1ull << l2->dir_bits) - 1;
+     * all the bits above the bank into the index.  It does not spread
+     * every layout: a region whose high bits vary little (a few SMs' small
+     * shared regions) folds onto a few sets of a large directory, which
+     * the recall model reads from the profile (models/recall.c). */
+    uint64_t h = line / banks, idx = h;
+    if (hash && bits) {
+        uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
         idx = 0;
-        for (; h; h >>= l2->dir_bits) idx ^= h & mask;
+        for (; h; h = bits >= 64 ? 0 : h >> bits) idx ^= h & mask;
     }
+    return idx;
+}
+
+l2_dirent *l2_dir_set(const cm_l2 *l2, const l2_bank *b, uint64_t line)
+{
+    uint64_t idx =
+        cm_l2_dir_fold(line, l2->cfg.banks, l2->dir_bits, l2->dir_hash);
     return &b->dir[(idx % l2->dir_sets) * l2->dir_ways];
 }
 

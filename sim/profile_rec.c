@@ -18,6 +18,7 @@
 
 #include "data/linemap.h"
 #include "data/stackdist.h"
+#include "sim/l2.h"
 
 #define NONE64 UINT64_MAX
 #define HBINS 181
@@ -47,6 +48,7 @@ enum {
     HF_SEEN = 32, HF_COUNT = 64
 };
 enum { SF_HOLDS = 1, SF_ONLY = 2, SF_COUNT = 4 };
+enum { JOINT_BEHIND, JOINT_BEHIND_SHARED, JOINT_FENCE, JOINT_COUNT };
 
 typedef struct hist {
     double bin[HBINS], inf;
@@ -82,6 +84,7 @@ struct cm_profile_rec {
     const cm_protocol *proto;
     uint32_t sms, warps, banks, l1_lines, l2_lines, line_bytes;
     int history; /* the program-order history (at most 64 SMs) */
+    int dir_hash; /* dir.index=hash (joint.dir.index_lines) */
     uint64_t fixed_lifetime;
     l1_rec *l1;    /* [sm * l1_lines + way] */
     l2_rec *l2;    /* [bank * l2_lines + way] */
@@ -91,9 +94,12 @@ struct cm_profile_rec {
     uint32_t nreq, creq, free_req;
     cm_linemap reqmap; /* request id -> req index */
     hist h[H_COUNT];
-    /* stores queued behind the lease's load, by (S less the bank's blocked
-     * cycles, those cycles): weight, sum of each, all / no private writes */
-    double (*behind)[HBINS][HBINS][3];
+    /* joint cells, by the bins of (x, y): weight, sum of x, sum of y.
+     * JOINT_BEHIND(_SHARED): the stores queued behind the lease's load, by
+     * (S less the bank's blocked cycles, those cycles), all / no private
+     * writes; JOINT_FENCE: the fences with a lease to wait out, by (ack
+     * wait, lease slack) */
+    double (*joint)[HBINS][HBINS][3];
     double sharers_hist[65], load_flags[HF_COUNT], store_flags[SF_COUNT],
         write_sharers[65];
     double ack_sum, ack_n, fill_sum, fill_n, flight_sum, flight_n;
@@ -106,6 +112,7 @@ struct cm_profile_rec {
     struct hrec { uint64_t load_t, store_t, atomic_t, any_t; } *hrec;
     struct grec { uint64_t w_t, w2_t, holders; int32_t writer; } *grec;
     struct arec { uint64_t sharers, empty_at; } *arec;
+    struct setlocal *sl; /* GPU-VIni: the directory's sets at every size */
     size_t hn, hcap, gn, gcap, an, acap;
     int oom; /* out of memory inside a hook: reported at the end */
 };
@@ -137,6 +144,15 @@ static double since(uint64_t now, uint64_t t)
 }
 
 /* ---- records ------------------------------------------------------------------- */
+
+/* A point (x, y) into joint k's cell. */
+static void joint_add(cm_profile_rec *r, int k, double x, double y)
+{
+    double *cell = r->joint[k][hist_bin(x)][hist_bin(y)];
+    cell[0] += 1;
+    cell[1] += x;
+    cell[2] += y;
+}
 
 /* A record of map m (key) in the growable array *arr, zero-filled with
  * its times at NONE64 when new (*fresh); NULL when out of memory. */
@@ -394,18 +410,24 @@ static void on_warp(void *obj, uint32_t sm, uint32_t warp,
         w->last_store = NONE64;
         w->fence_t = now;
         break;
-    case CM_OBS_FENCE_DONE:
+    case CM_OBS_FENCE_DONE: {
         /* a load after the fence issued can make the slack negative: the
          * GWCT then lies beyond fence + L; clamped at 0 */
-        hist_add(&r->h[H_FSLACK],
-                 w->lease_t == NONE64        ? INFINITY
-                 : w->lease_t >= w->fence_t ? 0
-                                            : (double)(w->fence_t - w->lease_t));
-        hist_add(&r->h[H_FACK], w->acked_t != NONE64 && w->acked_t > w->fence_t
-                                    ? (double)(w->acked_t - w->fence_t)
-                                    : 0);
+        double slack = w->lease_t == NONE64        ? INFINITY
+                       : w->lease_t >= w->fence_t ? 0
+                                                  : (double)(w->fence_t -
+                                                             w->lease_t);
+        double ack = w->acked_t != NONE64 && w->acked_t > w->fence_t
+                         ? (double)(w->acked_t - w->fence_t)
+                         : 0;
+        hist_add(&r->h[H_FSLACK], slack);
+        hist_add(&r->h[H_FACK], ack);
+        /* the pair, for the fences with a lease: a fence's ack wait and
+         * slack are not independent (models/lifetime.c, section 5) */
+        if (isfinite(slack)) joint_add(r, JOINT_FENCE, ack, slack);
         w->lease_t = NONE64;
         break;
+    }
     case CM_OBS_KERNEL:
         r->sync_t[sm] = now;
         break;
@@ -449,6 +471,124 @@ static void on_l2_stall(void *obj, const cm_obs_l2 *at, const cm_mreq *m,
     q->stall_read_hol = l->read_hol;
 }
 
+/* ---- GPU-VIni: the directory's sets at every size
+ * ---------------------------- */
+
+/* For every width b of the directory's index from SL_MIN (2^b sets per bank
+ * under cm_l2_dir_fold; nbits widths, to 14 at most: 16384 sets per bank),
+ * each set's GETS as an LRU list, so that a
+ * GETS's position in its set's list is its set-local stack distance j, the
+ * distinct lines of its set loaded since its own last load: an LRU
+ * directory of W ways misses it iff j >= W.  Only loads count: a store or
+ * atomic refreshes an entry only while it is there (j < W), which depends
+ * on W; counting every request undercounted the misses of a trace-driven
+ * LRU directory by 5-7% on dlb, loads alone overcount them by 0.5-4%.
+ * Counted per GETS by the octave of its stack distance d in the whole
+ * directory stream (dir_stream's, as the model reads it), into
+ * joint.dir.set_mates_<b> (x: mean d, y: mean j of a cell; j from SL_CAP
+ * on is recorded as SL_CAP, "at least").  The lists are walked to SL_CAP
+ * at most. */
+#define SL_MIN 2
+#define SL_BITS 13
+#define SL_CAP 64
+#define SL_DBINS 48
+#define SL_JBINS 26
+
+/* A set's lines, most recent first, the first SL_CAP of them. */
+typedef struct sl_set {
+    uint32_t *ids;
+    uint8_t len, cap;
+} sl_set;
+
+typedef struct setlocal {
+    unsigned nbits;
+    size_t off[SL_BITS]; /* where width SL_MIN + b's sets start */
+    sl_set *set;         /* banks << (SL_MIN + b) sets per width */
+    double cell[SL_BITS][SL_DBINS][SL_JBINS][3]; /* GETS, sum d, sum j */
+} setlocal;
+
+static setlocal *sl_new(uint32_t banks)
+{
+    setlocal *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    size_t sets = 0;
+    while (s->nbits < SL_BITS &&
+           sets + ((size_t)banks << (SL_MIN + s->nbits)) <= ((size_t)1 << 21)) {
+        s->off[s->nbits] = sets;
+        sets += (size_t)banks << (SL_MIN + s->nbits++);
+    }
+    s->set = calloc(sets ? sets : 1, sizeof *s->set);
+    if (!s->set) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void sl_free(setlocal *s, uint32_t banks)
+{
+    if (!s) return;
+    size_t sets = s->nbits ? s->off[s->nbits - 1] +
+                                 ((size_t)banks << (SL_MIN + s->nbits - 1))
+                           : 0;
+    for (size_t i = 0; i < sets; i++) free(s->set[i].ids);
+    free(s->set);
+    free(s);
+}
+
+/* 0 .. 16 one each, then [17,19) [19,23) [23,27) [27,32) [32,38) [38,45)
+ * [45,54) [54,64) and SL_CAP on. */
+static int sl_jbin(unsigned j)
+{
+    static const unsigned edge[] = {19, 23, 27, 32, 38, 45, 54, SL_CAP};
+    if (j <= 16) return (int)j;
+    for (int k = 0; k < 8; k++)
+        if (j < edge[k]) return 17 + k;
+    return SL_JBINS - 1;
+}
+
+/* A GETS of line (its record id, stack distance d, -1: its first): its
+ * set-local distance at every width, and the line to the front of its
+ * sets. */
+static void sl_access(cm_profile_rec *r, uint32_t id, uint64_t line, int64_t d)
+{
+    setlocal *s = r->sl;
+    int db = d < 1 ? 0 : 1 + (int)floor(log2((double)d));
+    if (db >= SL_DBINS) db = SL_DBINS - 1;
+    for (unsigned b = 0; b < s->nbits; b++) {
+        unsigned w = SL_MIN + b;
+        uint64_t idx = cm_l2_dir_fold(line, r->banks, w, r->dir_hash);
+        sl_set *st =
+            &s->set[s->off[b] + ((size_t)(line % r->banks) << w |
+                                 (size_t)(idx & (((uint64_t)1 << w) - 1)))];
+        unsigned j = 0;
+        while (j < st->len && st->ids[j] != id) j++;
+        if (d >= 0) {
+            double *c = s->cell[b][db][sl_jbin(j < SL_CAP ? j : SL_CAP)];
+            c[0] += 1;
+            c[1] += (double)d;
+            c[2] += j < SL_CAP ? j : SL_CAP;
+        }
+        if (j == st->len) { /* not among the first SL_CAP: in at the front */
+            if (st->len == st->cap && st->cap < SL_CAP) {
+                unsigned nc = st->cap ? 2u * st->cap : 2;
+                if (nc > SL_CAP) nc = SL_CAP;
+                uint32_t *n = realloc(st->ids, nc * sizeof *n);
+                if (!n) {
+                    r->oom = 1;
+                    return;
+                }
+                st->ids = n;
+                st->cap = (uint8_t)nc;
+            }
+            if (st->len < st->cap) st->len++;
+            j = st->len - 1u;
+        }
+        memmove(st->ids + 1, st->ids, j * sizeof *st->ids);
+        st->ids[0] = id;
+    }
+}
+
 /* GPU-VIni's directory sees a different stream from the L2's: only a load
  * (GETS) creates an entry, so a store or atomic to a line never loaded
  * touches none, and an entry whose sharer list a store or atomic empties is
@@ -478,6 +618,7 @@ static void dir_stream(cm_profile_rec *r, const cm_mreq *m)
     }
     double dist = d < 0 ? INFINITY : (double)d;
     uint64_t me = 1ull << m->sm;
+    if (r->sl && load) sl_access(r, (uint32_t)(a - r->arec), m->line, d);
     if (load) {
         hist_add(&r->h[H_ASD], dist);
         if (a->empty_at != NONE64) {
@@ -520,14 +661,6 @@ static void on_l2_request(void *obj, const cm_obs_l2 *at, const cm_mreq *m,
     }
 }
 
-static void behind_add(cm_profile_rec *r, int k, double x, double y)
-{
-    double *cell = r->behind[k][hist_bin(x)][hist_bin(y)];
-    cell[0] += 1;
-    cell[1] += x;
-    cell[2] += y;
-}
-
 /* S (the store's time since the line's latest load), split for carrying
  * it across lifetimes (models/lifetime.c): stores after their own warp's
  * load of the line, whose S holds that warp's round trip, and the others,
@@ -552,8 +685,8 @@ static void store_split(cm_profile_rec *r, const cm_mreq *m, double s2w,
     hist_add(&r->h[H_R2WOS], priv ? INFINITY : s2w);
     if (isfinite(s2w) && m->queued < read_t) {
         double blocked = fmin(fmax(blocked1 - blocked0, 0), s2w);
-        behind_add(r, 0, s2w - blocked, blocked);
-        if (!priv) behind_add(r, 1, s2w - blocked, blocked);
+        joint_add(r, JOINT_BEHIND, s2w - blocked, blocked);
+        if (!priv) joint_add(r, JOINT_BEHIND_SHARED, s2w - blocked, blocked);
     }
 }
 
@@ -658,6 +791,7 @@ cm_status cm_profile_rec_new(const cm_params *p, const cm_protocol *proto,
     r->l1_lines = (uint32_t)(p->l1_size / p->l1_line);
     r->l2_lines = (uint32_t)(p->l2_bank_size / p->l2_line);
     r->history = r->sms <= 64;
+    r->dir_hash = p->dir_index == 0;
     if (proto->lifetime == CM_LIFE_STRONG)
         r->fixed_lifetime = (uint64_t)p->tc_lifetime_strong;
     if (proto->lifetime == CM_LIFE_WEAK)
@@ -667,17 +801,18 @@ cm_status cm_profile_rec_new(const cm_params *p, const cm_protocol *proto,
     r->l2 = malloc((size_t)r->banks * r->l2_lines * sizeof *r->l2);
     r->w = malloc((size_t)r->sms * r->warps * sizeof *r->w);
     r->sync_t = malloc(r->sms * sizeof *r->sync_t);
-    r->behind = calloc(2, sizeof *r->behind);
+    r->joint = calloc(JOINT_COUNT, sizeof *r->joint);
     r->sd = cm_stackdist_new();
     r->lsd = calloc(r->sms, sizeof *r->lsd);
     int bad = !r->l1 || !r->l2 || !r->w || !r->sync_t ||
-              !r->behind || !r->sd || !r->lsd ||
+              !r->joint || !r->sd || !r->lsd ||
               cm_linemap_alloc(&r->reqmap, 12) ||
               cm_linemap_alloc(&r->hmap, 12) || cm_linemap_alloc(&r->gmap, 12);
     for (uint32_t i = 0; !bad && i < r->sms; i++)
         bad = !(r->lsd[i] = cm_stackdist_new());
     if (!bad && proto->sharers == CM_SHARERS_DIR)
-        bad = !(r->asd = cm_stackdist_new()) || cm_linemap_alloc(&r->amap, 12);
+        bad = !(r->asd = cm_stackdist_new()) ||
+              cm_linemap_alloc(&r->amap, 12) || !(r->sl = sl_new(r->banks));
     if (bad) {
         cm_profile_rec_free(r);
         return cm_err_set(err, CM_EINTERNAL, "out of memory for the profile");
@@ -714,7 +849,7 @@ void cm_profile_rec_free(cm_profile_rec *r)
     free(r->l2);
     free(r->w);
     free(r->sync_t);
-    free(r->behind);
+    free(r->joint);
     free(r->req);
     cm_linemap_free(&r->reqmap);
     cm_stackdist_free(r->sd);
@@ -727,6 +862,7 @@ void cm_profile_rec_free(cm_profile_rec *r)
     free(r->hrec);
     free(r->grec);
     free(r->arec);
+    sl_free(r->sl, r->banks);
     free(r);
 }
 
@@ -793,14 +929,15 @@ static void dist_rows(cm_profile_rec *r, rows *o)
                     h->bin[i], 0);
         if (h->inf > 0) row(o, hist_names[k], INFINITY, INFINITY, h->inf, 0);
     }
-    static const char *const behind_names[2] = {
-        "joint.l2.behind_parts", "joint.l2.behind_parts_shared"};
-    for (int k = 0; k < 2; k++)
+    static const char *const joint_names[JOINT_COUNT] = {
+        "joint.l2.behind_parts", "joint.l2.behind_parts_shared",
+        "joint.warp.fence_ack_slack"};
+    for (int k = 0; k < JOINT_COUNT; k++)
         for (int i = 0; i < HBINS; i++)
             for (int j = 0; j < HBINS; j++) {
-                const double *cell = r->behind[k][i][j];
+                const double *cell = r->joint[k][i][j];
                 if (cell[0] > 0)
-                    row(o, behind_names[k], cell[1] / cell[0],
+                    row(o, joint_names[k], cell[1] / cell[0],
                         cell[2] / cell[0], cell[0], 0);
             }
     struct {
@@ -815,6 +952,66 @@ static void dist_rows(cm_profile_rec *r, rows *o)
         for (int i = 0; i < counts[k].n; i++)
             if (counts[k].w[i] > 0)
                 row(o, counts[k].name, i, i + 1, counts[k].w[i], 0);
+}
+
+/* GPU-VIni: how the lines the run loaded (the directory's entries) spread
+ * over the sets of a directory of any size, under its own index
+ * (cm_l2_dir_fold).  For every number of index bits b from 0 to a few past
+ * the lines per bank, the (bank, index) pairs by the lines they hold: the
+ * point (b, n) weighs the pairs holding n lines (n = 0 too).  The model
+ * reduces an index modulo the sets as the directory does.  Stops at 2^22
+ * counters. */
+static void index_rows(cm_profile_rec *r, rows *o)
+{
+    if (!r->asd || !r->an || o->st) return;
+    size_t per_bank = (r->an + r->banks - 1) / r->banks;
+    unsigned top = 0;
+    while (top < 40 && ((size_t)1 << top) < per_bank) top++;
+    top += 3;
+    while (top > 0 && ((size_t)r->banks << top) > ((size_t)1 << 22)) top--;
+    uint32_t *cnt = malloc(((size_t)r->banks << top) * sizeof *cnt);
+    double *hist = NULL;
+    size_t hcap = 0;
+    if (!cnt) {
+        r->oom = 1;
+        return;
+    }
+    for (unsigned b = 0; b <= top && !o->st; b++) {
+        size_t n = (size_t)r->banks << b, most = 0;
+        uint64_t mask = ((uint64_t)1 << b) - 1;
+        memset(cnt, 0, n * sizeof *cnt);
+        for (size_t i = 0; i <= r->amap.mask; i++) {
+            const cm_linemap_entry *e = &r->amap.e[i];
+            if (e->val == CM_LINEMAP_EMPTY) continue;
+            uint64_t idx = cm_l2_dir_fold(e->key, r->banks, b, r->dir_hash);
+            size_t k = (size_t)(e->key % r->banks) << b | (size_t)(idx & mask);
+            if (++cnt[k] > most) most = cnt[k];
+        }
+        if (most + 1 > hcap) {
+            double *nh = realloc(hist, (most + 1) * sizeof *nh);
+            if (!nh) {
+                r->oom = 1;
+                break;
+            }
+            hist = nh;
+            hcap = most + 1;
+        }
+        memset(hist, 0, (most + 1) * sizeof *hist);
+        for (size_t k = 0; k < n; k++) hist[cnt[k]] += 1;
+        for (size_t v = 0; v <= most; v++)
+            if (hist[v] > 0) row(o, "joint.dir.index_lines", b, v, hist[v], 0);
+    }
+    free(hist);
+    free(cnt);
+    for (unsigned b = 0; r->sl && b < r->sl->nbits && !o->st; b++) {
+        char name[48];
+        snprintf(name, sizeof name, "joint.dir.set_mates_%u", SL_MIN + b);
+        for (int i = 0; i < SL_DBINS; i++)
+            for (int j = 0; j < SL_JBINS; j++) {
+                const double *c = r->sl->cell[b][i][j];
+                if (c[0] > 0) row(o, name, c[1] / c[0], c[2] / c[0], c[0], 0);
+            }
+    }
 }
 
 cm_status cm_profile_rec_table(cm_profile_rec *r, const cm_stats *stats,
@@ -884,6 +1081,9 @@ cm_status cm_profile_rec_table(cm_profile_rec *r, const cm_stats *stats,
         row(&o, "rate.dir_empties", 0, 0, r->n_empties / t, 1);
     }
     dist_rows(r, &o);
+    index_rows(r, &o);
+    if (r->oom && !o.st)
+        o.st = cm_err_set(err, CM_EINTERNAL, "out of memory for the profile");
     if (o.st) {
         cm_table_free(o.t);
         return o.st;

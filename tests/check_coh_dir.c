@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "models/profile.h"
+#include "models/recall.h"
 #include "sim/gpu.h"
 #include "sim/stats.h"
 #include "tests/testutil.h"
@@ -68,17 +69,35 @@ static void set_param(cm_params *prm, const char *name, const char *value)
                   err.msg);
 }
 
+static void set_params(cm_params *prm, const char *const (*kv)[2], size_t n)
+{
+    for (size_t i = 0; i < n; i++) set_param(prm, kv[i][0], kv[i][1]);
+}
+
 /* One SM of one warp, a 4-line L1, one L2 bank. */
 static void small_machine(cm_params *prm)
 {
+    static const char *const kv[][2] = {{"gpu.sms", "1"},
+                                        {"gpu.warps_per_sm", "1"},
+                                        {"sched.active_warps", "1"},
+                                        {"l1.line", "128"},
+                                        {"l1.size", "512"},
+                                        {"l1.ways", "4"},
+                                        {"l2.banks", "1"}};
     cm_params_init(prm);
-    set_param(prm, "gpu.sms", "1");
-    set_param(prm, "gpu.warps_per_sm", "1");
-    set_param(prm, "sched.active_warps", "1");
-    set_param(prm, "l1.line", "128");
-    set_param(prm, "l1.size", "512");
-    set_param(prm, "l1.ways", "4");
-    set_param(prm, "l2.banks", "1");
+    set_params(prm, kv, sizeof kv / sizeof *kv);
+}
+
+/* small_machine with a fully associative 16-line L1 and a directory of 4
+ * sets of 2 ways (dir.ratio 0.5 of 16 lines). */
+static void stride_machine(cm_params *prm)
+{
+    static const char *const kv[][2] = {{"l1.size", "2048"},
+                                        {"l1.ways", "16"},
+                                        {"dir.ratio", "0.5"},
+                                        {"dir.ways", "2"}};
+    small_machine(prm);
+    set_params(prm, kv, sizeof kv / sizeof *kv);
 }
 
 /* Runs prog on one warp under GPU-VIni; the recalls and L1 misses. */
@@ -121,11 +140,7 @@ START_TEST(test_directory_index_hash_spreads_strides)
         {CM_INST_LOAD, 0},    {CM_INST_LOAD, 4}, {CM_INST_LOAD, 8},
         {CM_INST_COMPUTE, 0}, {CM_INST_LOAD, 0}, {CM_INST_END, 0}};
     cm_params prm;
-    small_machine(&prm);
-    set_param(&prm, "l1.size", "2048");
-    set_param(&prm, "l1.ways", "16");
-    set_param(&prm, "dir.ratio", "0.5");
-    set_param(&prm, "dir.ways", "2");
+    stride_machine(&prm);
     double recalls, misses;
     set_param(&prm, "dir.index", "bits");
     run_gpu_vini(&prm, prog, sizeof prog / sizeof *prog, &recalls, &misses);
@@ -214,6 +229,67 @@ START_TEST(test_profile_directory_stream)
 }
 END_TEST
 
+/* The directory's sets in the profile, and the recall model reading them,
+ * against the simulator (recall.c, "Sets").  Lines 0, 4 and 8 loaded in
+ * turn, five times, in a directory of 4 sets of 2 ways indexed by address
+ * bits (one bank): all three share set 0, so from the third load on every
+ * load evicts the least recently used entry (13 evictions), and each
+ * reload's GETS finds the 2 other lines loaded since it (set-local
+ * distance 2 >= W).  The GETS replayed after an L2 miss (a recalled
+ * line's L2 copy goes too) come at distance 0.  The binomial of a uniform
+ * index puts two lines in one of 4 sets with probability 1/16; measured,
+ * the model counts the 13 evictions exactly: 12 reloads and one cold load
+ * in three (the third line into a full set). */
+START_TEST(test_profile_measured_sets)
+{
+    step prog[3 * 2 * 5 + 1];
+    size_t n = 0;
+    for (int round = 0; round < 5; round++)
+        for (uint64_t line = 0; line <= 8; line += 4) {
+            prog[n++] = (step){CM_INST_LOAD, line};
+            prog[n++] = (step){CM_INST_COMPUTE, 0};
+        }
+    prog[n++] = (step){CM_INST_END, 0};
+    cm_params prm;
+    stride_machine(&prm);
+    set_param(&prm, "dir.index", "bits");
+    script sc = {prog, n, 0, 0};
+    tu_sim r;
+    tu_sim_run(&prm, "gpu-vini", (cm_warp_source){script_next, &sc}, NULL, 1,
+               &r);
+    ck_assert(r.finished);
+    double evictions = tu_sim_stat(&r, "dir.evictions");
+    ck_assert_double_eq(evictions, 13);
+    const cm_point *pt;
+    size_t np;
+    double far = 0, near = 0;
+    cm_profile_points(r.prof, "joint.dir.set_mates_2", &pt, &np);
+    for (size_t i = 0; i < np; i++) {
+        if (pt[i].y == 2)
+            far += pt[i].w;
+        else if (pt[i].y == 0 && pt[i].x == 0)
+            near += pt[i].w;
+        else
+            ck_abort_msg("set-mates point (%g, %g)", pt[i].x, pt[i].y);
+    }
+    ck_assert_double_eq(far, 12);
+    ck_assert(near > 0);
+    cm_recall_input in;
+    cm_recall_result res;
+    cm_err err = {0};
+    double rate;
+    ck_assert_msg(cm_recall_input_from_params(&prm, CM_RECALL_GPU_VINI, r.prof,
+                                              &in, &err) == CM_OK,
+                  "%s", err.msg);
+    ck_assert_msg(cm_recall_solve(&in, &res, &err) == CM_OK, "%s", err.msg);
+    ck_assert_int_eq(cm_profile_rate(r.prof, "rate.dir_accesses", &rate, &err),
+                     CM_OK);
+    ck_assert_double_eq_tol(res.p_dir_evict * rate * (double)r.cycles,
+                            evictions, 1e-9);
+    tu_sim_free(&r);
+}
+END_TEST
+
 Suite *suite_coh_dir(void)
 {
     Suite *s = suite_create("coh_dir");
@@ -221,6 +297,7 @@ Suite *suite_coh_dir(void)
     tcase_add_test(tc, test_directory_evicts_least_recently_used);
     tcase_add_test(tc, test_directory_index_hash_spreads_strides);
     tcase_add_test(tc, test_profile_directory_stream);
+    tcase_add_test(tc, test_profile_measured_sets);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -17,6 +17,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -613,6 +614,83 @@ START_TEST(test_gpu_vini_stream_and_sharerless)
 }
 END_TEST
 
+/* The directory's sets as the profile measures them (recall.c, "Sets"):
+ * GETS at distance 100, three of four, the rest cold.  On the default
+ * machine (16 L1s of 256 lines, 8 banks) R = 2, W = 8 gives 128 sets per
+ * bank, index width 7: with every GETS's set-local distance j = 10 >= W
+ * each misses, and every index holding 12 of the run's lines, a third of
+ * the cold ones find their set full (the first 8 of 12 fill it), so
+ * P(evict) = 3/4 + 1/4 x 1/3 per GETS; at j = 5 only the cold third.  The
+ * binomial (no rows) says neither.  R = 1.5 gives 96 sets, 128 indices
+ * reduced modulo 96: indices 0-31 share a set with 96-127, so half the
+ * lines meet Poisson(100 / (8 x 128)) more set-mates in their window, and
+ * those sets hold 24 lines against 12 (worked below). */
+static cm_profile *measured_profile(unsigned b, double j, double lines)
+{
+    cm_err err = {0};
+    cm_profile *p = cm_profile_new();
+    ck_assert_ptr_nonnull(p);
+    const char *names[] = {"dir.stack_distance", "dir.alloc_distance"};
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(cm_profile_add_bin(p, names[k], 100, 101, 3, &err),
+                         CM_OK);
+        ck_assert_int_eq(
+            cm_profile_add_bin(p, names[k], INFINITY, INFINITY, 1, &err),
+            CM_OK);
+    }
+    ck_assert_int_eq(cm_profile_add_bin(p, "l1.residency", 0, 1000, 1, &err),
+                     CM_OK);
+    ck_assert_int_eq(cm_profile_add_bin(p, "dir.sharers", 1, 2, 1, &err),
+                     CM_OK);
+    ck_assert_int_eq(cm_profile_set_rate(p, "rate.dir_accesses", 0.4, &err),
+                     CM_OK);
+    ck_assert_int_eq(cm_profile_set_rate(p, "rate.l2_loads", 0.3, &err), CM_OK);
+    ck_assert_int_eq(cm_profile_set_rate(p, "rate.l2_banks", 8, &err), CM_OK);
+    if (b) {
+        char name[48];
+        snprintf(name, sizeof name, "joint.dir.set_mates_%u", b);
+        ck_assert_int_eq(cm_profile_add_point(p, name, 100, j, 3, &err), CM_OK);
+        ck_assert_int_eq(cm_profile_add_point(p, "joint.dir.index_lines", b,
+                                              lines, 8 << b, &err),
+                         CM_OK);
+    }
+    return p;
+}
+
+START_TEST(test_measured_sets)
+{
+    cm_recall_result r;
+    double f = 0.3 / 0.4; /* GETS per directory access */
+    cm_profile *p = measured_profile(7, 10, 12);
+    solve_at(p, CM_RECALL_GPU_VINI, 2, 8, &r);
+    ck_assert_double_eq_tol(r.p_dir_evict, f * (0.75 + 0.25 / 3), 1e-12);
+    ck_assert_double_eq(r.dir_sets, 8 * 128);
+    assert_invariants(&r);
+    cm_profile_free(p);
+    p = measured_profile(7, 5, 12);
+    solve_at(p, CM_RECALL_GPU_VINI, 2, 8, &r);
+    ck_assert_double_eq_tol(r.p_dir_evict, f * 0.25 / 3, 1e-12);
+    cm_profile_free(p);
+    /* the binomial, without the rows: 1024 sets, 100 lines, W = 8, so
+     * only the cold GETS (every one, no footprint given) */
+    p = measured_profile(0, 0, 0);
+    solve_at(p, CM_RECALL_GPU_VINI, 2, 8, &r);
+    ck_assert_double_eq_tol(r.p_dir_evict, f * 0.25, 1e-6);
+    cm_profile_free(p);
+    /* 96 sets per bank: 32 hold two indices (24 lines), 64 one (12):
+     * mean 16 lines per set, (24 - 8) x 32/96 + (12 - 8) x 64/96 = 8 full
+     * per set, so c_full = 8 / 16; the paired half of the GETS at j = 5
+     * miss iff Poisson(100 / 1024) brings 3 more mates */
+    p = measured_profile(7, 5, 12);
+    solve_at(p, CM_RECALL_GPU_VINI, 1.5, 8, &r);
+    double mates = gsl_cdf_poisson_Q(2, 100.0 / 1024);
+    ck_assert_double_eq(r.dir_sets, 8 * 96);
+    ck_assert_double_eq_tol(r.p_dir_evict,
+                            f * (0.75 * 0.5 * mates + 0.25 * 0.5), 1e-12);
+    cm_profile_free(p);
+}
+END_TEST
+
 START_TEST(test_bad_input)
 {
     cm_err err = {0};
@@ -700,6 +778,7 @@ Suite *suite_recall(void)
     tcase_add_test(tc, test_l2_as_directory);
     tcase_add_test(tc, test_zero_limits);
     tcase_add_test(tc, test_gpu_vini_stream_and_sharerless);
+    tcase_add_test(tc, test_measured_sets);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_residency_scale_closed_form);
     suite_add_tcase(s, tc);
