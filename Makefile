@@ -49,7 +49,7 @@ PRESETS   := $(wildcard data/configs/*.csv)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/presets.o
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ  := $(SUITE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/testutil.o \
-             $(BUILD)/tests/run_tests.o
+             $(BUILD)/tests/figcheck.o $(BUILD)/tests/run_tests.o
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/run_bench.o
 
 LIB   := $(BUILD)/libcohmod.a

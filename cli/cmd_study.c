@@ -124,7 +124,8 @@ static int run(int argc, char **argv)
         while (fgets(line, sizeof line, f)) fputs(line, stdout);
         fclose(f);
     }
-    printf("\nResults in %s/\n", dir);
+    printf("\nResults in %s/: summary.txt, and report.html (every figure "
+           "and key table on one page)\n", dir);
     return 0;
 }
 

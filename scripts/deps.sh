@@ -28,6 +28,7 @@ need valgrind command -v valgrind
 need help2man command -v help2man     # the manual page (scripts/make_man.sh)
 need man-db command -v man            # its test renders it
 need parallel command -v parallel     # docs/cluster.md's one-liner, tested
+need chromium command -v chromium     # renders report.html in a test
 
 if [ -z "$missing" ]; then
     echo "deps: all present"

@@ -49,8 +49,9 @@ typedef enum cm_validate_target {
 } cm_validate_target;
 
 typedef struct cm_validate_qty {
-    const char *name;  /* column stem, e.g. "occupancy" */
-    const char *label; /* axis label with unit */
+    const char *name;   /* column stem, e.g. "occupancy" */
+    const char *metric; /* its entry in data/metrics.def: the figures'
+                           label and unit */
     cm_validate_target target;
     double target_value;
 } cm_validate_qty;

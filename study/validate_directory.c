@@ -15,8 +15,8 @@
 #include "study/validate.h"
 
 static const cm_validate_qty directory_qty[] = {
-    {"msgs_per_access", "messages per L1 access", CM_VT_MARE, 0.10},
-    {"flits_per_access", "flits per L1 access", CM_VT_MARE, 0.10}};
+    {"msgs_per_access", "msgs_per_access", CM_VT_MARE, 0.10},
+    {"flits_per_access", "flits_per_access", CM_VT_MARE, 0.10}};
 
 typedef struct directory_obs {
     cm_validate_coh_obs h; /* first: the shared calibration reads it */

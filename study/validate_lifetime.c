@@ -40,10 +40,10 @@
 #include "study/validate.h"
 
 static const cm_validate_qty lifetime_qty[] = {
-    {"p_hit", "P(L1 fill reused before expiry)", CM_VT_MEAN_ABS, 0.05},
-    {"p_expired", "P(L1 fill expired before reuse)", CM_VT_MARE, 0.15},
+    {"p_hit", "p_hit", CM_VT_MEAN_ABS, 0.05},
+    {"p_expired", "p_expired", CM_VT_MARE, 0.15},
     {"stall_cycles",
-     "stall per L2 store (TC-Strong) or per fence (TC-Weak) (cycles)",
+     "stall_cycles",
      CM_VT_MARE, 0.15}};
 
 typedef struct lifetime_obs {
@@ -156,9 +156,9 @@ const cm_validate_model cm_validate_lifetime = {
 /* ---- the adaptive predictor (tcw) --------------------------------------- */
 
 static const cm_validate_qty predictor_qty[] = {
-    {"equilibrium", "predictor equilibrium vs simulated time average (cycles)",
+    {"equilibrium", "equilibrium",
      CM_VT_MARE, 0.15},
-    {"lifetime_mean", "time-average predicted lifetime over the run (cycles)",
+    {"lifetime_mean", "lifetime_mean",
      CM_VT_MARE, 0.15}};
 
 typedef struct predictor_obs {

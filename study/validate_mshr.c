@@ -12,8 +12,8 @@
 static const char *const fit_params[] = {"model.extra_latency"};
 
 static const cm_validate_qty mshr_qty[] = {
-    {"occupancy", "mean busy L1 MSHRs (entries)", CM_VT_MARE, 0.10},
-    {"p_full", "P(all L1 MSHRs busy)", CM_VT_MEAN_ABS, 0.05}};
+    {"occupancy", "mean_occupancy", CM_VT_MARE, 0.10},
+    {"p_full", "p_full", CM_VT_MEAN_ABS, 0.05}};
 
 /* The run measures the workload inputs it needs. */
 static cm_status mshr_observe(const cm_validate_run_info *run, void *obs,

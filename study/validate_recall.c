@@ -14,7 +14,7 @@
 #include "study/validate.h"
 
 static const cm_validate_qty recall_qty[] = {
-    {"recalls_per_access", "recall messages per directory access",
+    {"recalls_per_access", "recall_msgs_per_access",
      CM_VT_MARE, 0.10}};
 
 typedef struct recall_obs {

@@ -35,7 +35,7 @@
 #define REUSE_SIGMA_FLOOR 0.01
 
 static const cm_validate_qty reuse_qty[] = {
-    {"l1_miss_ratio", "L1 miss ratio", CM_VT_MEAN_ABS, 0.05}};
+    {"l1_miss_ratio", "l1_miss_ratio", CM_VT_MEAN_ABS, 0.05}};
 
 typedef struct reuse_obs {
     cm_params params;                 /* the point the run used */
