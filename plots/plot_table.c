@@ -279,7 +279,7 @@ cm_status cm_plot_table(const cm_table *t, const cm_plot_table_opts *o,
      * a series per column, so a column keeps its colour and marker in
      * every panel. */
     int panel_per_group = o->ny > 1 && bycol >= 0 && nrows > 0;
-    char (*ptitles)[MAX_LABEL] = calloc(MAX_PANELS, sizeof *ptitles);
+    char (*ptitles)[2 * MAX_LABEL + 8] = calloc(MAX_PANELS, sizeof *ptitles);
     if (!ptitles) {
         table_plot_free(&tp);
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
@@ -307,8 +307,8 @@ cm_status cm_plot_table(const cm_table *t, const cm_plot_table_opts *o,
                 snprintf(lb, lbn, "%s", yl ? yl : o->y[k]);
                 tp.series[i].panel = g;
                 const char *bl = cm_column_label(o->by);
-                snprintf(ptitles[g], MAX_LABEL, "%s: %s", bl ? bl : o->by,
-                         by);
+                snprintf(ptitles[g], sizeof ptitles[g], "%.*s: %s", MAX_LABEL,
+                         bl ? bl : o->by, by);
                 panels[g].title = ptitles[g];
             } else {
                 snprintf(lb, lbn, "%s", bycol >= 0 ? by
