@@ -833,7 +833,10 @@ static int covers_data(const figure *f, size_t k, const cm_plot_box *b)
             }
             double x = page_x(p, s->x[j]), y = page_y(p, s->y[j]);
             cm_plot_box m = {x - hw, y - hh, x + hw, y + hh};
-            if (sp->count_overlaps) m.x1 += 4 * hw; /* the count beside */
+            if (sp->count_overlaps) { /* the count, on either side */
+                m.x0 -= 4 * hw;
+                m.x1 += 4 * hw;
+            }
             if (p->has_bars && s->marker != CM_PLOT_NO_MARKER) {
                 double half = (s->slot_hi - s->slot_lo) / 2, base = page_y(p, 0);
                 double top = s->lo && isfinite(s->hi[j]) ? page_y(p, s->hi[j])
@@ -1192,12 +1195,45 @@ static void draw_error_bars(figure *f, size_t i, int ink)
     if (n > 0) plerry(n, f->bx, f->by, f->bz);
 }
 
+/* How badly a count's box b would sit in panel k: outside the frame
+ * weighs most, then over a count already drawn, then over a point's
+ * marker (any series'); 0 is a free place. */
+static int count_conflicts(const figure *f, size_t k, const cm_plot_box *b)
+{
+    const cm_plot_spec *sp = f->spec;
+    const panel *p = &f->pn[k];
+    int bad = 0;
+    if (b->x0 < p->vx0 || b->x1 > p->vx1 || b->y0 < p->vy0 || b->y1 > p->vy1)
+        bad += 100;
+    for (size_t m = 0; m < f->nmarks; m++)
+        if (f->marks[m].kind == CM_MARK_COUNT &&
+            sp->series[f->marks[m].series].panel == k &&
+            cm_plot_box_overlap(&f->marks[m].box, b))
+            bad += 10;
+    double hw = mark_half_w(f, MARKER_SCALE), hh = mark_half_h(f, MARKER_SCALE);
+    for (size_t i = 0; i < sp->nseries; i++) {
+        const prep_series *s = &f->ps[i];
+        if (sp->series[i].panel != k || s->marker == CM_PLOT_NO_MARKER)
+            continue;
+        for (PLINT j = 0; j < s->n; j++) {
+            if (!isfinite(s->x[j]) || !isfinite(s->y[j])) continue;
+            double x = page_x(p, s->x[j]), y = page_y(p, s->y[j]);
+            cm_plot_box m = {x - hw, y - hh, x + hw, y + hh};
+            bad += cm_plot_box_overlap(&m, b);
+        }
+    }
+    return bad;
+}
+
 /* Markers of series i that fall within half a marker of each other are
- * drawn once, with their number beside them. */
+ * drawn once, with their number beside them: right of the marker, else
+ * left, else above or below it, wherever it stays inside the frame and
+ * clear of the other counts and markers. */
 static void draw_counted(figure *f, size_t i)
 {
     const prep_series *s = &f->ps[i];
-    const panel *p = &f->pn[f->spec->series[i].panel];
+    size_t k = f->spec->series[i].panel;
+    const panel *p = &f->pn[k];
     double hw = mark_half_w(f, MARKER_SCALE), hh = mark_half_h(f, MARKER_SCALE);
     int *count = calloc((size_t)s->n + 1, sizeof *count);
     if (!count) {
@@ -1207,47 +1243,54 @@ static void draw_counted(figure *f, size_t i)
     for (PLINT j = 0; j < s->n; j++) {
         if (!isfinite(s->x[j]) || !isfinite(s->y[j])) continue;
         PLINT at = j;
-        for (PLINT k = 0; k < j; k++)
-            if (count[k] > 0 &&
-                fabs(page_x(p, s->x[k]) - page_x(p, s->x[j])) < hw &&
-                fabs(page_y(p, s->y[k]) - page_y(p, s->y[j])) < hh) {
-                at = k;
+        for (PLINT q = 0; q < j; q++)
+            if (count[q] > 0 &&
+                fabs(page_x(p, s->x[q]) - page_x(p, s->x[j])) < hw &&
+                fabs(page_y(p, s->y[q]) - page_y(p, s->y[j])) < hh) {
+                at = q;
                 break;
             }
         count[at]++;
     }
+    /* candidate places: the count's side (+1 right, -1 left, 0 centred)
+     * and its rows up from the marker's centre */
+    static const double side[] = {1, -1, 1, 1, -1, -1, 0, 0};
+    static const double rows[] = {0, 0, 1, -1, 1, -1, 1.6, -1.6};
     for (PLINT j = 0; j < s->n; j++) {
         if (count[j] == 0) continue;
         draw_marker(f, i, s->x[j], s->y[j], MARKER_SCALE, 1, 0);
         if (count[j] < 2) continue;
         char text[32];
         snprintf(text, sizeof text, "\xC3\x97%d", count[j]);
-        /* right of the marker, or left where that would cross the frame;
-         * each legend entry's counts one row lower, so two series' counts
-         * at one place do not overwrite each other */
-        double th = f->ht * COUNT_SCALE / TEXT_SCALE;
-        double tw = CHAR_WIDTH * th * (double)text_chars(text) / f->page_w;
-        double py = page_y(p, s->y[j]) - (double)s->entry * th / f->page_h;
-        if (py - 0.6 * th / f->page_h < p->vy0) /* above, near the floor */
-            py = page_y(p, s->y[j]) + (double)s->entry * th / f->page_h;
-        double px = page_x(p, s->x[j]) + 1.1 * hw, just = 0.0;
-        if (px + tw + hw > p->vx1) {
-            px = page_x(p, s->x[j]) - 1.1 * hw;
-            just = 1.0;
+        double th = f->ht * COUNT_SCALE / TEXT_SCALE / f->page_h;
+        double tw = CHAR_WIDTH * th * f->page_h * (double)text_chars(text) /
+                    f->page_w;
+        double cx = page_x(p, s->x[j]), cy = page_y(p, s->y[j]);
+        cm_plot_box best = {0, 0, 0, 0};
+        int best_bad = -1;
+        for (size_t c = 0; c < sizeof side / sizeof *side; c++) {
+            double x0 = side[c] > 0   ? cx + 1.1 * hw
+                        : side[c] < 0 ? cx - 1.1 * hw - tw
+                                      : cx - 0.5 * tw;
+            double y = cy + rows[c] * fmax(th, 2 * hh);
+            cm_plot_box b = {x0, y - 0.5 * th, x0 + tw, y + 0.5 * th};
+            int bad = count_conflicts(f, k, &b);
+            if (best_bad < 0 || bad < best_bad) {
+                best = b;
+                best_bad = bad;
+            }
+            if (bad == 0) break;
         }
-        PLFLT wx = p->xmin + (px - p->vx0) / (p->vx1 - p->vx0) *
+        PLFLT wx = p->xmin + (best.x0 - p->vx0) / (p->vx1 - p->vx0) *
                                  (p->xmax - p->xmin);
-        PLFLT wy = p->ymin + (py - 0.3 * th / f->page_h - p->vy0) /
+        PLFLT wy = p->ymin + (0.5 * (best.y0 + best.y1) - 0.3 * th - p->vy0) /
                                  (p->vy1 - p->vy0) * (p->ymax - p->ymin);
         plcol0(COL_SERIES + s->colour); /* the count in its series' colour */
         set_chr(COUNT_SCALE);
-        plptex(wx, wy, 1.0, 0.0, just, text);
+        plptex(wx, wy, 1.0, 0.0, 0.0, text);
         set_chr(TEXT_SCALE);
-        double x0 = just > 0 ? px - tw : px;
-        add_mark(f, i, CM_MARK_COUNT, x0, py - 0.5 * th / f->page_h, x0 + tw,
-                 py + 0.5 * th / f->page_h);
+        add_mark(f, i, CM_MARK_COUNT, best.x0, best.y0, best.x1, best.y1);
         if (!f->out_of_memory) f->marks[f->nmarks - 1].count = count[j];
-        set_chr(TEXT_SCALE);
     }
     free(count);
 }

@@ -602,6 +602,45 @@ START_TEST(test_overlaps_counted)
     }
     ck_assert_uint_eq(markers, 3);
     ck_assert_uint_eq(markers + counted, 8); /* every point accounted for */
+
+    /* Two series piled at the frame's corner: the held-out and calibration
+     * points of the study's parity_p_full.png, whose "x17" was drawn over
+     * its "x4" (issue 24 asked for counts that can be read): each count finds a place inside the frame, clear
+     * of the other count and of every marker; the rules say so. */
+    static const double hx[] = {0.993, 1, 0.063, 1, 1, 0, 1, 1, 1, 1, 0.978,
+                                1, 0, 1, 1, 1, 1, 0.993, 1, 1, 1, 1},
+                        hy[] = {0.992, 1, 0.147, 0.999, 1, 0.001, 0.992,
+                                0.976, 1, 1, 0.837, 1, 0.509, 0.984, 0.999,
+                                1, 1, 0.845, 1, 1, 0.992, 0.999},
+                        cx[] = {1, 1, 1, 1, 0}, cy[] = {1, 0.99, 1, 0.992,
+                                                        0.537};
+    cm_plot_series two[] = {
+        {.label = "held-out points (22)", .x = hx, .y = hy, .n = 22},
+        {.label = "calibration points (5)", .x = cx, .y = cy, .n = 5}};
+    spec.series = two;
+    spec.nseries = 2;
+    r = render_rec(&spec, "count2.png");
+    assert_figure_ok(r);
+    size_t counts = 0;
+    for (size_t m = 0; m < r->nmarks; m++)
+        counts += r->marks[m].kind == CM_MARK_COUNT;
+    ck_assert_uint_eq(counts, 2);
+    /* the rule can fail: one count moved onto the other */
+    fc_record *c = fc_copy(r);
+    cm_plot_mark *mk = (cm_plot_mark *)c->rec.marks;
+    size_t first = c->rec.nmarks;
+    for (size_t m = 0; m < c->rec.nmarks; m++) {
+        if (mk[m].kind != CM_MARK_COUNT) continue;
+        if (first == c->rec.nmarks) {
+            first = m;
+            continue;
+        }
+        mk[m].box = mk[first].box;
+    }
+    char msg[1024];
+    ck_assert(!fc_check(&c->rec, msg, sizeof msg));
+    ck_assert_ptr_nonnull(strstr(msg, "covers a count"));
+    fc_free(c);
 }
 END_TEST
 

@@ -220,6 +220,31 @@ int fc_check(const cm_plot_record *r, char *msg, size_t len)
                             mk->box.y0, mk->box.x1, mk->box.y1);
         }
     }
+    /* a point count ("x3") inside its frame, clear of the other counts
+     * and of every marker */
+    for (size_t m = 0; m < r->nmarks; m++) {
+        const cm_plot_mark *c = &r->marks[m];
+        if (c->kind != CM_MARK_COUNT) continue;
+        const cm_plot_box *a = &r->plot_areas[s[c->series].panel];
+        const double eps = 1e-9;
+        if (c->box.x0 < a->x0 - eps || c->box.x1 > a->x1 + eps ||
+            c->box.y0 < a->y0 - eps || c->box.y1 > a->y1 + eps)
+            return fail(msg, len, r, "the count x%d of '%s' at "
+                        "(%.3f,%.3f)-(%.3f,%.3f) leaves its frame",
+                        c->count, s[c->series].label, c->box.x0, c->box.y0,
+                        c->box.x1, c->box.y1);
+        for (size_t o = 0; o < r->nmarks; o++) {
+            const cm_plot_mark *d = &r->marks[o];
+            if (o == m || (d->kind != CM_MARK_COUNT &&
+                           d->kind != CM_MARK_MARKER))
+                continue;
+            if (cm_plot_box_overlap(&c->box, &d->box))
+                return fail(msg, len, r, "the count x%d of '%s' covers a "
+                            "%s of '%s'", c->count, s[c->series].label,
+                            d->kind == CM_MARK_COUNT ? "count" : "marker",
+                            s[d->series].label);
+        }
+    }
     return 1;
 }
 
