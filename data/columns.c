@@ -2,7 +2,9 @@
  * looked up in the parameter and statistics registries. */
 #include "data/columns.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "data/metrics.h"
@@ -77,6 +79,20 @@ void cm_column_value(const char *name, const char *value, char *buf,
 {
     if (!buf || len == 0) return;
     const char *unit = cm_column_unit(name);
+    /* bytes in whole KB or MB read as such: "16 KB", not "16384 B" */
+    char *end = NULL;
+    double v = value ? strtod(value, &end) : 0;
+    if (unit && !strcmp(unit, "B") && end && end != value && !*end &&
+        v >= 1024 && v < 1e15 && v == floor(v)) {
+        long long b = (long long)v;
+        if (b % (1024 * 1024) == 0)
+            snprintf(buf, len, "%lld MB", b / (1024 * 1024));
+        else if (b % 1024 == 0)
+            snprintf(buf, len, "%lld KB", b / 1024);
+        else
+            snprintf(buf, len, "%s B", value);
+        return;
+    }
     snprintf(buf, len, "%s%s%s", value ? value : "", unit ? " " : "",
              unit ? unit : "");
 }

@@ -34,6 +34,11 @@
 #define NMETHODS 4
 static const char *const method_specs[NMETHODS] = {
     "none", "shards:0.01", "shards:0.1", "statstack:0.01"};
+/* How the figure names them (the CSV keeps the specs, which --sample
+ * takes). */
+static const char *const method_labels[NMETHODS] = {
+    "exact", "SHARDS, 1% of lines", "SHARDS, 10% of lines",
+    "StatStack, 1% of accesses"};
 
 /* Stream of the interleaving check: the trace's first accesses, as one
  * warp's line addresses. */
@@ -103,15 +108,47 @@ static cm_status measure(reuse_section *rs, cm_err *err)
     return CM_OK;
 }
 
+/* Table t with each method's name in column `col` given as its label. */
+static cm_status with_method_labels(const reuse_section *rs,
+                                    const cm_table *t, long col,
+                                    cm_table **out, cm_err *err)
+{
+    if (col < 0) return cm_err_set(err, CM_EINTERNAL, "no method column");
+    size_t nc = cm_table_ncols(t);
+    const char **names = malloc(2 * nc * sizeof *names);
+    if (!names) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    const char **cells = names + nc;
+    for (size_t c = 0; c < nc; c++) names[c] = cm_table_colname(t, c);
+    cm_table *l = cm_table_new(nc, names);
+    cm_status st = l ? CM_OK : cm_err_set(err, CM_EINTERNAL, "out of memory");
+    for (size_t r = 0; !st && r < cm_table_nrows(t); r++) {
+        for (size_t c = 0; c < nc; c++) cells[c] = cm_table_cell(t, r, c);
+        for (int i = 0; i < rs->nmethods; i++)
+            if (!strcmp(cells[col], rs->methods[i].name))
+                cells[col] = method_labels[i];
+        st = cm_table_append(l, cells, err);
+    }
+    free(names);
+    if (st) {
+        cm_table_free(l);
+        return st;
+    }
+    *out = l;
+    return CM_OK;
+}
+
 static cm_status section_mrc(reuse_section *rs, cm_err *err)
 {
-    cm_table *t = NULL;
+    cm_table *t = NULL, *fig = NULL;
     cm_status st = cm_mrc_curve_table(rs->methods, NMETHODS,
                                       (uint64_t)rs->p->l1_line, 8, &t, err);
     if (!st) st = cm_study_write_table(rs->s, "reuse_mrc", t, err);
     if (!st)
+        st = with_method_labels(rs, t, cm_table_col_find(t, "method"), &fig,
+                                err);
+    if (!st)
         st = cm_study_figure(
-            rs->s, "reuse_mrc", t,
+            rs->s, "reuse_mrc", fig,
             &(cm_plot_table_opts){
                 .x = "capacity_bytes",
                 .y = (const char *[]){"miss_ratio"},
@@ -121,6 +158,7 @@ static cm_status section_mrc(reuse_section *rs, cm_err *err)
                 .style = CM_PLOT_LINES_POINTS,
                 .title = "LRU miss-ratio curve: exact and sampled"},
             err);
+    cm_table_free(fig);
     cm_table_free(t);
     double caps[1024], lin[100];
     size_t n = cm_mrc_grid(rs->methods, NMETHODS, 8, caps, 1024);

@@ -609,8 +609,8 @@ static cm_status parity_plot(const vrun *r, size_t q, const char *path,
     char title[200], axis[160], xl[200], yl[200];
     const char *label = cm_column_label(qt->metric);
     const char *unit = cm_column_unit(qt->metric);
-    snprintf(title, sizeof title, "%s model against simulation: %s",
-             r->cfg->model->name, label ? label : qt->name);
+    snprintf(title, sizeof title, "%s against simulation: %s",
+             r->cfg->model->title, label ? label : qt->name);
     snprintf(axis, sizeof axis, "%s", label ? label : qt->name);
     snprintf(xl, sizeof xl, "model: %s%s%s%s", axis, unit ? " (" : "",
              unit ? unit : "", unit ? ")" : "");

@@ -109,6 +109,8 @@ typedef struct cm_validate_model {
      * fills, its stores), which weight it over the replicates; NULL: every
      * replicate weighs alike. */
     double (*weight)(const void *obs, size_t q);
+    /* the model's name in figures' titles ("MSHR model") */
+    const char *title;
 } cm_validate_model;
 
 extern const cm_validate_model cm_validate_mshr;

@@ -70,4 +70,5 @@ static cm_status directory_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_directory = {
     "directory",       directory_qty,       2,
     sizeof(directory_obs), directory_observe, cm_validate_coh_calibrate,
-    directory_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD, 1, NULL};
+    directory_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD, 1, NULL,
+    "Directory traffic model"};

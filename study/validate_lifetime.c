@@ -151,7 +151,7 @@ const cm_validate_model cm_validate_lifetime = {
     "lifetime",       lifetime_qty,       3,
     sizeof(lifetime_obs), lifetime_observe, cm_validate_coh_calibrate,
     lifetime_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1,
-    lifetime_weight};
+    lifetime_weight, "Lifetime model"};
 
 /* ---- the adaptive predictor (tcw) --------------------------------------- */
 
@@ -204,4 +204,5 @@ static cm_status predictor_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_lifetime_predictor = {
     "lifetime",        predictor_qty,        2,
     sizeof(predictor_obs), predictor_observe, cm_validate_coh_calibrate,
-    predictor_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1, NULL};
+    predictor_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1, NULL,
+    "TC-Weak predictor model"};

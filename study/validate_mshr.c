@@ -64,4 +64,5 @@ static cm_status mshr_predict(const void *state, const void *obs,
 
 const cm_validate_model cm_validate_mshr = {
     "mshr",       mshr_qty,       2,           sizeof(cm_mshr_obs),
-    mshr_observe, mshr_calibrate, mshr_predict, free, CM_VC_SPREAD, 0, NULL};
+    mshr_observe, mshr_calibrate, mshr_predict, free, CM_VC_SPREAD, 0, NULL,
+    "MSHR model"};

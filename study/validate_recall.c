@@ -67,4 +67,5 @@ static cm_status recall_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_recall = {
     "recall",       recall_qty,       1,
     sizeof(recall_obs), recall_observe, cm_validate_coh_calibrate,
-    recall_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD, 1, NULL};
+    recall_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD, 1, NULL,
+    "Recall model"};

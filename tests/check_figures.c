@@ -285,16 +285,22 @@ START_TEST(test_validate_mshr_figures)
 END_TEST
 
 /* 27 points looked like 8: each marker now stands for the points it
- * covers, with their number beside it. */
+ * covers, with their number beside it where no other count or marker is
+ * (the rules check that). */
 START_TEST(test_parity_figures)
 {
     static const char *const names[] = {"validate_mshr/parity_p_full",
                                         "validate_mshr/parity_occupancy",
                                         "validate_reuse/parity_l1_miss_ratio"};
     static const size_t points[] = {27, 27, 18};
+    static const char *const titles[] = {"MSHR model against", "MSHR model "
+                                         "against", "L1 reuse model against"};
     for (size_t k = 0; k < 3; k++) {
         const cm_plot_record *r = figure(names[k]);
         assert_rules(r);
+        /* the model by its name, not its command's ("mshr model") */
+        ck_assert_msg(!strncmp(r->title, titles[k], strlen(titles[k])),
+                      "%s: title '%s'", names[k], r->title);
         size_t total = 0, shown = 0;
         for (size_t i = 0; i < r->nseries; i++)
             if (r->series[i].colour != CM_PLOT_REF_COLOUR)
@@ -311,7 +317,8 @@ START_TEST(test_parity_figures)
 }
 END_TEST
 
-/* Two x points per series made every line straight: three now. */
+/* Two x points per series made every line straight: three now.  The
+ * legend names L1 sizes as sizes ("16 KB", not "16384 B"). */
 START_TEST(test_validate_reuse_figures)
 {
     for (size_t w = 0; w < 3; w++) {
@@ -319,7 +326,23 @@ START_TEST(test_validate_reuse_figures)
             along_axis("validate_reuse/l1_miss_ratio", w);
         for (size_t i = 0; i < r->nseries; i++)
             ck_assert_uint_ge(r->series[i].points, 3);
+        ck_assert_int_ge(fc_series(r, "16 KB"), 0);
     }
+}
+END_TEST
+
+/* The sampled curves are named by their method, not by the --sample spec
+ * ("shards:0.01"). */
+START_TEST(test_reuse_mrc_figure)
+{
+    const cm_plot_record *r = figure("reuse_mrc");
+    assert_rules(r);
+    static const char *const names[] = {"exact", "SHARDS, 1% of lines",
+                                        "SHARDS, 10% of lines",
+                                        "StatStack, 1% of accesses"};
+    for (size_t k = 0; k < 4; k++)
+        ck_assert_msg(fc_series(r, names[k]) >= 0, "no series '%s'",
+                      names[k]);
 }
 END_TEST
 
@@ -526,6 +549,7 @@ Suite *suite_figures(void)
     tcase_add_test(tc, test_validate_mshr_figures);
     tcase_add_test(tc, test_parity_figures);
     tcase_add_test(tc, test_validate_reuse_figures);
+    tcase_add_test(tc, test_reuse_mrc_figure);
     tcase_add_test(tc, test_report_renders);
     tcase_add_test(tc, test_report_refuses_a_missing_figure);
     suite_add_tcase(s, tc);
