@@ -350,7 +350,8 @@ END_TEST
 
 /* Runs inside the page: every figure an SVG element that rendered to a
  * real size with something drawn in it, every caption there, nothing
- * fetched from elsewhere; the findings there too.  The result goes into
+ * fetched from elsewhere; the findings there too, and the key tables
+ * headed in words, not CSV column names.  The result goes into
  * attributes of <body>, which --dump-dom prints. */
 static const char page_check[] =
     "<script>(function(){var bad=[],names=[];"
@@ -368,6 +369,8 @@ static const char page_check[] =
     "if(u.charAt(0)!=='#')bad.push('external: '+u);});"
     "if(!document.getElementById('findings'))bad.push('no findings');"
     "if(document.querySelectorAll('table').length<3)bad.push('tables');"
+    "document.querySelectorAll('th').forEach(function(h){"
+    "if(/_/.test(h.textContent))bad.push('raw heading '+h.textContent);});"
     "document.body.setAttribute('data-figures',names.join(' '));"
     "document.body.setAttribute('data-bad',bad.join('; '));"
     "document.body.setAttribute('data-checked','yes');})();</script>";
