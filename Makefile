@@ -78,7 +78,7 @@ FUZZ_OBJ  := $(FUZZ_SRC:%.c=$(BUILD)/%.o) \
              $(filter-out $(BUILD)/cli/main.o,$(CLI_SRC:%.c=$(BUILD)/%.o)) \
              $(BUILD)/cli/main_entry.o
 TEST_OBJ  := $(SUITE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/testutil.o \
-             $(BUILD)/tests/run_tests.o $(FUZZ_OBJ)
+             $(BUILD)/tests/figcheck.o $(BUILD)/tests/run_tests.o $(FUZZ_OBJ)
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/run_bench.o
 
 LIB   := $(BUILD)/libcohmod.a

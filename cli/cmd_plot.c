@@ -27,7 +27,11 @@ static void usage(FILE *f)
           "                   at most 16)\n"
           "  --by COL         one series per distinct value of COL, in order "
           "of first\n"
-          "                   appearance, labelled COL=value\n"
+          "                   appearance, labelled with the value and its "
+          "unit under\n"
+          "                   COL's name; past 8 values, panels of 8 (with "
+          "several --y,\n"
+          "                   a panel per value)\n"
           "  --logx, --logy   logarithmic axis; its values must be positive\n"
           "  --errlo COL      lower end of an error bar (with --errhi and one "
           "--y)\n"
@@ -38,10 +42,11 @@ static void usage(FILE *f)
           ".pdf (6.4x4.8 in);\n"
           "                   written to a temporary file and renamed, so "
           "never half-done\n\n"
-          "Axis labels take units from the parameter registry and the "
-          "models' result\ncolumns, e.g. \"l1.mshrs (entries)\".  Empty "
-          "cells and nan/inf are not drawn;\nany other non-numeric cell is "
-          "an error at its file:line:col.\n",
+          "Axis labels and legends take human names and units from the "
+          "parameter and\nstatistics registries: a column l1.mshrs is "
+          "labelled\n\"L1 MSHRs per SM (entries)\".  Empty cells and "
+          "nan/inf are not drawn; any other\nnon-numeric cell is an error "
+          "at its file:line:col.\n",
           f);
     cli_print_common_help(f);
 }

@@ -23,7 +23,9 @@ static void usage(FILE *f)
           "  mshr_*.csv            MSHR occupancy, P(full), throughput "
           "against MSHR count,\n"
           "                        active warps and workload intensity\n"
-          "  mshr_*.png            the figures drawn from them\n"
+          "  mshr_*.png, .svg      the figures drawn from them (every figure "
+          "comes as\n"
+          "                        PNG and SVG)\n"
           "  reuse_*.csv, *.png    miss-ratio curves of a real trace, exact "
           "against sampled,\n"
           "                        set-associative predictions against exact "
@@ -38,7 +40,11 @@ static void usage(FILE *f)
           "                        seed_compare.csv; runs of the first 5e4 "
           "cycles\n"
           "                        (less if sim.max_cycles is lower)\n"
-          "  summary.txt           what the study found, in plain text\n\n"
+          "  summary.txt           what the study found, in plain text\n"
+          "  report.html           the findings, key tables and every "
+          "figure with a\n"
+          "                        caption, on one page with no other "
+          "file\n\n"
           "  --trace FILE          the real trace of the reuse section "
           "(default\n"
           "                        " DEFAULT_TRACE " of cohmod's data "
@@ -129,7 +135,8 @@ static int run(int argc, char **argv)
         while (fgets(line, sizeof line, f)) fputs(line, stdout);
         fclose(f);
     }
-    printf("\nResults in %s/\n", dir);
+    printf("\nResults in %s/: summary.txt, and report.html (every figure "
+           "and key table on one page)\n", dir);
     return 0;
 }
 

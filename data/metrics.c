@@ -25,8 +25,9 @@ const cm_metric *cm_metric_at(size_t i)
 
 const char *cm_metric_kind_name(cm_metric_kind k)
 {
-    static const char *const names[] = {"counter",   "ratio", "level",
-                                        "occupancy", "full",  "latency"};
+    static const char *const names[] = {"counter", "ratio",   "level",
+                                        "occupancy", "full", "latency",
+                                        "result"};
     return (size_t)k < sizeof names / sizeof *names ? names[k] : "?";
 }
 
@@ -131,6 +132,7 @@ static int row_of(const cm_metric *m, const char *row)
     case CM_METRIC_COUNTER:
     case CM_METRIC_RATIO:
     case CM_METRIC_FULL:
+    case CM_METRIC_RESULT:
         return name_matches(m->name, row, strlen(row));
     case CM_METRIC_LEVEL:
         return strip(row, mean, 1, &b) && name_matches(m->name, row, b);
@@ -172,6 +174,7 @@ cm_status cm_metric_table(cm_table **out, cm_err *err)
     if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     for (size_t i = 0; i < NMETRICS; i++) {
         const cm_metric *m = &metrics[i];
+        if (m->kind == CM_METRIC_RESULT) continue; /* not the simulator's */
         const char *cells[5] = {m->name, cm_metric_kind_name(m->kind),
                                 m->unit, m->label, m->help};
         cm_status st = cm_table_append(t, cells, err);

@@ -1,9 +1,10 @@
 /* metrics.h - the statistics registry (data/metrics.def): every statistic
- * the simulator reports, with its kind, unit, human label and meaning.
+ * the simulator reports, and every column of the models' and the study's
+ * results, with its kind, unit, human label and meaning.
  *
  * The simulator registers its statistics by these names (sim/stats.h) and
  * cm_gpu_run checks every output row against the table; `cohmod sim
- * --list-metrics` and plot labels read it.  A name may hold one <x>
+ * --list-metrics` and plot labels (data/columns.h) read it.  A name may hold one <x>
  * segment matching any one dotted segment (noc.msgs.<msg>). */
 #ifndef CM_METRICS_H
 #define CM_METRICS_H
@@ -19,8 +20,10 @@ typedef enum cm_metric_kind {
     CM_METRIC_LEVEL,     /* X_mean */
     CM_METRIC_OCCUPANCY, /* X_mean, X.frac_at_<k>, X.frac_at_<k>_or_more */
     CM_METRIC_FULL,      /* X: an occupancy's time fraction at its maximum */
-    CM_METRIC_LATENCY    /* X_count/_mean/_stddev/_min/_max, X.frac_in_<a>_<b>,
+    CM_METRIC_LATENCY,   /* X_count/_mean/_stddev/_min/_max, X.frac_in_<a>_<b>,
                         X.frac_from_<a> */
+    CM_METRIC_RESULT     /* X: a column of a model's or the study's results, not
+                        a simulator statistic */
 } cm_metric_kind;
 
 typedef struct cm_metric {
@@ -40,7 +43,8 @@ const cm_metric *cm_metric_find(const char *name, cm_metric_kind kind);
  * l1.mshr.occupancy_mean, roundtrip.latency.frac_in_4_8), or NULL. */
 const cm_metric *cm_metric_of_row(const char *row);
 
-/* The table as CSV-ready rows: metric,kind,unit,label,meaning. */
+/* The simulator's statistics (RESULT entries left out) as CSV-ready rows:
+ * metric,kind,unit,label,meaning. */
 cm_status cm_metric_table(cm_table **out, cm_err *err);
 
 #endif

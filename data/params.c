@@ -12,10 +12,11 @@
 #include "data/table.h"
 
 static const cm_param_info registry[] = {
-#define CM_PARAM(id, name, type, def, min, max, unit, help) \
-    {name, type, def, min, max, unit, NULL, help, offsetof(cm_params, id)},
-#define CM_PARAM_ENUM(id, name, def, choices, help) \
-    {name, CM_PT_ENUM, def, 0, 0, "", choices, help, offsetof(cm_params, id)},
+#define CM_PARAM(id, name, type, def, min, max, unit, label, help) \
+    {name, type, def, min, max, unit, NULL, label, help, offsetof(cm_params, id)},
+#define CM_PARAM_ENUM(id, name, def, choices, label, help) \
+    {name, CM_PT_ENUM, def, 0, 0, "", choices, label, help,               \
+     offsetof(cm_params, id)},
 #include "data/params.def"
 #undef CM_PARAM
 #undef CM_PARAM_ENUM

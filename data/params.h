@@ -3,9 +3,9 @@
  * params.def declares every tunable once; this header turns it into
  *  - struct cm_params: one double field per parameter, named by its id, so
  *    model code reads p->l1_mshrs;
- *  - a metadata table (name, type, default, range, unit, help) that drives
- *    --set, --config, `cohmod params`, validation and the dump written beside
- *    every result.
+ *  - a metadata table (name, type, default, range, unit, label, help) that
+ *    drives --set, --config, `cohmod params`, validation, figure labels and
+ *    the dump written beside every result.
  * Values are doubles whatever the type: INT values are checked integral,
  * BOOL is 0/1, ENUM is the index of the choice. */
 #ifndef CM_PARAMS_H
@@ -24,8 +24,8 @@ typedef enum cm_param_type {
 } cm_param_type;
 
 typedef struct cm_params {
-#define CM_PARAM(id, name, type, def, min, max, unit, help) double id;
-#define CM_PARAM_ENUM(id, name, def, choices, help) double id;
+#define CM_PARAM(id, name, type, def, min, max, unit, label, help) double id;
+#define CM_PARAM_ENUM(id, name, def, choices, label, help) double id;
 #include "data/params.def"
 #undef CM_PARAM
 #undef CM_PARAM_ENUM
@@ -37,6 +37,7 @@ typedef struct cm_param_info {
     double def, min, max;
     const char *unit;    /* "" when dimensionless */
     const char *choices; /* ENUM only: "a|b|c"; NULL otherwise */
+    const char *label;   /* short human name for axes and legends */
     const char *help;
     size_t offset;       /* of the double inside cm_params */
 } cm_param_info;

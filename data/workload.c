@@ -262,24 +262,72 @@ cm_status cm_workload_profile_load(const char *csv_path,
     return st;
 }
 
+/* What each built-in profile stands for: the benchmark the source
+ * document names, in its words (seed 000: Singh's thesis, "Improving GPU
+ * programming models through hardware cache coherence"; seed 002: Li's,
+ * "Orchestrating Thread Scheduling and Cache Management to Improve Memory
+ * System Throughput in Throughput Processors").  The profiles' numbers
+ * are in sim/workload_builtin.c; a test keeps the two lists equal. */
+static const struct {
+    const char *name, *text;
+} descriptions[] = {
+    {"bh", "Barnes-Hut n-body: octree build with fine-grained locks"},
+    {"cc", "CudaCuts: push-relabel max-flow, kernels fused by coherence"},
+    {"cl", "cloth physics: constraint solver with fine-grained locks"},
+    {"dlb", "dynamic load balancing: task stealing on non-blocking queues"},
+    {"stn", "3D wave stencil: persistent threads, inter-workgroup barriers"},
+    {"vpr", "Versatile Place and Route: annealing with low-contention locks"},
+    {"hsp", "HotSpot thermal simulation (false sharing)"},
+    {"kmn", "k-means clustering"},
+    {"lps", "3D Laplace solver"},
+    {"ndl", "Needleman-Wunsch sequence alignment (streaming)"},
+    {"rg", "Gaussian filter (working set kept across kernels)"},
+    {"sr", "anisotropic diffusion (SRAD)"},
+    {"comd", "CoMD molecular dynamics"},
+    {"ii", "inverted index (Mars)"},
+    {"bfs", "breadth-first search (LonestarGPU)"},
+    {"sm", "string match (Mars)"},
+    {"ss", "similarity score (Mars)"},
+    {"sssp", "single-source shortest paths (LonestarGPU)"},
+    {"scluster", "Streamcluster clustering (Rodinia)"},
+    {"atax", "matrix-transpose-vector multiply (PolyBench)"},
+    {"bicg", "BiCGStab linear-solver sub-kernel (PolyBench)"},
+    {"gesummv", "scalar-vector-matrix multiply (PolyBench)"},
+    {"mvt", "matrix-vector product and transpose (PolyBench)"},
+    {"wc", "word count (Mars)"},
+    {"cfd", "CFD solver (Rodinia)"},
+};
+
+const char *cm_workload_description(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof descriptions / sizeof *descriptions;
+         i++)
+        if (!strcmp(descriptions[i].name, name)) return descriptions[i].text;
+    return NULL;
+}
+
 cm_status cm_workload_list_table(cm_table **out, cm_err *err)
 {
-    const char *names[3 + CM_WLP_COUNT] = {"name", "seed", "suite"};
-    for (size_t i = 0; i < CM_WLP_COUNT; i++) names[3 + i] = params[i].name;
-    cm_table *t = cm_table_new(3 + CM_WLP_COUNT, names);
+    enum { NFIX = 4 }; /* name, description, seed, suite */
+    const char *names[NFIX + CM_WLP_COUNT] = {"name", "description", "seed",
+                                              "suite"};
+    for (size_t i = 0; i < CM_WLP_COUNT; i++) names[NFIX + i] = params[i].name;
+    cm_table *t = cm_table_new(NFIX + CM_WLP_COUNT, names);
     if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
-    char buf[3 + CM_WLP_COUNT][32];
-    const char *cells[3 + CM_WLP_COUNT];
+    char buf[NFIX + CM_WLP_COUNT][32];
+    const char *cells[NFIX + CM_WLP_COUNT];
     for (size_t i = 0; i < cm_workload_builtin_count(); i++) {
         const cm_workload_profile *p =
             cm_workload_builtin(cm_workload_builtin_name(i));
+        const char *d = cm_workload_description(p->name);
         cells[0] = p->name;
-        snprintf(buf[1], sizeof buf[1], "%03d", p->seed);
-        cells[1] = buf[1];
-        cells[2] = p->suite;
+        cells[1] = d ? d : "";
+        snprintf(buf[2], sizeof buf[2], "%03d", p->seed);
+        cells[2] = buf[2];
+        cells[3] = p->suite;
         for (size_t k = 0; k < CM_WLP_COUNT; k++) {
-            cm_fmt_double(buf[3 + k], cm_wl_param_get(p, &params[k]));
-            cells[3 + k] = buf[3 + k];
+            cm_fmt_double(buf[NFIX + k], cm_wl_param_get(p, &params[k]));
+            cells[NFIX + k] = buf[NFIX + k];
         }
         cm_status st = cm_table_append(t, cells, err);
         if (st != CM_OK) {

@@ -180,7 +180,12 @@ cm_status cm_workload_profile_validate(const cm_workload_profile *p,
 cm_status cm_workload_profile_load(const char *csv_path,
                                    cm_workload_profile *out, cm_err *err);
 
-/* name,seed,suite, then every numeric parameter: one row per built-in. */
+/* What a built-in profile stands for (the benchmark its source document
+ * names), or NULL for a name that is not a built-in. */
+const char *cm_workload_description(const char *name);
+
+/* name,description,seed,suite, then every numeric parameter: one row per
+ * built-in. */
 cm_status cm_workload_list_table(cm_table **out, cm_err *err);
 
 /* ---- generator ----------------------------------------------------------- */

@@ -35,6 +35,7 @@ need man-db command -v man            # its test renders it
 need parallel command -v parallel     # docs/cluster.md's one-liner, tested
 need clang command -v clang
 need libclang-rt-dev have_fuzzer_rt
+need chromium command -v chromium     # renders report.html in a test
 
 if [ -z "$missing" ]; then
     echo "deps: all present"

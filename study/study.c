@@ -34,13 +34,20 @@ cm_status cm_study_write_table(cm_study *s, const char *name,
     return st;
 }
 
+/* Every figure twice: a PNG to look at, an SVG to print and to inline
+ * in report.html. */
+static const char *const figure_exts[] = {".png", ".svg"};
+
 cm_status cm_study_figure(cm_study *s, const char *name, const cm_table *t,
                           const cm_plot_table_opts *o, cm_err *err)
 {
     char path[4096];
-    cm_status st = out_path(s, name, ".png", path, sizeof path, err);
-    if (!st) st = cm_plot_table(t, o, path, err);
-    if (!st) s->files++;
+    cm_status st = CM_OK;
+    for (size_t i = 0; !st && i < 2; i++) {
+        st = out_path(s, name, figure_exts[i], path, sizeof path, err);
+        if (!st) st = cm_plot_table(t, o, path, err);
+        if (!st) s->files++;
+    }
     return st;
 }
 
@@ -48,9 +55,12 @@ cm_status cm_study_render(cm_study *s, const char *name,
                           const cm_plot_spec *spec, cm_err *err)
 {
     char path[4096];
-    cm_status st = out_path(s, name, ".png", path, sizeof path, err);
-    if (!st) st = cm_plot_render(spec, path, err);
-    if (!st) s->files++;
+    cm_status st = CM_OK;
+    for (size_t i = 0; !st && i < 2; i++) {
+        st = out_path(s, name, figure_exts[i], path, sizeof path, err);
+        if (!st) st = cm_plot_render(spec, path, err);
+        if (!st) s->files++;
+    }
     return st;
 }
 
@@ -217,6 +227,8 @@ cm_status cm_study_run(const cm_params *p, const char *outdir,
         st = out_path(&s, "summary", ".txt", path, sizeof path, err);
     if (!st && s.mode != CM_RUN_SHARD)
         st = cm_atomic_write(path, s.summary, s.len, err);
+    if (!st && s.mode != CM_RUN_SHARD)
+        st = cm_study_report(outdir, s.summary ? s.summary : "", err);
     if (!st && plan)
         st = cm_run_manifest_write(manifest, plan, points, 1, NULL, 0, err);
     free(s.summary);

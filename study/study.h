@@ -2,8 +2,9 @@
  *
  * Runs every study section on one machine (the embedded tc2013 by default)
  * and writes, into one output directory, each section's CSVs, its figures
- * (PNG), the parameter dump (params.csv) and summary.txt: a short
- * plain-text account of what the study found.  Each file is written
+ * (PNG and SVG), the parameter dump (params.csv), summary.txt (a short
+ * plain-text account of what the study found) and report.html (all of it
+ * on one self-contained page).  Each file is written
  * atomically.  Sections: MSHR models, reuse of a real trace, models
  * against the simulator, coherence protocols (coh/). */
 #ifndef CM_STUDY_H
@@ -51,6 +52,12 @@ cm_status cm_study_run(const cm_params *p, const char *outdir,
                        const cm_run_plan *plan, cm_progress_fn progress,
                        void *progress_arg, cm_err *err);
 
+/* report.html in outdir: the summary, every figure the study drew there
+ * (its SVG inline, with its caption) and the key tables.  CM_EINPUT when
+ * a figure is missing; CM_EINTERNAL for a figure with no caption. */
+cm_status cm_study_report(const char *outdir, const char *summary,
+                          cm_err *err);
+
 /* The study's points (the two validations' simulations and the three
  * one-point sections). */
 cm_status cm_study_points(size_t *n, cm_err *err);
@@ -62,8 +69,8 @@ cm_status cm_study_points(size_t *n, cm_err *err);
 cm_status cm_study_coh_workloads(const char *spec,
                                  int selected[CM_STUDY_COH_NWL], cm_err *err);
 
-/* For sections: write outdir/<name>.csv, draw outdir/<name>.png, and add a
- * line to the summary. */
+/* For sections: write outdir/<name>.csv, draw outdir/<name>.png and .svg,
+ * and add a line to the summary. */
 cm_status cm_study_write_table(cm_study *s, const char *name,
                                const cm_table *t, cm_err *err);
 cm_status cm_study_figure(cm_study *s, const char *name, const cm_table *t,
@@ -71,7 +78,7 @@ cm_status cm_study_figure(cm_study *s, const char *name, const cm_table *t,
 cm_status cm_study_say(cm_study *s, cm_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Draws a figure built series by series (when a table's columns are not
- * the right shape) to outdir/<name>.png. */
+ * the right shape) to outdir/<name>.png and .svg. */
 cm_status cm_study_render(cm_study *s, const char *name,
                           const cm_plot_spec *spec, cm_err *err);
 

@@ -37,12 +37,12 @@
  * per-workload ratios for both (and say so in every note).  Pooled message
  * and lifetime-outcome figures sum counts over workloads. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/atomic.h"
+#include "data/columns.h"
 #include "study/study.h"
 #include "sim/gpu.h"
 #include "sim/protocol.h"
@@ -216,24 +216,6 @@ static void rb_num(rowbuf *r, double v)
 static void rb_nans(rowbuf *r, size_t n) /* cells with no value */
 {
     for (size_t i = 0; i < n; i++) rb_num(r, NAN);
-}
-
-/* An axis label built piece by piece; cut short rather than overrun. */
-typedef struct label_buf {
-    char text[256];
-    size_t n;
-} label_buf;
-
-static void lb_add(label_buf *l, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void lb_add(label_buf *l, const char *fmt, ...)
-{
-    if (l->n >= sizeof l->text) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(l->text + l->n, sizeof l->text - l->n, fmt, ap);
-    va_end(ap);
-    if (k > 0) l->n += (size_t)k;
 }
 
 /* Appends a row ended by an empty error cell, unless st already failed. */
@@ -464,9 +446,10 @@ static cm_status write_compare(coh_ctx *c, cm_err *err)
 #define MAX_SERIES_PTS 64
 
 typedef struct series_buf {
-    char label[48];
+    char label[96];
     double x[MAX_SERIES_PTS], y[MAX_SERIES_PTS];
-    size_t n;
+    size_t n, panel;
+    int reference;
 } series_buf;
 
 static void sb_add(series_buf *b, double x, double y)
@@ -478,58 +461,123 @@ static void sb_add(series_buf *b, double x, double y)
     }
 }
 
+/* The protocols' names as seed 000 writes them, for legends and axes. */
+static const char *const protocol_names[NPROTO] = {
+    "NO-L1", "NO-COH", "MESI", "GPU-VI", "GPU-VIni",
+    "TCSUO", "TCS",    "TCSOO", "TCW",   "TCW-FIXED"};
+
+/* One figure's shape beyond its series: categories, panels. */
+typedef struct fig_shape {
+    const char *const *categories;
+    size_t ncategories;
+    const cm_plot_panel *panels;
+    size_t npanels;
+    const char *legend_title;
+} fig_shape;
+
 static cm_status render(coh_ctx *c, const char *name, const char *title,
                         const char *xlabel, const char *ylabel, int logx,
-                        int logy, cm_plot_style style, series_buf *b,
-                        size_t nb, cm_err *err)
+                        cm_plot_style style, const fig_shape *shape,
+                        series_buf *b, size_t nb, cm_err *err)
 {
     cm_plot_series ser[NPROTO * 4];
     size_t ns = 0;
     for (size_t i = 0; i < nb && ns < sizeof ser / sizeof *ser; i++) {
         if (!b[i].n) continue;
-        ser[ns++] = (cm_plot_series){.label = b[i].label, .x = b[i].x,
-                                     .y = b[i].y, .n = b[i].n};
+        ser[ns++] = (cm_plot_series){.label = b[i].label[0] ? b[i].label
+                                                             : NULL,
+                                     .x = b[i].x, .y = b[i].y, .n = b[i].n,
+                                     .panel = b[i].panel,
+                                     .reference = b[i].reference};
     }
     cm_plot_spec spec = {.title = title, .xlabel = xlabel, .ylabel = ylabel,
-                         .logx = logx, .logy = logy, .style = style,
-                         .series = ser, .nseries = ns};
+                         .logx = logx, .style = style, .series = ser,
+                         .nseries = ns};
+    if (shape) {
+        spec.categories = shape->categories;
+        spec.ncategories = shape->ncategories;
+        spec.panels = shape->panels;
+        spec.npanels = shape->npanels;
+        spec.legend_title = shape->legend_title;
+        spec.share_y = shape->npanels > 1; /* panels compare by eye */
+    }
     return cm_study_render(c->s, name, &spec, err);
 }
 
-/* Speed or traffic per workload, one series per protocol, offset within
- * each workload's slot so the points read as groups. */
+/* A figure's axis label from the registries (data/columns.h). */
+static const char *axis_of(const char *column, char *buf, size_t len)
+{
+    cm_plot_axis_label(column, buf, len);
+    return buf;
+}
+
+/* Speed or traffic per workload against NO-COH: grouped bars, one group
+ * per workload, one bar per protocol, NO-COH the dashed line at 1.  Nine
+ * protocols are more than one panel's colours, so the invalidation
+ * protocols (and NO-L1) and the temporal ones get a panel each. */
 static cm_status per_workload_figure(coh_ctx *c, const char *name,
-                                     const char *title, const char *ylabel,
+                                     const char *title, const char *column,
                                      int traffic, cm_err *err)
 {
-    series_buf b[NPROTO];
+    series_buf b[NPROTO + 2];
     memset(b, 0, sizeof b);
+    const char *cats[NWL];
     size_t k = 0;
+    for (size_t i = 0; i < c->nwl; i++) cats[i] = workloads[c->wl[i]];
     for (size_t p = 0; p < NPROTO; p++) {
-        snprintf(b[k].label, sizeof b[k].label, "%s", protocols[p]);
-        double off = 0.6 * ((double)k / (double)(NPROTO - 1) - 0.5);
+        if (p == P_NOCOH) continue; /* the baseline: the line at 1 */
+        snprintf(b[k].label, sizeof b[k].label, "%s", protocol_names[p]);
+        b[k].panel = p >= P_TCSUO;
         for (size_t i = 0; i < c->nwl; i++) {
             size_t w = c->wl[i];
             double y = traffic ? ratio(flits_of(c, w, p), flits_of(c, w, P_NOCOH))
                                : ratio(ipc_of(c, w, p), ipc_of(c, w, P_NOCOH));
-            sb_add(&b[k], (double)(i + 1) + off, y);
+            sb_add(&b[k], (double)i, y);
         }
         k++;
     }
-    label_buf xl = {.n = 0};
-    lb_add(&xl, "workload (index:");
-    for (size_t i = 0; i < c->nwl; i++)
-        lb_add(&xl, " %zu %s", i + 1, workloads[c->wl[i]]);
-    if (c->ninter) lb_add(&xl, "; 1-%zu need coherence", c->ninter);
-    lb_add(&xl, ")");
-    return render(c, name, title, xl.text, ylabel, 0, 0, CM_PLOT_POINTS, b, k,
-                  err);
+    for (size_t pn = 0; pn < 2; pn++, k++) {
+        snprintf(b[k].label, sizeof b[k].label, "NO-COH (= 1)");
+        b[k].panel = pn;
+        b[k].reference = 1;
+        sb_add(&b[k], -0.5, 1);
+        sb_add(&b[k], (double)c->nwl - 0.5, 1);
+    }
+    static const cm_plot_panel panels[2] = {
+        {.title = "no L1, and invalidation protocols"},
+        {.title = "temporal coherence"}};
+    char xl[160], yl[160];
+    if (c->ninter && c->ninter < c->nwl)
+        snprintf(xl, sizeof xl, "workload (the first %zu need coherence)",
+                 c->ninter);
+    else
+        snprintf(xl, sizeof xl, "workload");
+    fig_shape shape = {cats, c->nwl, panels, 2, NULL};
+    return render(c, name, title, xl, axis_of(column, yl, sizeof yl), 0,
+                  CM_PLOT_BARS, &shape, b, k, err);
 }
+
+/* Message classes, aggregated for the figure (the CSV keeps each). */
+static const struct {
+    const char *label;
+    cm_msg msgs[5];
+} msg_groups[] = {
+    {"requests", {CM_MSG_GETS, CM_MSG_GETX, CM_MSG_UPGR, CM_MSG_WRITE,
+                  CM_MSG_ATOMIC}},
+    {"data replies", {CM_MSG_DATA, CM_MSG_DATA_E, CM_MSG_DATA_M,
+                      CM_MSG_AREPLY}},
+    {"write acknowledgements", {CM_MSG_ACK}},
+    {"invalidations, recalls and their acks", {CM_MSG_INV, CM_MSG_RCL,
+                                               CM_MSG_INVACK}},
+    {"owner forwards and answers", {CM_MSG_FWD_GETS, CM_MSG_FWD_GETX,
+                                    CM_MSG_WB, CM_MSG_NODATA}},
+    {"evictions (PUT)", {CM_MSG_PUT}},
+};
+#define NMSG_GROUPS (sizeof msg_groups / sizeof *msg_groups)
 
 /* Messages per class per 1000 warp instructions, pooled over workloads. */
 static cm_status traffic_by_class(coh_ctx *c, cm_err *err)
 {
-    int used[CM_MSG_COUNT] = {0};
     double msgs[NPROTO][CM_MSG_COUNT], inst[NPROTO];
     memset(msgs, 0, sizeof msgs);
     memset(inst, 0, sizeof inst);
@@ -538,10 +586,8 @@ static cm_status traffic_by_class(coh_ctx *c, cm_err *err)
             const coh_run *r = c->cmp[w][p];
             if (!r || !r->ok) continue;
             inst[p] += r->instructions;
-            for (size_t m = 1; m < CM_MSG_COUNT; m++) {
+            for (size_t m = 1; m < CM_MSG_COUNT; m++)
                 msgs[p][m] += r->msgs[m];
-                if (r->msgs[m] > 0) used[m] = 1;
-            }
         }
     const char *cols[CM_MSG_COUNT + 2];
     size_t nc = 0;
@@ -550,34 +596,32 @@ static cm_status traffic_by_class(coh_ctx *c, cm_err *err)
     for (size_t m = 1; m < CM_MSG_COUNT; m++) cols[nc++] = cm_msg_names[m];
     cm_table *t;
     cm_status st = table_new(nc, cols, &t, err);
-    series_buf b[CM_MSG_COUNT];
+    series_buf b[NMSG_GROUPS];
     memset(b, 0, sizeof b);
-    label_buf xl = {.n = 0};
-    lb_add(&xl, "protocol (index:");
-    size_t k = 0;
+    for (size_t g = 0; g < NMSG_GROUPS; g++)
+        snprintf(b[g].label, sizeof b[g].label, "%s", msg_groups[g].label);
     for (size_t p = 0; !st && p < NPROTO; p++) {
-        lb_add(&xl, " %zu %s", ++k, protocols[p]);
         rowbuf rb = {.n = 0};
         rb_str(&rb, protocols[p]);
-        rb_num(&rb, (double)k);
-        for (size_t m = 1; m < CM_MSG_COUNT; m++) {
-            double v = inst[p] > 0 ? 1000 * msgs[p][m] / inst[p] : NAN;
-            rb_num(&rb, v);
-            if (used[m]) {
-                snprintf(b[m].label, sizeof b[m].label, "%s",
-                         cm_msg_names[m]);
-                sb_add(&b[m], (double)k, v > 0 ? v : NAN); /* log axis */
-            }
+        rb_num(&rb, (double)(p + 1));
+        for (size_t m = 1; m < CM_MSG_COUNT; m++)
+            rb_num(&rb, inst[p] > 0 ? 1000 * msgs[p][m] / inst[p] : NAN);
+        for (size_t g = 0; g < NMSG_GROUPS; g++) {
+            double sum = 0;
+            for (size_t j = 0; j < 5 && msg_groups[g].msgs[j]; j++)
+                sum += msgs[p][msg_groups[g].msgs[j]];
+            sb_add(&b[g], (double)p, inst[p] > 0 ? 1000 * sum / inst[p] : NAN);
         }
         st = cm_table_append(t, rb.cell, err);
     }
-    lb_add(&xl, ")");
     st = write_free(c, "coh/traffic_class", t, st, err);
+    char yl[160];
+    fig_shape shape = {protocol_names, NPROTO, NULL, 0, NULL};
     if (!st)
         st = render(c, "coh/traffic_class",
-                    "Messages by class, the workloads pooled", xl.text,
-                    "messages per 1000 warp instructions (log)", 0, 1,
-                    CM_PLOT_POINTS, b, CM_MSG_COUNT, err);
+                    "Messages by class, the workloads pooled", "protocol",
+                    axis_of("msgs_per_kinst", yl, sizeof yl), 0,
+                    CM_PLOT_BARS, &shape, b, NMSG_GROUPS, err);
     return st;
 }
 
@@ -586,14 +630,15 @@ static cm_status tc_outcomes(coh_ctx *c, cm_err *err)
 {
     static const char *const cols[] = {"protocol", "index", "hit", "expired",
                                        "evicted", "unused", "lifetimes"};
+    static const char *const outcome_labels[NOUT] = {
+        "hit again before expiry", "expired before reuse",
+        "evicted before expiry", "never used again"};
     cm_table *t;
     cm_status st = table_new(7, cols, &t, err);
     series_buf b[NOUT];
     memset(b, 0, sizeof b);
     for (size_t o = 0; o < NOUT; o++)
-        snprintf(b[o].label, sizeof b[o].label, "%s", outcome_names[o]);
-    label_buf xl = {.n = 0};
-    lb_add(&xl, "TC protocol (index:");
+        snprintf(b[o].label, sizeof b[o].label, "%s", outcome_labels[o]);
     size_t k = 0;
     for (size_t p = P_TCSUO; !st && p <= P_TCWF; p++) {
         double cnt[NOUT] = {0}, total = 0;
@@ -605,25 +650,27 @@ static cm_status tc_outcomes(coh_ctx *c, cm_err *err)
                 total += r->outcome_count[o];
             }
         }
-        lb_add(&xl, " %zu %s", ++k, protocols[p]);
         rowbuf rb = {.n = 0};
         rb_str(&rb, protocols[p]);
-        rb_num(&rb, (double)k);
+        rb_num(&rb, (double)(k + 1));
         for (size_t o = 0; o < NOUT; o++) {
             double f = total > 0 ? cnt[o] / total : NAN;
             rb_num(&rb, f);
             sb_add(&b[o], (double)k, f);
         }
+        k++;
         rb_num(&rb, total);
         st = cm_table_append(t, rb.cell, err);
     }
-    lb_add(&xl, ")");
     st = write_free(c, "coh/tc_outcomes", t, st, err);
+    char yl[160];
+    fig_shape shape = {protocol_names + P_TCSUO, P_TCWF - P_TCSUO + 1, NULL,
+                       0, NULL};
     if (!st)
         st = render(c, "coh/tc_outcomes",
-                    "Lifetime outcomes of TC protocols, the workloads pooled",
-                    xl.text, "fraction of lifetimes (ratio)", 0, 0,
-                    CM_PLOT_LINES_POINTS, b, NOUT, err);
+                    "How L1 copies of TC protocols end, the workloads pooled",
+                    "TC protocol", axis_of("outcome_share", yl, sizeof yl),
+                    0, CM_PLOT_BARS, &shape, b, NOUT, err);
     return st;
 }
 
@@ -637,12 +684,11 @@ static cm_status comparison(coh_ctx *c, cm_err *err)
     if (!st)
         st = per_workload_figure(c, "coh/speed",
                                  "Speed against NO-COH per workload",
-                                 "speed (IPC / IPC of NO-COH, ratio)", 0, err);
+                                 "speed_vs_nocoh", 0, err);
     if (!st)
         st = per_workload_figure(c, "coh/traffic",
-                                 "Interconnect traffic per instruction against NO-COH",
-                                 "traffic (flits per instruction / NO-COH's, ratio)",
-                                 1, err);
+                                 "Interconnect flits per instruction against "
+                                 "NO-COH", "flits_vs_nocoh", 1, err);
     if (!st) st = traffic_by_class(c, err);
     if (!st) st = tc_outcomes(c, err);
     return st;
@@ -668,7 +714,8 @@ static cm_status lifetime_sweep(coh_ctx *c, double best[2], cm_err *err)
     for (size_t i = 0; !st && i < 2; i++) {
         double best_speed = -1;
         best[i] = NAN;
-        snprintf(b[i].label, sizeof b[i].label, "%s", protocols[prot[i]]);
+        snprintf(b[i].label, sizeof b[i].label, "%s",
+                 protocol_names[prot[i]]);
         for (size_t l = 0; !st && l < NLIFE; l++) {
             cm_params p = c->base;
             if (prot[i] == P_TCS) p.tc_lifetime_strong = lifetimes[l];
@@ -715,13 +762,14 @@ static cm_status lifetime_sweep(coh_ctx *c, double best[2], cm_err *err)
         }
     }
     st = write_free(c, "coh/lifetime_sweep", t, st, err);
+    char xl[160], yl[160];
     if (!st)
         st = render(c, "coh/lifetime_sweep",
                     "Fixed lifetimes, geomean over the workloads (0 in the "
                     "CSV only)",
-                    "fixed lifetime (cycles, log)",
-                    "speed (IPC / IPC of NO-COH, geomean ratio)", 1, 0,
-                    CM_PLOT_LINES_POINTS, b, 2, err);
+                    axis_of("lifetime", xl, sizeof xl),
+                    axis_of("speed_gmean_vs_nocoh", yl, sizeof yl), 1,
+                    CM_PLOT_LINES_POINTS, NULL, b, 2, err);
     return st;
 }
 
@@ -745,8 +793,10 @@ static cm_status dir_sweep(coh_ctx *c, double *spread, double *recall_change,
     size_t w = c->dir_wl;
     double def = ipc_of(c, w, P_GPUVINI);
     for (size_t y = 0; y < NWAYS; y++) {
-        snprintf(bs[y].label, sizeof bs[y].label, "%.0f ways", dir_wayss[y]);
-        snprintf(br[y].label, sizeof br[y].label, "%.0f ways", dir_wayss[y]);
+        char v[32];
+        snprintf(v, sizeof v, "%.0f", dir_wayss[y]);
+        cm_column_value("dir.ways", v, bs[y].label, sizeof bs[y].label);
+        cm_column_value("dir.ways", v, br[y].label, sizeof br[y].label);
     }
     for (size_t y = 0; !st && y < NWAYS; y++)
         for (size_t x = 0; !st && x < NRATIO; x++) {
@@ -782,21 +832,21 @@ static cm_status dir_sweep(coh_ctx *c, double *spread, double *recall_change,
         }
     *recall_change = rpk_small > 0 ? rpk_large / rpk_small - 1 : NAN;
     st = write_free(c, "coh/dir_sweep", t, st, err);
-    char title[128];
+    char title[128], xl[160], yl[160];
     snprintf(title, sizeof title, "GPU-VIni directory size on %s: speed",
              workloads[w]);
+    axis_of("dir.ratio", xl, sizeof xl);
+    fig_shape ways = {NULL, 0, NULL, 0, cm_column_label("dir.ways")};
     if (!st)
-        st = render(c, "coh/dir_sweep_speed", title,
-                    "directory entries R (x total L1 lines, log)",
-                    "speed (IPC / IPC at the default directory, ratio)", 1, 0,
-                    CM_PLOT_LINES_POINTS, bs, NWAYS, err);
+        st = render(c, "coh/dir_sweep_speed", title, xl,
+                    axis_of("speed_vs_default", yl, sizeof yl), 1,
+                    CM_PLOT_LINES_POINTS, &ways, bs, NWAYS, err);
     snprintf(title, sizeof title, "GPU-VIni directory size on %s: recalls",
              workloads[w]);
     if (!st)
-        st = render(c, "coh/dir_sweep_recalls", title,
-                    "directory entries R (x total L1 lines, log)",
-                    "recalls per 1000 warp instructions", 1, 0,
-                    CM_PLOT_LINES_POINTS, br, NWAYS, err);
+        st = render(c, "coh/dir_sweep_recalls", title, xl,
+                    axis_of("recalls_per_kinst", yl, sizeof yl), 1,
+                    CM_PLOT_LINES_POINTS, &ways, br, NWAYS, err);
     return st;
 }
 
@@ -820,7 +870,7 @@ static cm_status predictor_sweep(coh_ctx *c, cm_err *err)
     size_t w = c->pred_wl;
     double def = ipc_of(c, w, P_TCW);
     for (size_t a = 0; !st && a < NPRED; a++) {
-        snprintf(b[a].label, sizeof b[a].label, "%s", predictor_axes[a].name);
+        b[a].panel = a; /* one constant, one x axis: a panel each */
         for (size_t v = 0; !st && v < NPRED_VALUES; v++) {
             cm_params p = c->base;
             *pred_field(&p, a) = predictor_axes[a].values[v];
@@ -846,14 +896,20 @@ static cm_status predictor_sweep(coh_ctx *c, cm_err *err)
         }
     }
     st = write_free(c, "coh/predictor_sweep", t, st, err);
-    char title[128];
+    char title[128], xl[NPRED][160], yl[160];
+    cm_plot_panel panels[NPRED];
+    for (size_t a = 0; a < NPRED; a++)
+        panels[a] = (cm_plot_panel){
+            .xlabel = axis_of(predictor_axes[a].name, xl[a], sizeof xl[a]),
+            .logx = 1};
+    fig_shape shape = {NULL, 0, panels, NPRED, NULL};
     snprintf(title, sizeof title,
-             "TC-Weak predictor constants one at a time on %s", workloads[w]);
+             "TC-Weak predictor constants one at a time, TCW on %s",
+             workloads[w]);
     if (!st)
-        st = render(c, "coh/predictor_sweep", title,
-                    "constant (cycles, log)",
-                    "speed (IPC / IPC at the default constants, ratio)", 1, 0,
-                    CM_PLOT_LINES_POINTS, b, NPRED, err);
+        st = render(c, "coh/predictor_sweep", title, NULL,
+                    axis_of("speed_vs_default", yl, sizeof yl), 1,
+                    CM_PLOT_LINES_POINTS, &shape, b, NPRED, err);
     return st;
 }
 

@@ -28,11 +28,17 @@
 #include "models/setlocal.h"
 #include "models/spatial.h"
 #include "study/study.h"
+#include "data/columns.h"
 #include "sim/cache_trace.h"
 
 #define NMETHODS 4
 static const char *const method_specs[NMETHODS] = {
     "none", "shards:0.01", "shards:0.1", "statstack:0.01"};
+/* How the figure names them (the CSV keeps the specs, which --sample
+ * takes). */
+static const char *const method_labels[NMETHODS] = {
+    "exact", "SHARDS, 1% of lines", "SHARDS, 10% of lines",
+    "StatStack, 1% of accesses"};
 
 /* Stream of the interleaving check: the trace's first accesses, as one
  * warp's line addresses. */
@@ -102,24 +108,57 @@ static cm_status measure(reuse_section *rs, cm_err *err)
     return CM_OK;
 }
 
+/* Table t with each method's name in column `col` given as its label. */
+static cm_status with_method_labels(const reuse_section *rs,
+                                    const cm_table *t, long col,
+                                    cm_table **out, cm_err *err)
+{
+    if (col < 0) return cm_err_set(err, CM_EINTERNAL, "no method column");
+    size_t nc = cm_table_ncols(t);
+    const char **names = malloc(2 * nc * sizeof *names);
+    if (!names) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    const char **cells = names + nc;
+    for (size_t c = 0; c < nc; c++) names[c] = cm_table_colname(t, c);
+    cm_table *l = cm_table_new(nc, names);
+    cm_status st = l ? CM_OK : cm_err_set(err, CM_EINTERNAL, "out of memory");
+    for (size_t r = 0; !st && r < cm_table_nrows(t); r++) {
+        for (size_t c = 0; c < nc; c++) cells[c] = cm_table_cell(t, r, c);
+        for (int i = 0; i < rs->nmethods; i++)
+            if (!strcmp(cells[col], rs->methods[i].name))
+                cells[col] = method_labels[i];
+        st = cm_table_append(l, cells, err);
+    }
+    free(names);
+    if (st) {
+        cm_table_free(l);
+        return st;
+    }
+    *out = l;
+    return CM_OK;
+}
+
 static cm_status section_mrc(reuse_section *rs, cm_err *err)
 {
-    cm_table *t = NULL;
+    cm_table *t = NULL, *fig = NULL;
     cm_status st = cm_mrc_curve_table(rs->methods, NMETHODS,
                                       (uint64_t)rs->p->l1_line, 8, &t, err);
     if (!st) st = cm_study_write_table(rs->s, "reuse_mrc", t, err);
     if (!st)
+        st = with_method_labels(rs, t, cm_table_col_find(t, "method"), &fig,
+                                err);
+    if (!st)
         st = cm_study_figure(
-            rs->s, "reuse_mrc", t,
+            rs->s, "reuse_mrc", fig,
             &(cm_plot_table_opts){
                 .x = "capacity_bytes",
                 .y = (const char *[]){"miss_ratio"},
                 .ny = 1,
                 .by = "method",
                 .logx = 1,
-                .style = CM_PLOT_LINES,
+                .style = CM_PLOT_LINES_POINTS,
                 .title = "LRU miss-ratio curve: exact and sampled"},
             err);
+    cm_table_free(fig);
     cm_table_free(t);
     double caps[1024], lin[100];
     size_t n = cm_mrc_grid(rs->methods, NMETHODS, 8, caps, 1024);
@@ -164,6 +203,10 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
     cm_status st = CM_OK;
     double worst_sl[SA_NWAYS] = {0}, worst[SA_NWAYS] = {0},
            worst_bi[SA_NWAYS] = {0};
+    /* the figure's points: [ways][size] */
+    double fx[SA_NWAYS][SA_NSIZES], fsim[SA_NWAYS][SA_NSIZES],
+        fsa[SA_NWAYS][SA_NSIZES], fbi[SA_NWAYS][SA_NSIZES];
+    size_t fn[SA_NWAYS] = {0};
     uint64_t line = (uint64_t)rs->p->l1_line;
     for (size_t w = 0; w < SA_NWAYS && !st; w++) {
         for (size_t z = 0; z < SA_NSIZES && !st; z++) {
@@ -198,6 +241,10 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
             worst_sl[w] = fmax(worst_sl[w], fabs(rel_sl));
             worst[w] = fmax(worst[w], fabs(rel));
             worst_bi[w] = fmax(worst_bi[w], fabs(rel_bi));
+            fx[w][fn[w]] = sa_sizes[z];
+            fsim[w][fn[w]] = sim;
+            fsa[w][fn[w]] = sa;
+            fbi[w][fn[w]++] = bi;
             char c[12][32];
             const double v[] = {sa_sizes[z], (double)sets, sa_ways[w], lines,
                                 fa,          sl,           sa,         bi,
@@ -211,20 +258,36 @@ static cm_status section_setassoc(reuse_section *rs, cm_err *err)
         }
     }
     if (!st) st = cm_study_write_table(rs->s, "reuse_setassoc", t, err);
-    if (!st)
-        st = cm_study_figure(
-            rs->s, "reuse_setassoc", t,
-            &(cm_plot_table_opts){
-                .x = "size",
-                .y = (const char *[]){"miss_ratio_sim", "miss_ratio_setassoc",
-                                      "miss_ratio_binomial"},
-                .ny = 3,
-                .by = "ways",
-                .logx = 1,
-                .style = CM_PLOT_LINES_POINTS,
-                .title = "Set-associative LRU: occupancy and binomial "
-                         "models against simulation"},
-            err);
+    /* A panel per associativity: the simulation as markers, each model a
+     * line; the same three series, in the same style, in every panel. */
+    char miss_axis[128], size_axis[128], titles[SA_NWAYS][64];
+    cm_plot_axis_label("miss_ratio", miss_axis, sizeof miss_axis);
+    cm_plot_axis_label("size", size_axis, sizeof size_axis);
+    cm_plot_series ser[3 * SA_NWAYS];
+    cm_plot_panel panels[SA_NWAYS];
+    for (size_t w = 0; w < SA_NWAYS; w++) {
+        char v[16];
+        snprintf(v, sizeof v, "%g", sa_ways[w]);
+        snprintf(titles[w], sizeof titles[w], "%s: ", cm_column_label("ways"));
+        cm_column_value("ways", v, titles[w] + strlen(titles[w]),
+                        sizeof titles[w] - strlen(titles[w]));
+        panels[w] = (cm_plot_panel){.title = titles[w]};
+        ser[3 * w] = (cm_plot_series){.label = "simulation", .x = fx[w],
+                                      .y = fsim[w], .n = fn[w], .panel = w};
+        ser[3 * w + 1] = (cm_plot_series){
+            .label = cm_column_label("miss_ratio_setassoc"), .x = fx[w],
+            .y = fsa[w], .n = fn[w], .line_only = 1, .panel = w};
+        ser[3 * w + 2] = (cm_plot_series){
+            .label = cm_column_label("miss_ratio_binomial"), .x = fx[w],
+            .y = fbi[w], .n = fn[w], .line_only = 1, .panel = w};
+    }
+    cm_plot_spec spec = {.title = "Set-associative LRU: occupancy and "
+                                  "binomial models against simulation",
+                         .xlabel = size_axis, .ylabel = miss_axis, .logx = 1,
+                         .style = CM_PLOT_POINTS, .series = ser,
+                         .nseries = 3 * SA_NWAYS, .panels = panels,
+                         .npanels = SA_NWAYS, .share_y = 1};
+    if (!st) st = cm_study_render(rs->s, "reuse_setassoc", &spec, err);
     cm_table_free(t);
     if (!st)
         st = cm_study_say(rs->s, err,
@@ -308,6 +371,9 @@ static cm_status section_interleave(reuse_section *rs, cm_err *err)
     uint64_t l1_lines = (uint64_t)(rs->p->l1_size / rs->p->l1_line);
     uint64_t ways = (uint64_t)rs->p->l1_ways, sets = l1_lines / ways;
     double worst = 0;
+    double fx[sizeof warps / sizeof warps[0]], fm[sizeof fx / sizeof *fx],
+        fs[sizeof fx / sizeof *fx];
+    size_t fn = 0;
     for (size_t i = 0; !st && i < sizeof warps / sizeof warps[0]; i++) {
         double model;
         st =
@@ -334,6 +400,9 @@ static cm_status section_interleave(reuse_section *rs, cm_err *err)
         cm_cache_free(c);
         double sim = hits / ((double)n * warps[i]);
         if (fabs(model - sim) > worst) worst = fabs(model - sim);
+        fx[fn] = warps[i];
+        fm[fn] = model;
+        fs[fn++] = sim;
         char cells[4][32];
         snprintf(cells[0], 32, "%u", warps[i]);
         cm_fmt_double(cells[1], model);
@@ -343,18 +412,24 @@ static cm_status section_interleave(reuse_section *rs, cm_err *err)
         st = cm_table_append(t, row, err);
     }
     if (!st) st = cm_study_write_table(rs->s, "reuse_interleave", t, err);
-    if (!st)
-        st = cm_study_figure(
-            rs->s, "reuse_interleave", t,
-            &(cm_plot_table_opts){
-                .x = "warps",
-                .y = (const char *[]){"hit_rate_sim", "hit_rate_model"},
-                .ny = 2,
-                .logx = 1,
-                .style = CM_PLOT_LINES_POINTS,
-                .title = "L1 hit rate of interleaved warps: model against "
-                         "simulation"},
-            err);
+    /* one configuration: the model its simulation's colour, a line beside
+     * the markers */
+    char hit_axis[128], warps_axis[128], entry[128];
+    cm_plot_axis_label("hit_rate", hit_axis, sizeof hit_axis);
+    cm_plot_axis_label("warps", warps_axis, sizeof warps_axis);
+    snprintf(entry, sizeof entry,
+             "%.0f KB %.0f-way L1: simulation (markers), model (line)",
+             rs->p->l1_size / 1024, rs->p->l1_ways);
+    cm_plot_series ser[2] = {
+        {.label = entry, .x = fx, .y = fs, .n = fn},
+        {.label = entry, .x = fx, .y = fm, .n = fn, .line_only = 1,
+         .with_previous = 1}};
+    cm_plot_spec spec = {.title = "L1 hit rate of interleaved warps: model "
+                                  "against simulation",
+                         .xlabel = warps_axis, .ylabel = hit_axis,
+                         .logx = 1, .style = CM_PLOT_POINTS, .series = ser,
+                         .nseries = 2};
+    if (!st) st = cm_study_render(rs->s, "reuse_interleave", &spec, err);
     if (!st)
         st = cm_study_say(rs->s, err,
                           "- Warp interleaving on the %.0f KB %.0f-way L1 "

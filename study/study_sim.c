@@ -21,9 +21,10 @@
 
 static const char *const mshr_axes[] = {"l1.mshrs=8,16,32",
                                         "sched.active_warps=8,24,48"};
-/* Fewer points: each prediction profiles every warp's stream. */
+/* Fewer points: each prediction profiles every warp's stream.  Three
+ * warp counts, so each figure's lines have a shape, not just a slope. */
 static const char *const reuse_axes[] = {"l1.size=16K,64K",
-                                         "sched.active_warps=8,48"};
+                                         "sched.active_warps=8,24,48"};
 static const char *const study_workloads[] = {"kmn", "bfs", "cfd"};
 #define NAXES 2
 

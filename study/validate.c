@@ -28,6 +28,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "data/atomic.h"
+#include "data/columns.h"
 #include "plots/plot.h"
 #include "sim/gpu.h"
 #include "sim/profile_rec.h"
@@ -563,6 +564,9 @@ typedef struct fig_buf {
     double *x, *y, *lo, *hi;
 } fig_buf;
 
+/* Simulation against model, one marker per point, the calibration points
+ * apart from the held-out ones; repeated points are drawn once with their
+ * count beside them, so 27 points never look like 8. */
 static cm_status parity_plot(const vrun *r, size_t q, const char *path,
                              cm_err *err)
 {
@@ -592,33 +596,52 @@ static cm_status parity_plot(const vrun *r, size_t q, const char *path,
     double *diag = buf + 8 * r->n;
     diag[0] = diag[2] = lim[0];
     diag[1] = diag[3] = lim[1];
+    char held[64], cal[64];
+    snprintf(held, sizeof held, "held-out points (%zu)", cnt[0]);
+    snprintf(cal, sizeof cal, "calibration points (%zu)", cnt[1]);
     cm_plot_series ser[3] = {
-        {"held out", f[0].x, f[0].y, f[0].lo, f[0].hi, cnt[0], 0},
-        {"calibration", f[1].x, f[1].y, f[1].lo, f[1].hi, cnt[1], 0},
-        {"model = simulation", diag, diag + 2, NULL, NULL, 2, 1}};
-    char title[160], xl[160], yl[160];
-    snprintf(title, sizeof title, "%s model against simulation: %s",
-             r->cfg->model->name, qt->name);
-    snprintf(xl, sizeof xl, "model: %s", qt->label);
-    snprintf(yl, sizeof yl, "simulation: %s", qt->label);
-    cm_plot_spec spec = {title, xl, yl, 0, 0, CM_PLOT_POINTS, ser, 3};
+        {.label = held, .x = f[0].x, .y = f[0].y, .ylo = f[0].lo,
+         .yhi = f[0].hi, .n = cnt[0]},
+        {.label = cal, .x = f[1].x, .y = f[1].y, .ylo = f[1].lo,
+         .yhi = f[1].hi, .n = cnt[1]},
+        {.label = "model = simulation", .x = diag, .y = diag + 2, .n = 2,
+         .reference = 1}};
+    char title[200], axis[160], xl[200], yl[200];
+    const char *label = cm_column_label(qt->metric);
+    const char *unit = cm_column_unit(qt->metric);
+    snprintf(title, sizeof title, "%s against simulation: %s",
+             r->cfg->model->title, label ? label : qt->name);
+    snprintf(axis, sizeof axis, "%s", label ? label : qt->name);
+    snprintf(xl, sizeof xl, "model: %s%s%s%s", axis, unit ? " (" : "",
+             unit ? unit : "", unit ? ")" : "");
+    snprintf(yl, sizeof yl, "simulation: %s%s%s%s", axis, unit ? " (" : "",
+             unit ? unit : "", unit ? ")" : "");
+    cm_plot_spec spec = {.title = title, .xlabel = xl, .ylabel = yl,
+                         .style = CM_PLOT_POINTS, .series = ser,
+                         .nseries = 3, .count_overlaps = 1};
     cm_status st = cm_plot_render(&spec, path, err);
     free(buf);
     return st;
 }
 
+#define AXIS_PLOT_GROUPS 64 /* 8 panels of the palette's 8 colours */
+
 /* Quantity q along the last axis for one workload: per combination of the
- * other axes, the simulation (points, interval) and the model (line). */
+ * other axes, the simulation (markers, 95% interval) and the model (a
+ * line) in one colour; more combinations than colours go to panels. */
 static cm_status axis_plot(const vrun *r, size_t q, size_t w,
                            const char *path, cm_err *err)
 {
     const cm_validate_config *c = r->cfg;
     size_t last = c->naxes - 1, len = c->axes[last].n;
     size_t per_wl = r->n / c->nworkloads, groups = per_wl / len;
-    if (2 * groups > 64) groups = 32; /* the plotting layer's limit */
+    if (groups > AXIS_PLOT_GROUPS) groups = AXIS_PLOT_GROUPS;
+    size_t npanels = (groups + CM_PLOT_COLOURS - 1) / CM_PLOT_COLOURS;
     double *buf = malloc(5 * groups * len * sizeof *buf);
     cm_plot_series *ser = calloc(2 * groups, sizeof *ser);
-    char (*labels)[2][LABEL_MAX] = calloc(groups, sizeof *labels);
+    char (*labels)[LABEL_MAX] = calloc(groups, sizeof *labels);
+    cm_plot_panel panels[AXIS_PLOT_GROUPS / CM_PLOT_COLOURS];
+    memset(panels, 0, sizeof panels);
     cm_status st = CM_OK;
     if (!buf || !ser || !labels)
         st = cm_err_set(err, CM_EINTERNAL, "out of memory");
@@ -626,13 +649,14 @@ static cm_status axis_plot(const vrun *r, size_t q, size_t w,
         double *x = buf + 5 * g * len, *ys = x + len, *lo = ys + len,
                *hi = lo + len, *ym = hi + len;
         const vpoint *first = &r->pts[w * per_wl + g * len];
-        char key[LABEL_MAX - 16] = ""; /* room for "model " */
         int k = 0;
         for (size_t a = 0; a < last; a++) {
-            char v[32];
+            char v[32], one[LABEL_MAX];
             cm_param_format(c->axes[a].param, first->coord[a], v, sizeof v);
-            k += snprintf(key + k, sizeof key - (size_t)k, "%s%s=%s",
-                          a ? " " : "", c->axes[a].param->name, v);
+            cm_column_value(c->axes[a].param->name, v, one, sizeof one);
+            k += snprintf(labels[g] + k, LABEL_MAX - (size_t)k, "%s%s",
+                          a ? ", " : "", one);
+            if (k >= LABEL_MAX) k = LABEL_MAX - 1;
         }
         for (size_t j = 0; j < len; j++) {
             const vpoint *pt = first + j;
@@ -642,19 +666,34 @@ static cm_status axis_plot(const vrun *r, size_t q, size_t w,
             hi[j] = pt->hi[q];
             ym[j] = pt->model[q];
         }
-        snprintf(labels[g][0], LABEL_MAX, "sim %s", key);
-        snprintf(labels[g][1], LABEL_MAX, "model %s", key);
-        ser[2 * g] = (cm_plot_series){labels[g][0], x, ys, lo, hi, len, 0};
+        size_t pn = g / CM_PLOT_COLOURS;
+        ser[2 * g] = (cm_plot_series){.label = labels[g], .x = x, .y = ys,
+                                      .ylo = lo, .yhi = hi, .n = len,
+                                      .panel = pn};
         ser[2 * g + 1] =
-            (cm_plot_series){labels[g][1], x, ym, NULL, NULL, len, 1};
+            (cm_plot_series){.label = labels[g], .x = x, .y = ym, .n = len,
+                             .line_only = 1, .with_previous = 1,
+                             .panel = pn};
     }
     if (!st) {
-        char title[160], xl[160];
-        snprintf(title, sizeof title, "%s: %s, model (lines) and simulation",
-                 r->wl[w]->name, c->model->qty[q].name);
+        char title[200], xl[160], yl[160], heading[LABEL_MAX] = "";
+        for (size_t a = 0, k = 0; a < last && k < sizeof heading; a++)
+            k += (size_t)snprintf(heading + k, sizeof heading - k, "%s%s",
+                                  a ? ", " : "", c->axes[a].param->label);
+        const char *label = cm_column_label(c->model->qty[q].metric);
+        snprintf(title, sizeof title,
+                 "%s: %s, model (lines) and simulation (markers, 95%% CI)",
+                 r->wl[w]->name, label ? label : c->model->qty[q].name);
         cm_plot_axis_label(c->axes[last].param->name, xl, sizeof xl);
-        cm_plot_spec spec = {title, xl, c->model->qty[q].label, 0, 0,
-                             CM_PLOT_POINTS, ser, 2 * groups};
+        cm_plot_axis_label(c->model->qty[q].metric, yl, sizeof yl);
+        cm_plot_spec spec = {.title = title, .xlabel = xl, .ylabel = yl,
+                             .style = CM_PLOT_POINTS, .series = ser,
+                             .nseries = 2 * groups,
+                             .legend_title = last ? heading : NULL};
+        if (npanels > 1) {
+            spec.panels = panels;
+            spec.npanels = npanels;
+        }
         st = cm_plot_render(&spec, path, err);
     }
     free(buf);
@@ -685,18 +724,25 @@ static cm_status write_all(const vrun *r, const cm_table *calib,
     if (!st) st = cm_table_write_file(calib, path, err);
     if (!st) st = out_path(c->outdir, "params.csv", path, sizeof path, err);
     if (!st) st = cm_params_write_dump(c->base, path, err);
-    for (size_t q = 0; q < c->model->nqty && !st; q++) {
-        snprintf(name, sizeof name, "parity_%s.png", c->model->qty[q].name);
-        st = out_path(c->outdir, name, path, sizeof path, err);
-        if (!st) st = parity_plot(r, q, path, err);
-        for (size_t w = 0; w < c->nworkloads && c->naxes > 0 && !st; w++) {
-            snprintf(name, sizeof name, "%s_vs_%s_%s.png",
-                     c->model->qty[q].name,
-                     c->axes[c->naxes - 1].param->name, r->wl[w]->name);
+    /* each figure as a PNG to look at and an SVG to print (and for the
+     * study's report.html) */
+    static const char *const exts[] = {"png", "svg"};
+    for (size_t q = 0; q < c->model->nqty && !st; q++)
+        for (size_t e = 0; e < 2 && !st; e++) {
+            snprintf(name, sizeof name, "parity_%s.%s", c->model->qty[q].name,
+                     exts[e]);
             st = out_path(c->outdir, name, path, sizeof path, err);
-            if (!st) st = axis_plot(r, q, w, path, err);
+            if (!st) st = parity_plot(r, q, path, err);
+            for (size_t w = 0; w < c->nworkloads && c->naxes > 0 && !st;
+                 w++) {
+                snprintf(name, sizeof name, "%s_vs_%s_%s.%s",
+                         c->model->qty[q].name,
+                         c->axes[c->naxes - 1].param->name, r->wl[w]->name,
+                         exts[e]);
+                st = out_path(c->outdir, name, path, sizeof path, err);
+                if (!st) st = axis_plot(r, q, w, path, err);
+            }
         }
-    }
     return st;
 }
 

@@ -49,8 +49,9 @@ typedef enum cm_validate_target {
 } cm_validate_target;
 
 typedef struct cm_validate_qty {
-    const char *name;  /* column stem, e.g. "occupancy" */
-    const char *label; /* axis label with unit */
+    const char *name;   /* column stem, e.g. "occupancy" */
+    const char *metric; /* its entry in data/metrics.def: the figures'
+                           label and unit */
     cm_validate_target target;
     double target_value;
 } cm_validate_qty;
@@ -108,6 +109,8 @@ typedef struct cm_validate_model {
      * fills, its stores), which weight it over the replicates; NULL: every
      * replicate weighs alike. */
     double (*weight)(const void *obs, size_t q);
+    /* the model's name in figures' titles ("MSHR model") */
+    const char *title;
 } cm_validate_model;
 
 extern const cm_validate_model cm_validate_mshr;

@@ -15,8 +15,8 @@
 #include "study/validate.h"
 
 static const cm_validate_qty directory_qty[] = {
-    {"msgs_per_access", "messages per L1 access", CM_VT_MARE, 0.10},
-    {"flits_per_access", "flits per L1 access", CM_VT_MARE, 0.10}};
+    {"msgs_per_access", "msgs_per_access", CM_VT_MARE, 0.10},
+    {"flits_per_access", "flits_per_access", CM_VT_MARE, 0.10}};
 
 typedef struct directory_obs {
     cm_validate_coh_obs h; /* first: the shared calibration reads it */
@@ -70,4 +70,5 @@ static cm_status directory_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_directory = {
     "directory",       directory_qty,       2,
     sizeof(directory_obs), directory_observe, cm_validate_coh_calibrate,
-    directory_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD, 1, NULL};
+    directory_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD, 1, NULL,
+    "Directory traffic model"};

@@ -40,10 +40,10 @@
 #include "study/validate.h"
 
 static const cm_validate_qty lifetime_qty[] = {
-    {"p_hit", "P(L1 fill reused before expiry)", CM_VT_MEAN_ABS, 0.05},
-    {"p_expired", "P(L1 fill expired before reuse)", CM_VT_MARE, 0.15},
+    {"p_hit", "p_hit", CM_VT_MEAN_ABS, 0.05},
+    {"p_expired", "p_expired", CM_VT_MARE, 0.15},
     {"stall_cycles",
-     "stall per L2 store (TC-Strong) or per fence (TC-Weak) (cycles)",
+     "stall_cycles",
      CM_VT_MARE, 0.15}};
 
 typedef struct lifetime_obs {
@@ -151,14 +151,14 @@ const cm_validate_model cm_validate_lifetime = {
     "lifetime",       lifetime_qty,       3,
     sizeof(lifetime_obs), lifetime_observe, cm_validate_coh_calibrate,
     lifetime_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1,
-    lifetime_weight};
+    lifetime_weight, "Lifetime model"};
 
 /* ---- the adaptive predictor (tcw) --------------------------------------- */
 
 static const cm_validate_qty predictor_qty[] = {
-    {"equilibrium", "predictor equilibrium vs simulated time average (cycles)",
+    {"equilibrium", "equilibrium",
      CM_VT_MARE, 0.15},
-    {"lifetime_mean", "time-average predicted lifetime over the run (cycles)",
+    {"lifetime_mean", "lifetime_mean",
      CM_VT_MARE, 0.15}};
 
 typedef struct predictor_obs {
@@ -204,4 +204,5 @@ static cm_status predictor_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_lifetime_predictor = {
     "lifetime",        predictor_qty,        2,
     sizeof(predictor_obs), predictor_observe, cm_validate_coh_calibrate,
-    predictor_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1, NULL};
+    predictor_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1, NULL,
+    "TC-Weak predictor model"};

@@ -12,8 +12,8 @@
 static const char *const fit_params[] = {"model.extra_latency"};
 
 static const cm_validate_qty mshr_qty[] = {
-    {"occupancy", "mean busy L1 MSHRs (entries)", CM_VT_MARE, 0.10},
-    {"p_full", "P(all L1 MSHRs busy)", CM_VT_MEAN_ABS, 0.05}};
+    {"occupancy", "mean_occupancy", CM_VT_MARE, 0.10},
+    {"p_full", "p_full", CM_VT_MEAN_ABS, 0.05}};
 
 /* The run measures the workload inputs it needs. */
 static cm_status mshr_observe(const cm_validate_run_info *run, void *obs,
@@ -64,4 +64,5 @@ static cm_status mshr_predict(const void *state, const void *obs,
 
 const cm_validate_model cm_validate_mshr = {
     "mshr",       mshr_qty,       2,           sizeof(cm_mshr_obs),
-    mshr_observe, mshr_calibrate, mshr_predict, free, CM_VC_SPREAD, 0, NULL};
+    mshr_observe, mshr_calibrate, mshr_predict, free, CM_VC_SPREAD, 0, NULL,
+    "MSHR model"};

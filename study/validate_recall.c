@@ -14,7 +14,7 @@
 #include "study/validate.h"
 
 static const cm_validate_qty recall_qty[] = {
-    {"recalls_per_access", "recall messages per directory access",
+    {"recalls_per_access", "recall_msgs_per_access",
      CM_VT_MARE, 0.10}};
 
 typedef struct recall_obs {
@@ -67,4 +67,5 @@ static cm_status recall_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_recall = {
     "recall",       recall_qty,       1,
     sizeof(recall_obs), recall_observe, cm_validate_coh_calibrate,
-    recall_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD, 1, NULL};
+    recall_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD, 1, NULL,
+    "Recall model"};

@@ -35,7 +35,7 @@
 #define REUSE_SIGMA_FLOOR 0.01
 
 static const cm_validate_qty reuse_qty[] = {
-    {"l1_miss_ratio", "L1 miss ratio", CM_VT_MEAN_ABS, 0.05}};
+    {"l1_miss_ratio", "l1_miss_ratio", CM_VT_MEAN_ABS, 0.05}};
 
 typedef struct reuse_obs {
     cm_params params;                 /* the point the run used */
@@ -154,4 +154,5 @@ static cm_status reuse_predict(const void *state, const void *obs,
 
 const cm_validate_model cm_validate_reuse = {
     "reuse",       reuse_qty,       1,            sizeof(reuse_obs),
-    reuse_observe, reuse_calibrate, reuse_predict, free, CM_VC_SPREAD, 0, NULL};
+    reuse_observe, reuse_calibrate, reuse_predict, free, CM_VC_SPREAD, 0, NULL,
+    "L1 reuse model"};

@@ -85,6 +85,8 @@ START_TEST(test_sim_lists_and_rejects)
     tu_run r = tu_cohmod("sim --list-workloads");
     ck_assert_int_eq(r.status, 0);
     ck_assert_uint_eq(tu_count_lines(r.out), 26); /* header + 25 profiles */
+    ck_assert_ptr_nonnull(strstr(r.out, "name,description,seed,suite,"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\nkmn,k-means clustering,000,"));
     ck_assert_ptr_nonnull(strstr(r.out, "\nkmn,"));
     ck_assert_ptr_nonnull(strstr(r.out, "\nsssp,"));
     tu_run_free(&r);

@@ -23,7 +23,12 @@ static const char *const promised[] = {
     "mshr_throughput_vs_warps.png", "mshr_occupancy_pmf.png",
     "reuse_mrc.csv", "reuse_mrc.png", "reuse_setassoc.csv",
     "reuse_setassoc.png", "reuse_fit.csv", "reuse_interleave.csv",
-    "reuse_interleave.png"};
+    "reuse_interleave.png", "report.html",
+    /* every figure also as SVG, for print and report.html */
+    "mshr_pfull_vs_entries.svg", "mshr_occupancy_vs_entries.svg",
+    "mshr_bandwidth_vs_entries.svg", "mshr_pfull_vs_warps.svg",
+    "mshr_throughput_vs_warps.svg", "mshr_occupancy_pmf.svg",
+    "reuse_mrc.svg", "reuse_setassoc.svg", "reuse_interleave.svg"};
 #define NPROMISED (sizeof promised / sizeof promised[0])
 
 static const char *const coh_promised[] = {
@@ -31,7 +36,10 @@ static const char *const coh_promised[] = {
     "traffic_class.csv",  "traffic_class.png",  "tc_outcomes.csv",
     "tc_outcomes.png",    "lifetime_sweep.csv", "lifetime_sweep.png",
     "dir_sweep.csv",      "dir_sweep_speed.png", "dir_sweep_recalls.png",
-    "predictor_sweep.csv", "predictor_sweep.png", "seed_compare.csv"};
+    "predictor_sweep.csv", "predictor_sweep.png", "seed_compare.csv",
+    "speed.svg",          "traffic.svg",        "traffic_class.svg",
+    "tc_outcomes.svg",    "lifetime_sweep.svg", "dir_sweep_speed.svg",
+    "dir_sweep_recalls.svg", "predictor_sweep.svg"};
 #define NCOH (sizeof coh_promised / sizeof coh_promised[0])
 
 /* The protocols the coherence section must run. */
@@ -91,6 +99,8 @@ static void check_files(const char *dir, const char *const *names, size_t n)
         ck_assert_msg(bytes != NULL && len > 100, "%s missing or tiny", p);
         if (strstr(names[i], ".png"))
             ck_assert_int_eq(memcmp(bytes, "\x89PNG", 4), 0);
+        if (strstr(names[i], ".svg"))
+            ck_assert_ptr_nonnull(strstr(bytes, "<svg"));
         free(bytes);
         free(p);
     }

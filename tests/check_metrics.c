@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/columns.h"
 #include "data/metrics.h"
 #include "sim/gpu.h"
 #include "sim/protocol.h"
@@ -18,7 +19,9 @@ START_TEST(test_entries_complete)
     ck_assert_uint_gt(cm_metric_count(), 40);
     for (size_t i = 0; i < cm_metric_count(); i++) {
         const cm_metric *m = cm_metric_at(i);
-        ck_assert_msg(*m->name && *m->unit && *m->label && *m->help,
+        /* a result column of text (a protocol's name) has no unit */
+        ck_assert_msg(*m->name && (*m->unit || m->kind == CM_METRIC_RESULT) &&
+                          *m->label && *m->help,
                       "%s: empty field", m->name);
         for (size_t j = 0; j < i; j++)
             ck_assert_msg(strcmp(cm_metric_at(j)->name, m->name),
@@ -110,6 +113,9 @@ START_TEST(test_every_row_registered_every_entry_used)
                 const cm_metric *m = cm_metric_of_row(r[k].metric);
                 ck_assert_msg(m != NULL, "%s: row %s not in metrics.def",
                               p->name, r[k].metric);
+                ck_assert_msg(m->kind != CM_METRIC_RESULT,
+                              "%s: row %s taken for a result column",
+                              p->name, r[k].metric);
                 used[m - cm_metric_at(0)] = 1;
             }
             /* one name per quantity under every protocol */
@@ -127,8 +133,8 @@ START_TEST(test_every_row_registered_every_entry_used)
             cm_stats_free(stats);
         }
     for (size_t i = 0; i < cm_metric_count(); i++)
-        ck_assert_msg(used[i], "%s: no run writes it",
-                      cm_metric_at(i)->name);
+        ck_assert_msg(used[i] || cm_metric_at(i)->kind == CM_METRIC_RESULT,
+                      "%s: no run writes it", cm_metric_at(i)->name);
     free(used);
 }
 END_TEST
@@ -262,6 +268,25 @@ START_TEST(test_littles_law_every_protocol)
 }
 END_TEST
 
+/* A legend entry reads a value with its unit, bytes in KB or MB where
+ * they are whole ones (issue 24: "16384 B" in the reuse validation). */
+START_TEST(test_column_values_read_as_text)
+{
+    static const char *const cases[][3] = {
+        {"l1.size", "16384", "16 KB"},
+        {"l1.size", "1048576", "1 MB"},
+        {"l1.size", "1000", "1000 B"},
+        {"capacity_bytes", "512", "512 B"},
+        {"wl.mem_rate", "0.002", "0.002 inst/cycle/warp"},
+        {"l1.mshrs", "32", "32 entries"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char buf[64];
+        cm_column_value(cases[i][0], cases[i][1], buf, sizeof buf);
+        ck_assert_str_eq(buf, cases[i][2]);
+    }
+}
+END_TEST
+
 Suite *suite_metrics(void)
 {
     Suite *s = suite_create("metrics");
@@ -272,6 +297,7 @@ Suite *suite_metrics(void)
     tcase_add_test(tc, test_every_row_registered_every_entry_used);
     tcase_add_test(tc, test_totals_add_up);
     tcase_add_test(tc, test_littles_law_every_protocol);
+    tcase_add_test(tc, test_column_values_read_as_text);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,6 +15,7 @@
 
 #include "data/table.h"
 #include "plots/plot.h"
+#include "tests/figcheck.h"
 #include "tests/testutil.h"
 
 /* ---- fixture and helpers --------------------------------------------- */
@@ -34,10 +35,14 @@ static const double HI[] = {2.2, 4.2, 3.2, 5.2, 6.2};
 /* Two labelled series with units on the axes. */
 static void demo(void)
 {
-    s[0] = (cm_plot_series){"Alpha-series-label-one", X, Y1, NULL, NULL, 5, 0};
-    s[1] = (cm_plot_series){"Beta-series-label-two", X, Y2, NULL, NULL, 5, 0};
-    sp = (cm_plot_spec){"A title", "l1.mshrs (entries)", "latency (cycles)",
-                        0, 0, CM_PLOT_LINES_POINTS, s, 2};
+    s[0] = (cm_plot_series){.label = "Alpha-series-label-one", .x = X,
+                            .y = Y1, .n = 5};
+    s[1] = (cm_plot_series){.label = "Beta-series-label-two", .x = X,
+                            .y = Y2, .n = 5};
+    sp = (cm_plot_spec){.title = "A title", .xlabel = "L1 MSHRs (entries)",
+                        .ylabel = "latency (cycles)",
+                        .style = CM_PLOT_LINES_POINTS, .series = s,
+                        .nseries = 2};
 }
 
 static void setup(void)
@@ -46,9 +51,13 @@ static void setup(void)
     demo();
 }
 
+static fc_record *last;
+
 static void teardown(void)
 {
     tu_rm_tree(dir);
+    fc_free(last);
+    last = NULL;
 }
 
 /* dir/name, in a rotating buffer that stays valid for 7 more calls. */
@@ -180,9 +189,9 @@ START_TEST(test_palette_per_series)
     cm_plot_series eight[8];
     for (int i = 0; i < 8; i++) {
         for (int j = 0; j < 5; j++) ys[i][j] = i + X[j] * 0.1;
-        eight[i] = (cm_plot_series){NULL, X, ys[i], NULL, NULL, 5, 0};
+        eight[i] = (cm_plot_series){.label = NULL, .x = X, .y = ys[i], .ylo = NULL, .yhi = NULL, .n = 5};
     }
-    cm_plot_spec spec = {NULL, "x", "y", 0, 0, CM_PLOT_POINTS, eight, 8};
+    cm_plot_spec spec = {.title = NULL, .xlabel = "x", .ylabel = "y", .logx = 0, .logy = 0, .style = CM_PLOT_POINTS, .series = eight, .nseries = 8};
     char *svg = render_svg(&spec);
     for (int i = 0; i < 8; i++)
         ck_assert_msg(svg_has_colour(svg, okabe_ito[i]),
@@ -231,8 +240,8 @@ START_TEST(test_markers_per_style)
         x[i] = i;
         y[i] = i * i;
     }
-    cm_plot_series one = {NULL, x, y, NULL, NULL, 100, 0};
-    cm_plot_spec spec = {NULL, "x", "y", 0, 0, CM_PLOT_LINES, &one, 1};
+    cm_plot_series one = {.label = NULL, .x = x, .y = y, .ylo = NULL, .yhi = NULL, .n = 100};
+    cm_plot_spec spec = {.title = NULL, .xlabel = "x", .ylabel = "y", .logx = 0, .logy = 0, .style = CM_PLOT_LINES, .series = &one, .nseries = 1};
     char *svg = render_svg(&spec);
     size_t lines = count(svg, "<use");
     free(svg);
@@ -286,8 +295,8 @@ START_TEST(test_log_axis_two_decades)
 {
     static const double narrow[] = {20, 30, 40, 50, 45};
     static const double wide[] = {20, 300, 4000, 5000, 450};
-    cm_plot_series one = {NULL, X, narrow, NULL, NULL, 5, 0};
-    cm_plot_spec spec = {NULL, "x", "y", 0, 1, CM_PLOT_POINTS, &one, 1};
+    cm_plot_series one = {.label = NULL, .x = X, .y = narrow, .ylo = NULL, .yhi = NULL, .n = 5};
+    cm_plot_spec spec = {.title = NULL, .xlabel = "x", .ylabel = "y", .logx = 0, .logy = 1, .style = CM_PLOT_POINTS, .series = &one, .nseries = 1};
     char *a = render_svg(&spec);
     one.y = wide; /* 10^2 and 10^3 inside the data */
     char *b = render_svg(&spec);
@@ -314,8 +323,8 @@ START_TEST(test_legend_avoids_data)
     /* Points in three corners: the legend takes the fourth. */
     static const double x1[] = {0, 1, 1}, y1[] = {1, 1, 0}; /* BL free */
     static const double x2[] = {0, 1, 0}, y2[] = {1, 1, 0}; /* BR free */
-    cm_plot_series one = {"A", x1, y1, NULL, NULL, 3, 0};
-    cm_plot_spec spec = {NULL, "x", "y", 0, 0, CM_PLOT_POINTS, &one, 1};
+    cm_plot_series one = {.label = "A", .x = x1, .y = y1, .ylo = NULL, .yhi = NULL, .n = 3};
+    cm_plot_spec spec = {.title = NULL, .xlabel = "x", .ylabel = "y", .logx = 0, .logy = 0, .style = CM_PLOT_POINTS, .series = &one, .nseries = 1};
     char *svg = render_svg(&spec);
     double left = legend_left(svg);
     ck_assert_msg(left > 0 && left < 460 / 2, "legend at x=%g, not left",
@@ -327,6 +336,332 @@ START_TEST(test_legend_avoids_data)
     left = legend_left(svg);
     ck_assert_msg(left > 460 / 2, "legend at x=%g, not right", left);
     free(svg);
+}
+END_TEST
+
+
+/* ---- the record of what was drawn ------------------------------------------ */
+
+/* The observer keeps the last record (freed by teardown). */
+static void keep_last(const cm_plot_record *r, void *arg)
+{
+    (void)arg;
+    fc_free(last);
+    last = fc_copy(r);
+}
+
+/* Renders with the observer on; the record, or a failed test. */
+static const cm_plot_record *render_rec(const cm_plot_spec *spec,
+                                        const char *name)
+{
+    cm_plot_set_observer(keep_last, NULL);
+    render_ok(spec, at(name));
+    cm_plot_set_observer(NULL, NULL);
+    ck_assert_ptr_nonnull(last);
+    return &last->rec;
+}
+
+static void assert_figure_ok(const cm_plot_record *r)
+{
+    char msg[1024];
+    ck_assert_msg(fc_check(r, msg, sizeof msg), "%s", msg);
+}
+
+/* The record says what the file shows: its series, labels, and a legend
+ * box where the SVG draws the legend's white box. */
+START_TEST(test_record_matches_file)
+{
+    const cm_plot_record *r = render_rec(&sp, "rec.svg");
+    ck_assert_uint_eq(r->nseries, 2);
+    ck_assert_str_eq(r->series[0].label, "Alpha-series-label-one");
+    ck_assert_int_ne(r->series[0].colour, r->series[1].colour);
+    ck_assert_int_ne(r->series[0].marker, r->series[1].marker);
+    ck_assert_uint_eq(r->series[0].points, 5);
+    ck_assert_uint_eq(r->naxes, 2);
+    ck_assert_str_eq(r->axes[0].label, "L1 MSHRs (entries)");
+    ck_assert_uint_eq(r->nlegends, 1);
+    /* 5 markers and 4 segments a series */
+    size_t markers = 0, segments = 0;
+    for (size_t m = 0; m < r->nmarks; m++) {
+        markers += r->marks[m].kind == CM_MARK_MARKER;
+        segments += r->marks[m].kind == CM_MARK_SEGMENT;
+    }
+    ck_assert_uint_eq(markers, 10);
+    ck_assert_uint_eq(segments, 8);
+    char *svg = tu_read_file(at("rec.svg"), NULL);
+    double left = legend_left(svg); /* points of a 460-point page */
+    ck_assert_msg(fabs(left / 460 - r->legends[0].x0) < 0.01,
+                  "record says the legend starts at %.3f, the SVG at %.3f",
+                  r->legends[0].x0, left / 460);
+    free(svg);
+    /* the plotting layer's own figures pass the rules */
+    assert_figure_ok(r);
+}
+END_TEST
+
+/* The rules catch what they are about: a legend moved onto the data, two
+ * series given one style, a label without a unit. */
+START_TEST(test_figure_rules_can_fail)
+{
+    const cm_plot_record *r = render_rec(&sp, "rules.png");
+    char msg[1024];
+    fc_record *c = fc_copy(r);
+    cm_plot_box *leg = (cm_plot_box *)c->rec.legends;
+    *leg = c->rec.marks[0].box; /* on top of a marker */
+    ck_assert(!fc_check(&c->rec, msg, sizeof msg));
+    ck_assert_ptr_nonnull(strstr(msg, "covers a mark"));
+    fc_free(c);
+    c = fc_copy(r);
+    cm_plot_series_rec *sr = (cm_plot_series_rec *)c->rec.series;
+    sr[1].colour = sr[0].colour;
+    sr[1].marker = sr[0].marker;
+    ck_assert(!fc_check(&c->rec, msg, sizeof msg));
+    ck_assert_ptr_nonnull(strstr(msg, "share colour"));
+    fc_free(c);
+    sp.ylabel = "latency";
+    r = render_rec(&sp, "rules.png");
+    ck_assert(!fc_check(r, msg, sizeof msg));
+    ck_assert_ptr_nonnull(strstr(msg, "has no unit"));
+    sp.ylabel = "l1.mshrs (entries)"; /* a raw registry name */
+    r = render_rec(&sp, "rules.png");
+    ck_assert(!fc_check(r, msg, sizeof msg));
+    ck_assert_ptr_nonnull(strstr(msg, "raw"));
+}
+END_TEST
+
+/* Points everywhere: no inside corner is free, so the legend goes beside
+ * the plot, and covers nothing (issue 24: legends hid the data). */
+START_TEST(test_legend_leaves_the_data)
+{
+    double xs[100], ya[100], yb[100];
+    for (int i = 0; i < 100; i++) {
+        xs[i] = i % 10;
+        ya[i] = i / 10;
+        yb[i] = 9 - i / 10 + 0.5;
+    }
+    cm_plot_series two[2] = {
+        {.label = "first", .x = xs, .y = ya, .n = 100},
+        {.label = "second", .x = xs, .y = yb, .n = 100}};
+    cm_plot_spec spec = {.xlabel = "x (m)", .ylabel = "y (m)",
+                         .style = CM_PLOT_POINTS, .series = two,
+                         .nseries = 2};
+    const cm_plot_record *r = render_rec(&spec, "full.png");
+    assert_figure_ok(r);
+    ck_assert_uint_eq(r->nlegends, 1);
+    ck_assert(r->legends[0].x0 >= r->plot_areas[0].x1 ||
+              r->legends[0].y1 <= r->plot_areas[0].y0);
+    /* a line through every corner: the same */
+    two[0].n = two[1].n = 10;
+    static const double lx[] = {0, 9, 0, 9, 0, 9, 0, 9, 0, 9},
+                        ly[] = {0, 9, 9, 0, 0, 9, 9, 0, 0, 9};
+    two[0].x = lx;
+    two[0].y = ly;
+    spec.style = CM_PLOT_LINES;
+    r = render_rec(&spec, "lines.png");
+    assert_figure_ok(r);
+}
+END_TEST
+
+/* More series than colours in one panel is an error, never a colour used
+ * twice; panels take the rest, and a series repeated in every panel keeps
+ * its colour and marker. */
+START_TEST(test_colours_never_recycled)
+{
+    double ys[9][5];
+    cm_plot_series nine[9];
+    char names[9][16];
+    for (int i = 0; i < 9; i++) {
+        for (int j = 0; j < 5; j++) ys[i][j] = i + X[j] * 0.1;
+        snprintf(names[i], sizeof names[i], "s%d", i);
+        nine[i] = (cm_plot_series){.label = names[i], .x = X, .y = ys[i],
+                                   .n = 5};
+    }
+    cm_plot_spec spec = {.xlabel = "x (m)", .ylabel = "y (m)",
+                         .style = CM_PLOT_POINTS, .series = nine,
+                         .nseries = 9};
+    cm_err err;
+    ck_assert_int_eq(render(&spec, at("nine.png"), &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "split the figure into panels"));
+    nine[8].panel = 1;
+    cm_plot_panel pn[2] = {{.title = "a"}, {.title = "b"}};
+    spec.panels = pn;
+    spec.npanels = 2;
+    const cm_plot_record *r = render_rec(&spec, "nine.png");
+    assert_figure_ok(r);
+    ck_assert_int_eq(r->series[8].colour, 0);
+    ck_assert_int_ne(r->series[8].marker, r->series[0].marker);
+    /* the same series in both panels: the same style */
+    snprintf(names[8], sizeof names[8], "s0");
+    r = render_rec(&spec, "nine.png");
+    assert_figure_ok(r);
+    ck_assert_int_eq(r->series[8].marker, r->series[0].marker);
+}
+END_TEST
+
+/* Categories: bars on a categorical axis with the names as ticks, a
+ * marker above every bar, never a line between categories. */
+START_TEST(test_categorical_bars)
+{
+    static const char *const cats[] = {"bh", "dlb", "hsp"};
+    static const double cx[] = {0, 1, 2}, a[] = {0.9, 0.7, 1.0},
+                        b[] = {0.8, 1.1, 0.95}, rx[] = {-0.5, 2.5},
+                        ry[] = {1, 1};
+    cm_plot_series ser[3] = {
+        {.label = "MESI", .x = cx, .y = a, .n = 3},
+        {.label = "TCW", .x = cx, .y = b, .n = 3},
+        {.label = "NO-COH (= 1)", .x = rx, .y = ry, .n = 2, .reference = 1}};
+    cm_plot_spec spec = {.xlabel = "workload", .ylabel = "speed (ratio)",
+                         .style = CM_PLOT_BARS, .series = ser, .nseries = 3,
+                         .categories = cats, .ncategories = 3};
+    const cm_plot_record *r = render_rec(&spec, "bars.png");
+    assert_figure_ok(r);
+    ck_assert(r->axes[0].categorical);
+    ck_assert_uint_eq(r->axes[0].nticks, 3);
+    ck_assert_str_eq(r->axes[0].ticks[1], "dlb");
+    size_t bars = 0, markers = 0;
+    double top = 0;
+    for (size_t m = 0; m < r->nmarks; m++) {
+        bars += r->marks[m].kind == CM_MARK_BAR;
+        markers += r->marks[m].kind == CM_MARK_MARKER;
+        if (r->marks[m].kind == CM_MARK_MARKER)
+            top = fmax(top, r->marks[m].box.y1);
+    }
+    ck_assert_uint_eq(bars, 6);
+    ck_assert_uint_eq(markers, 6);
+    /* every marker inside the frame: the y floor and ceiling make room */
+    ck_assert(top <= r->plot_areas[0].y1);
+    cm_err err;
+    spec.style = CM_PLOT_LINES_POINTS;
+    ck_assert_int_eq(render(&spec, at("bad.png"), &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "lines must not join categories"));
+    spec.style = CM_PLOT_BARS;
+    spec.logy = 1;
+    ck_assert_int_eq(render(&spec, at("bad.png"), &err), CM_EINPUT);
+    spec.logy = 0;
+    spec.categories = NULL;
+    ck_assert_int_eq(render(&spec, at("bad.png"), &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "categorical"));
+    static const double off[] = {0, 1.5, 2};
+    spec.categories = cats;
+    ser[0].x = off;
+    ck_assert_int_eq(render(&spec, at("bad.png"), &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "category 1.5"));
+}
+END_TEST
+
+/* The model of a configuration is drawn in its simulation's colour: one
+ * legend entry, the line without markers, the markers with no line. */
+START_TEST(test_model_beside_simulation)
+{
+    static const double x[] = {8, 24, 48}, sim[] = {7.9, 15.8, 15.9},
+                        lo[] = {7.5, 15, 15}, hi[] = {8.3, 16.6, 16.8},
+                        mod[] = {8, 16, 16};
+    cm_plot_series ser[4] = {
+        {.label = "8 entries", .x = x, .y = sim, .ylo = lo, .yhi = hi,
+         .n = 3},
+        {.label = "8 entries", .x = x, .y = mod, .n = 3, .line_only = 1,
+         .with_previous = 1},
+        {.label = "16 entries", .x = x, .y = mod, .n = 3},
+        {.label = "16 entries", .x = x, .y = sim, .n = 3, .line_only = 1,
+         .with_previous = 1}};
+    cm_plot_spec spec = {.xlabel = "warps (warps)", .ylabel = "busy (entries)",
+                         .style = CM_PLOT_POINTS, .series = ser,
+                         .nseries = 4, .legend_title = "L1 MSHRs"};
+    const cm_plot_record *r = render_rec(&spec, "pair.png");
+    assert_figure_ok(r);
+    ck_assert_int_eq(r->series[0].colour, r->series[1].colour);
+    ck_assert_uint_eq(r->series[0].entry, r->series[1].entry);
+    ck_assert(!r->series[0].line && r->series[0].marker >= 0);
+    ck_assert(r->series[1].line && r->series[1].marker < 0);
+    ck_assert_int_ne(r->series[0].colour, r->series[2].colour);
+    /* two series of one entry with markers: refused */
+    ser[1].line_only = 0;
+    cm_err err;
+    ck_assert_int_eq(render(&spec, at("pair.png"), &err), CM_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "only one of them can have"));
+}
+END_TEST
+
+/* Coincident points are drawn once with their count: 27 points never look
+ * like 8 (issue 24's parity plots). */
+START_TEST(test_overlaps_counted)
+{
+    static const double x[] = {0, 0, 0, 0, 0, 1, 1, 0.5},
+                        y[] = {0, 0, 0, 0, 0, 1, 1, 0.4};
+    cm_plot_series one = {.label = "points (8)", .x = x, .y = y, .n = 8};
+    cm_plot_spec spec = {.xlabel = "model (m)", .ylabel = "simulation (m)",
+                         .style = CM_PLOT_POINTS, .series = &one,
+                         .nseries = 1, .count_overlaps = 1};
+    const cm_plot_record *r = render_rec(&spec, "count.png");
+    assert_figure_ok(r);
+    size_t markers = 0, counted = 0;
+    for (size_t m = 0; m < r->nmarks; m++) {
+        if (r->marks[m].kind == CM_MARK_MARKER) markers++;
+        if (r->marks[m].kind == CM_MARK_COUNT)
+            counted += (size_t)r->marks[m].count - 1;
+    }
+    ck_assert_uint_eq(markers, 3);
+    ck_assert_uint_eq(markers + counted, 8); /* every point accounted for */
+
+    /* Two series piled at the frame's corner: the held-out and calibration
+     * points of the study's parity_p_full.png, whose "x17" was drawn over
+     * its "x4" (issue 24 asked for counts that can be read): each count finds a place inside the frame, clear
+     * of the other count and of every marker; the rules say so. */
+    static const double hx[] = {0.993, 1, 0.063, 1, 1, 0, 1, 1, 1, 1, 0.978,
+                                1, 0, 1, 1, 1, 1, 0.993, 1, 1, 1, 1},
+                        hy[] = {0.992, 1, 0.147, 0.999, 1, 0.001, 0.992,
+                                0.976, 1, 1, 0.837, 1, 0.509, 0.984, 0.999,
+                                1, 1, 0.845, 1, 1, 0.992, 0.999},
+                        cx[] = {1, 1, 1, 1, 0}, cy[] = {1, 0.99, 1, 0.992,
+                                                        0.537};
+    cm_plot_series two[] = {
+        {.label = "held-out points (22)", .x = hx, .y = hy, .n = 22},
+        {.label = "calibration points (5)", .x = cx, .y = cy, .n = 5}};
+    spec.series = two;
+    spec.nseries = 2;
+    r = render_rec(&spec, "count2.png");
+    assert_figure_ok(r);
+    size_t counts = 0;
+    for (size_t m = 0; m < r->nmarks; m++)
+        counts += r->marks[m].kind == CM_MARK_COUNT;
+    ck_assert_uint_eq(counts, 2);
+    /* the rule can fail: one count moved onto the other */
+    fc_record *c = fc_copy(r);
+    cm_plot_mark *mk = (cm_plot_mark *)c->rec.marks;
+    size_t first = c->rec.nmarks;
+    for (size_t m = 0; m < c->rec.nmarks; m++) {
+        if (mk[m].kind != CM_MARK_COUNT) continue;
+        if (first == c->rec.nmarks) {
+            first = m;
+            continue;
+        }
+        mk[m].box = mk[first].box;
+    }
+    char msg[1024];
+    ck_assert(!fc_check(&c->rec, msg, sizeof msg));
+    ck_assert_ptr_nonnull(strstr(msg, "covers a count"));
+    fc_free(c);
+}
+END_TEST
+
+/* Small values get plain decimal ticks, not "(x10^-2)" beside the axis
+ * (issue 24: mshr_throughput_vs_warps.png). */
+START_TEST(test_plain_ticks)
+{
+    static const double x[] = {1, 10, 20, 30, 48},
+                        y[] = {0.002, 0.02, 0.045, 0.054, 0.055};
+    cm_plot_series one = {.x = x, .y = y, .n = 5};
+    cm_plot_spec spec = {.xlabel = "warps (warps)",
+                         .ylabel = "rate (inst/cycle)",
+                         .style = CM_PLOT_LINES_POINTS, .series = &one,
+                         .nseries = 1};
+    const cm_plot_record *r = render_rec(&spec, "ticks.png");
+    assert_figure_ok(r);
+    ck_assert_uint_ge(r->axes[1].nticks, 3);
+    int small = 0;
+    for (size_t t = 0; t < r->axes[1].nticks; t++)
+        small |= strncmp(r->axes[1].ticks[t], "0.0", 3) == 0;
+    ck_assert_msg(small, "no tick below 0.1 written as a decimal");
 }
 END_TEST
 
@@ -403,7 +738,7 @@ START_TEST(test_log_axis_rejects_non_positive)
     s[0].x = xbad;
     ck_assert_int_eq(render(&sp, p, &err), CM_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "log x axis"));
-    ck_assert_ptr_nonnull(strstr(err.msg, "l1.mshrs (entries) = -4"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "L1 MSHRs (entries) = -4"));
 
     /* The old figure is untouched and no temporary is left. */
     char *text = tu_read_file(p, NULL);
@@ -450,17 +785,16 @@ START_TEST(test_non_finite_points_skipped)
     static const double y[] = {1, NAN, 3, INFINITY, 5};
     static const double x[] = {1, 2, NAN, 4, 5};
     for (int style = CM_PLOT_LINES_POINTS; style <= CM_PLOT_POINTS; style++) {
-        cm_plot_series two[2] = {{"a", X, y, NULL, NULL, 5, 0},
-                                 {"b", x, Y2, LO, HI, 5, 0}};
-        cm_plot_spec spec = {NULL, NULL, NULL, style == 1, style == 2,
-                             (cm_plot_style)style, two, 2};
+        cm_plot_series two[2] = {{.label = "a", .x = X, .y = y, .ylo = NULL, .yhi = NULL, .n = 5},
+                                 {.label = "b", .x = x, .y = Y2, .ylo = LO, .yhi = HI, .n = 5}};
+        cm_plot_spec spec = {.title = NULL, .xlabel = NULL, .ylabel = NULL, .logx = style == 1, .logy = style == 2, .style = (cm_plot_style)style, .series = two, .nseries = 2};
         render_ok(&spec, p);
         assert_magic(p, "\x89PNG", 4);
     }
     /* one finite point, and a constant series: the range still opens up */
     static const double one[] = {NAN, NAN, 7, NAN, NAN};
-    cm_plot_series s1 = {NULL, X, one, NULL, NULL, 5, 0};
-    cm_plot_spec sp1 = {NULL, "x", "y", 0, 0, CM_PLOT_LINES, &s1, 1};
+    cm_plot_series s1 = {.label = NULL, .x = X, .y = one, .ylo = NULL, .yhi = NULL, .n = 5};
+    cm_plot_spec sp1 = {.title = NULL, .xlabel = "x", .ylabel = "y", .logx = 0, .logy = 0, .style = CM_PLOT_LINES, .series = &s1, .nseries = 1};
     render_ok(&sp1, p);
     sp1.logx = sp1.logy = 1;
     render_ok(&sp1, p);
@@ -539,17 +873,24 @@ END_TEST
 
 START_TEST(test_axis_label)
 {
+    /* human names and units from the registries: a parameter, a model's
+     * result column, a simulator statistic's output row (its time
+     * fraction at a level, too), and a name no registry knows */
     char buf[64];
     cm_plot_axis_label("l1.mshrs", buf, sizeof buf);
-    ck_assert_str_eq(buf, "l1.mshrs (entries)");
+    ck_assert_str_eq(buf, "L1 MSHRs per SM (entries)");
     cm_plot_axis_label("mean_occupancy", buf, sizeof buf);
-    ck_assert_str_eq(buf, "mean_occupancy (entries)");
+    ck_assert_str_eq(buf, "mean L1 MSHR occupancy (entries)");
+    cm_plot_axis_label("p_full", buf, sizeof buf);
+    ck_assert_str_eq(buf, "time with all L1 MSHRs busy (fraction)");
+    cm_plot_axis_label("l1.mshr.occupancy_mean", buf, sizeof buf);
+    ck_assert_str_eq(buf, "L1 MSHR occupancy (entries)");
+    cm_plot_axis_label("l1.mshr.occupancy.frac_at_3", buf, sizeof buf);
+    ck_assert_str_eq(buf, "L1 MSHR occupancy, share of time (fraction)");
     cm_plot_axis_label("no_such_column", buf, sizeof buf);
     ck_assert_str_eq(buf, "no_such_column");
-    cm_plot_axis_label("p_full", buf, sizeof buf); /* dimensionless */
-    ck_assert_str_eq(buf, "p_full");
     cm_plot_axis_label("l1.mshrs", buf, 5);
-    ck_assert_str_eq(buf, "l1.m");
+    ck_assert_str_eq(buf, "L1 M");
     buf[0] = 'x';
     cm_plot_axis_label("l1.mshrs", buf, 0);
     ck_assert_int_eq(buf[0], 'x');
@@ -600,11 +941,12 @@ START_TEST(test_table_by_groups)
     ck_assert(!svg_has_colour(svg, okabe_ito[3])); /* 3 values: 3 series */
     free(svg);
 
-    o.ny = 2; /* 3 groups x 2 columns */
+    o.ny = 2; /* 3 groups x 2 columns: a panel per group, a colour per
+                 column, the same in every panel */
     ck_assert_int_eq(plot_table(grid_csv, &o, p, &err), CM_OK);
     svg = tu_read_file(p, NULL);
-    for (int i = 0; i < 6; i++) ck_assert(svg_has_colour(svg, okabe_ito[i]));
-    ck_assert(!svg_has_colour(svg, okabe_ito[6]));
+    for (int i = 0; i < 2; i++) ck_assert(svg_has_colour(svg, okabe_ito[i]));
+    ck_assert(!svg_has_colour(svg, okabe_ito[2]));
     free(svg);
 
     o.by = NULL; /* 2 columns: 2 series */
@@ -661,24 +1003,35 @@ START_TEST(test_table_equals_hand_spec)
                         o8[] = {2.5, 4.5, NAN};
     static const double x16[] = {1, 2}, m16[] = {2.2, 5}, o16[] = {2.7, 5.5};
     static const double x32[] = {1, 2}, m32[] = {2.4, 6}, o32[] = {2.9, NAN};
+    /* a panel per l1.mshrs value, titled with it; a series per column,
+     * named from the registry */
     cm_plot_series six[6] = {
-        {"mean_occupancy l1.mshrs=8", x8, m8, NULL, NULL, 3, 0},
-        {"occupancy l1.mshrs=8", x8, o8, NULL, NULL, 3, 0},
-        {"mean_occupancy l1.mshrs=16", x16, m16, NULL, NULL, 2, 0},
-        {"occupancy l1.mshrs=16", x16, o16, NULL, NULL, 2, 0},
-        {"mean_occupancy l1.mshrs=32", x32, m32, NULL, NULL, 2, 0},
-        {"occupancy l1.mshrs=32", x32, o32, NULL, NULL, 2, 0},
+        {.label = "mean L1 MSHR occupancy", .x = x8, .y = m8, .n = 3},
+        {.label = "busy L1 MSHRs", .x = x8, .y = o8, .n = 3},
+        {.label = "mean L1 MSHR occupancy", .x = x16, .y = m16, .n = 2,
+         .panel = 1},
+        {.label = "busy L1 MSHRs", .x = x16, .y = o16, .n = 2, .panel = 1},
+        {.label = "mean L1 MSHR occupancy", .x = x32, .y = m32, .n = 2,
+         .panel = 2},
+        {.label = "busy L1 MSHRs", .x = x32, .y = o32, .n = 2, .panel = 2},
     };
-    /* both columns are in entries: the y label is the shared unit */
-    cm_plot_spec spec = {"T", "load", "entries", 0, 0, CM_PLOT_LINES_POINTS,
-                         six, 6};
+    const cm_plot_panel panels[3] = {
+        {.title = "L1 MSHRs per SM: 8 entries"},
+        {.title = "L1 MSHRs per SM: 16 entries"},
+        {.title = "L1 MSHRs per SM: 32 entries"}};
+    /* both columns are in entries: the y label names both, then the unit */
+    cm_plot_spec spec = {.title = "T", .xlabel = "load",
+                         .ylabel = "mean L1 MSHR occupancy, busy L1 MSHRs "
+                                   "(entries)",
+                         .style = CM_PLOT_LINES_POINTS, .series = six,
+                         .nseries = 6, .panels = panels, .npanels = 3};
     char *by_hand = render_svg(&spec);
     ck_assert_msg(same_svg(from_table, by_hand),
                   "table figure differs from the hand-written spec");
     free(from_table);
     free(by_hand);
 
-    /* one column, no --by: no legend, "name (unit)" on the axis */
+    /* one column, no --by: no legend, "label (unit)" on the axis */
     o.ny = 1;
     o.by = NULL;
     o.title = NULL;
@@ -689,9 +1042,11 @@ START_TEST(test_table_equals_hand_spec)
                      CM_OK);
     from_table = tu_read_file(p, NULL);
     static const double xs[] = {1, 2}, ys[] = {2, 3};
-    cm_plot_series one = {NULL, xs, ys, NULL, NULL, 2, 0};
-    cm_plot_spec sp1 = {NULL, "l1.mshrs (entries)", "occupancy (entries)", 0,
-                        0, CM_PLOT_LINES_POINTS, &one, 1};
+    cm_plot_series one = {.label = NULL, .x = xs, .y = ys, .ylo = NULL, .yhi = NULL, .n = 2};
+    cm_plot_spec sp1 = {.xlabel = "L1 MSHRs per SM (entries)",
+                        .ylabel = "busy L1 MSHRs (entries)",
+                        .style = CM_PLOT_LINES_POINTS, .series = &one,
+                        .nseries = 1};
     by_hand = render_svg(&sp1);
     ck_assert_msg(same_svg(from_table, by_hand),
                   "single-column figure differs from the hand-written spec");
@@ -810,6 +1165,15 @@ START_TEST(test_table_too_many_groups)
     ck_assert_int_eq(plot_table(csv, &o, p, &err), CM_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "t.csv:66:1: column 'k' has more "
                                           "than 64 distinct values"));
+    /* 64 groups: 8 panels of 8, no colour twice in one */
+    csv[0] = '\0';
+    snprintf(csv, sizeof csv, "k,x,y\n");
+    for (int i = 0; i < 64; i++) {
+        size_t n = strlen(csv);
+        snprintf(csv + n, sizeof csv - n, "%d,%d,%d\n", i, i, i);
+    }
+    ck_assert_int_eq(plot_table(csv, &o, p, &err), CM_OK);
+    unlink(p);
     ck_assert_uint_eq(tu_dir_entries(dir), 0);
 }
 END_TEST
@@ -827,6 +1191,14 @@ Suite *suite_plot(void)
     tcase_add_test(tc, test_legend_labels_drawn);
     tcase_add_test(tc, test_error_bars_drawn);
     tcase_add_test(tc, test_legend_avoids_data);
+    tcase_add_test(tc, test_record_matches_file);
+    tcase_add_test(tc, test_figure_rules_can_fail);
+    tcase_add_test(tc, test_legend_leaves_the_data);
+    tcase_add_test(tc, test_colours_never_recycled);
+    tcase_add_test(tc, test_categorical_bars);
+    tcase_add_test(tc, test_model_beside_simulation);
+    tcase_add_test(tc, test_overlaps_counted);
+    tcase_add_test(tc, test_plain_ticks);
     tcase_add_test(tc, test_markers_per_style);
     tcase_add_test(tc, test_long_labels_shrink);
     tcase_add_test(tc, test_log_axis_two_decades);

@@ -1,12 +1,16 @@
-/* check_readme.c - the README's workflows as a user runs them (issue 23,
- * "Done when").
+/* check_readme.c - the README's and docs/cli.md's commands as a user runs
+ * them (issues 23 and 24).
  *
- * The scan runs every command of the indented block under "## What works
- * now", read from README.md itself so that it follows the README, in one
- * empty working directory, in order (later commands read what earlier ones
- * wrote), and asserts each exits 0 and that no CSV any of them wrote, to a
- * file or to stdout, holds a NaN or an infinity outside the columns whose
- * documentation says when one appears.  To keep it to about a minute the
+ * The scan runs the README's five-minute tour (its "$ " lines) and then
+ * every command of the indented block under docs/cli.md's "## Every
+ * command", read from the files themselves so that it follows them, in
+ * one empty working directory, in order (later commands read what earlier
+ * ones wrote; a command given twice runs once), and asserts each exits 0
+ * and that no CSV any of them wrote, to a file or to stdout, holds a NaN
+ * or an infinity outside the columns whose documentation says when one
+ * appears.  Every output line the tour shows must be one the command
+ * printed (a line ending in "..." its start), so the README's examples
+ * stay real.  To keep it to about a minute the
  * simulating commands are capped (sim.max_cycles at most 200k for sim, 20k
  * for validate with one replicate, 5k for the study; litmus 200 runs), the
  * optional [...] groups are left out, and the valgrind line is the lackey
@@ -28,19 +32,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data/params.h"
 #include "data/table.h"
+#include "data/workload.h"
+#include "sim/protocol.h"
 #include "tests/testutil.h"
 
 #define MAX_CMDS 128
 #define CMD_MAX 2048
 
-/* The command block of README.md's "What works now", one line each. */
-static size_t readme_commands(char cmds[][CMD_MAX], size_t max)
+/* The first indented block under heading `head` of file `path`, one line
+ * each (the four-space indent removed). */
+static size_t block_lines(const char *path, const char *head,
+                          char lines[][CMD_MAX], size_t max)
 {
-    char *text = tu_read_file("README.md", NULL);
-    ck_assert_msg(text != NULL, "README.md: run from the source root");
-    char *p = strstr(text, "\n## What works now\n");
-    ck_assert_ptr_nonnull(p);
+    char *text = tu_read_file(path, NULL);
+    ck_assert_msg(text != NULL, "%s: run from the source root", path);
+    char *p = strstr(text, head);
+    ck_assert_msg(p != NULL, "%s: no '%s'", path, head);
     p = strchr(p + 1, '\n') + 1;
     size_t n = 0;
     int started = 0;
@@ -49,17 +58,64 @@ static size_t readme_commands(char cmds[][CMD_MAX], size_t max)
         size_t len = eol ? (size_t)(eol - line) : strlen(line);
         if (len >= 4 && !strncmp(line, "    ", 4)) {
             ck_assert(n < max && len - 4 < CMD_MAX);
-            memcpy(cmds[n], line + 4, len - 4);
-            cmds[n++][len - 4] = '\0';
+            memcpy(lines[n], line + 4, len - 4);
+            lines[n++][len - 4] = '\0';
             started = 1;
-        } else if (len > 0 && started) {
-            break; /* the block's end */
+        } else if (!strncmp(line, "## ", 3) && started) {
+            break; /* the next section */
+        } else if (len > 0 && started && !strncmp(head, "\n## Every", 9)) {
+            break; /* docs/cli.md: the block's end */
         }
         if (!eol) break;
         line = eol + 1;
     }
     free(text);
     return n;
+}
+
+/* The README's tour: each "$ cohmod ..." command (without the "$ ") and
+ * the output lines shown after it (out[i] "\n"-joined). */
+static size_t readme_tour(char cmds[][CMD_MAX], char out[][CMD_MAX],
+                          size_t max)
+{
+    static char lines[MAX_CMDS * 4][CMD_MAX];
+    size_t nl = block_lines("README.md", "\n## Five-minute tour\n", lines,
+                            MAX_CMDS * 4);
+    size_t n = 0;
+    for (size_t i = 0; i < nl; i++) {
+        if (!strncmp(lines[i], "$ ", 2)) {
+            ck_assert(n < max);
+            snprintf(cmds[n], CMD_MAX, "%s", lines[i] + 2);
+            out[n++][0] = '\0';
+        } else if (n > 0) {
+            size_t k = strlen(out[n - 1]);
+            snprintf(out[n - 1] + k, CMD_MAX - k, "%s\n", lines[i]);
+        }
+    }
+    return n;
+}
+
+/* Whether every line shown is one the command printed: "..." alone skips,
+ * a line ending in "..." is a line's start. */
+static void assert_shown(const char *cmd, const char *shown,
+                         const char *printed)
+{
+    char want[CMD_MAX];
+    snprintf(want, sizeof want, "%s", shown);
+    for (char *l = strtok(want, "\n"); l; l = strtok(NULL, "\n")) {
+        if (!strcmp(l, "...")) continue;
+        size_t n = strlen(l), start = n > 3 && !strcmp(l + n - 3, "...");
+        if (start) l[n - 3] = '\0';
+        int found = 0;
+        for (const char *p = printed; p && *p && !found;) {
+            const char *eol = strchr(p, '\n');
+            size_t len = eol ? (size_t)(eol - p) : strlen(p);
+            found = start ? !strncmp(p, l, strlen(l))
+                          : len == strlen(l) && !strncmp(p, l, len);
+            p = eol ? eol + 1 : NULL;
+        }
+        ck_assert_msg(found, "README: `%s` no longer prints: %s", cmd, l);
+    }
 }
 
 /* Drops a trailing "# comment" and every [optional group], and squeezes
@@ -239,10 +295,54 @@ static void stand_in_trace(const char *cmd, const char *work)
     free(src);
 }
 
+/* Runs one documented command in `work`, capped; 1 when it ran (0 for the
+ * valgrind line, stood in for).  Its stdout and stderr, joined, in
+ * *printed (malloc'd) when asked for. */
+static int run_documented(char *cmd, size_t i, const char *work,
+                          char **printed)
+{
+    strip_command(cmd);
+    if (!strncmp(cmd, "valgrind ", 9)) {
+        stand_in_trace(cmd, work);
+        return 0;
+    }
+    ck_assert_msg(!strncmp(cmd, "cohmod ", 7) || !strcmp(cmd, "cohmod"),
+                  "documented line not a command: %s", cmd);
+    char args[CMD_MAX + 256];
+    snprintf(args, sizeof args, "%s", cmd + 6);
+    cap_command(args + 1);
+    tu_run r = tu_cohmod_in(work, args);
+    ck_assert_msg(r.status == 0, "cohmod%s: exit %d: %s", args, r.status,
+                  r.err);
+    /* a table on stdout is an output CSV too */
+    cm_table *t = NULL;
+    cm_err err = {0};
+    if (r.out[0] && strchr(r.out, ',') && !strstr(args, "--help") &&
+        strncmp(args, " study", 6) &&
+        !cm_table_read_buffer("stdout", r.out, strlen(r.out), &t, &err)) {
+        char name[64];
+        snprintf(name, sizeof name, "stdout-%02zu.csv", i);
+        free(tu_write_file(work, name, r.out));
+    }
+    cm_table_free(t);
+    if (printed) {
+        size_t a = strlen(r.out), b = strlen(r.err);
+        *printed = malloc(a + b + 2);
+        ck_assert_ptr_nonnull(*printed);
+        snprintf(*printed, a + b + 2, "%s\n%s", r.out, r.err);
+    }
+    tu_run_free(&r);
+    return 1;
+}
+
 START_TEST(test_readme_commands_leave_no_nan)
 {
-    static char cmds[MAX_CMDS][CMD_MAX];
-    size_t n = readme_commands(cmds, MAX_CMDS);
+    static char cmds[MAX_CMDS][CMD_MAX], shown[MAX_CMDS][CMD_MAX];
+    static char every[MAX_CMDS][CMD_MAX];
+    size_t nt = readme_tour(cmds, shown, MAX_CMDS);
+    ck_assert_uint_ge(nt, 6);
+    size_t n = block_lines("docs/cli.md", "\n## Every command\n", every,
+                           MAX_CMDS);
     ck_assert_uint_gt(n, 20);
     char *work = tu_tmpdir(), cwd[4096], link[4200];
     ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
@@ -254,34 +354,23 @@ START_TEST(test_readme_commands_leave_no_nan)
                        "name,type,demand\ncore,delay,10\nl1,queue,0.5\n"
                        "dram,queue,0.8\n"));
     size_t ran = 0;
+    static char done[2 * MAX_CMDS][CMD_MAX];
+    size_t ndone = 0;
+    for (size_t i = 0; i < nt; i++) {
+        char *printed = NULL;
+        ran += run_documented(cmds[i], i, work, &printed);
+        assert_shown(cmds[i], shown[i], printed);
+        free(printed);
+        snprintf(done[ndone++], CMD_MAX, "%.2000s", cmds[i]);
+    }
     for (size_t i = 0; i < n; i++) {
-        strip_command(cmds[i]);
-        if (!strncmp(cmds[i], "valgrind ", 9)) {
-            stand_in_trace(cmds[i], work);
-            continue;
-        }
-        ck_assert_msg(!strncmp(cmds[i], "cohmod ", 7) ||
-                          !strcmp(cmds[i], "cohmod"),
-                      "README line not a command: %s", cmds[i]);
-        char args[CMD_MAX + 256];
-        snprintf(args, sizeof args, "%s", cmds[i] + 6);
-        cap_command(args + 1);
-        tu_run r = tu_cohmod_in(work, args);
-        ck_assert_msg(r.status == 0, "cohmod%s: exit %d: %s", args, r.status,
-                      r.err);
-        /* a table on stdout is an output CSV too */
-        cm_table *t = NULL;
-        cm_err err = {0};
-        if (r.out[0] && strchr(r.out, ',') && !strstr(args, "--help") &&
-            strncmp(args, " study", 6) &&
-            !cm_table_read_buffer("stdout", r.out, strlen(r.out), &t, &err)) {
-            char name[64];
-            snprintf(name, sizeof name, "stdout-%02zu.csv", i);
-            free(tu_write_file(work, name, r.out));
-        }
-        cm_table_free(t);
-        tu_run_free(&r);
-        ran++;
+        strip_command(every[i]);
+        int again = 0;
+        for (size_t k = 0; k < ndone && !again; k++)
+            again = !strcmp(done[k], every[i]);
+        if (again) continue; /* the tour ran it */
+        ran += run_documented(every[i], nt + i, work, NULL);
+        snprintf(done[ndone++], CMD_MAX, "%.2000s", every[i]);
     }
     scan sc = {.k = 0};
     scan_dir(&sc, work, "");
@@ -411,6 +500,42 @@ START_TEST(test_readme_trace_reuse_mrc)
 }
 END_TEST
 
+/* The glossary names every protocol, every choice of every policy and
+ * every built-in workload, the workload with the description `cohmod sim
+ * --list-workloads` gives (issue 24: jargon was never explained). */
+START_TEST(test_glossary_names_everything)
+{
+    char *g = tu_read_file("docs/glossary.md", NULL);
+    ck_assert_msg(g != NULL, "docs/glossary.md: run from the source root");
+    for (size_t i = 0; i < cm_protocol_count(); i++) {
+        char key[64];
+        snprintf(key, sizeof key, "(`%s`)", cm_protocol_at(i)->name);
+        ck_assert_msg(strstr(g, key), "glossary: no protocol %s", key);
+    }
+    for (size_t i = 0; i < cm_param_count(); i++) {
+        const cm_param_info *pi = cm_param_at(i);
+        if (pi->type != CM_PT_ENUM || !strcmp(pi->name, "sim.sample"))
+            continue;
+        char choices[256];
+        snprintf(choices, sizeof choices, "%s", pi->choices);
+        for (char *c = strtok(choices, "|"); c; c = strtok(NULL, "|")) {
+            char key[64];
+            snprintf(key, sizeof key, "`%s`", c);
+            ck_assert_msg(strstr(g, key), "glossary: %s has no %s", pi->name,
+                          key);
+        }
+    }
+    for (size_t i = 0; i < cm_workload_builtin_count(); i++) {
+        const char *w = cm_workload_builtin_name(i);
+        char row[256];
+        snprintf(row, sizeof row, "| %s | %s |", w,
+                 cm_workload_description(w));
+        ck_assert_msg(strstr(g, row), "glossary: no row '%s'", row);
+    }
+    free(g);
+}
+END_TEST
+
 Suite *suite_readme(void)
 {
     Suite *s = suite_create("readme");
@@ -420,5 +545,8 @@ Suite *suite_readme(void)
     tcase_add_test(tc, test_readme_trace_reuse_mrc);
     tcase_add_test(tc, test_readme_commands_leave_no_nan);
     suite_add_tcase(s, tc);
+    TCase *docs = tcase_create("docs");
+    tcase_add_test(docs, test_glossary_names_everything);
+    suite_add_tcase(s, docs);
     return s;
 }

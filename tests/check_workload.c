@@ -115,8 +115,15 @@ START_TEST(test_list_table)
     ck_assert_msg(cm_workload_list_table(&t, &err) == CM_OK, "%s", err.msg);
     ck_assert_uint_eq(cm_table_nrows(t), NEXPECTED);
     ck_assert_str_eq(cm_table_colname(t, 0), "name");
-    ck_assert_str_eq(cm_table_colname(t, 1), "seed");
-    ck_assert_str_eq(cm_table_colname(t, 2), "suite");
+    ck_assert_str_eq(cm_table_colname(t, 1), "description");
+    ck_assert_str_eq(cm_table_colname(t, 2), "seed");
+    ck_assert_str_eq(cm_table_colname(t, 3), "suite");
+    /* every built-in says what it stands for, and only built-ins do */
+    for (size_t r = 0; r < cm_table_nrows(t); r++)
+        ck_assert_msg(strlen(cm_table_cell(t, r, 1)) > 5,
+                      "%s: no description", cm_table_cell(t, r, 0));
+    ck_assert_ptr_null(cm_workload_description("nosuch"));
+    ck_assert_str_eq(cm_workload_description("kmn"), "k-means clustering");
     long c = cm_table_col_find(t, "reuse_prob");
     ck_assert_int_ge(c, 0);
     int found = 0;
@@ -124,7 +131,7 @@ START_TEST(test_list_table)
         if (strcmp(cm_table_cell(t, r, 0), "kmn") == 0) {
             found = 1;
             ck_assert_str_eq(cm_table_cell(t, r, (size_t)c), "0.87");
-            ck_assert_str_eq(cm_table_cell(t, r, 1), "000");
+            ck_assert_str_eq(cm_table_cell(t, r, 2), "000");
         }
     ck_assert(found);
     cm_table_free(t);
