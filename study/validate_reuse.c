@@ -154,4 +154,5 @@ static cm_status reuse_predict(const void *state, const void *obs,
 
 const cm_validate_model cm_validate_reuse = {
     "reuse",       reuse_qty,       1,            sizeof(reuse_obs),
-    reuse_observe, reuse_calibrate, reuse_predict, free, CM_VC_SPREAD, 0, NULL};
+    reuse_observe, reuse_calibrate, reuse_predict, free, CM_VC_SPREAD, 0, NULL,
+    NULL,          NULL /* no `cohmod model` command shows it */};

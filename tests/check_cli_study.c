@@ -96,22 +96,8 @@ static void check_files(const char *dir, const char *const *names, size_t n)
     }
 }
 
-static cm_table *read_table(const char *dir, const char *name)
-{
-    char *p = tu_path_in(dir, name);
-    cm_table *t = NULL;
-    cm_err err = {0};
-    ck_assert_msg(cm_table_read_file(p, &t, &err) == CM_OK, "%s", err.msg);
-    free(p);
-    return t;
-}
-
-static const char *cell(const cm_table *t, size_t row, const char *col)
-{
-    long c = cm_table_col_find(t, col);
-    ck_assert_msg(c >= 0, "%s: no column '%s'", cm_table_name(t), col);
-    return cm_table_cell(t, row, (size_t)c);
-}
+#define read_table tu_read_table
+#define cell tu_cell
 
 /* A number, or NaN for an empty cell (no value); "nan" is never written. */
 static double num_or_nan(const cm_table *t, size_t row, const char *col)
