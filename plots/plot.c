@@ -58,7 +58,9 @@ static const fig_format formats[] = {
 };
 
 /* Colour map 0: PLplot draws with these indices. */
-enum { COL_PAPER = 0, COL_INK = 1, COL_GRID = 2, COL_SERIES = 3, NSERIES_COL = 8 };
+enum { COL_PAPER = 0, COL_INK = 1, COL_GRID = 2, COL_SERIES = 3, NSERIES_COL = 8,
+       COL_BAND = COL_SERIES + NSERIES_COL /* a band's tint, set per band */ };
+#define BAND_ALPHA 0.22 /* light enough for points and lines to show */
 
 static const unsigned char palette[COL_SERIES + NSERIES_COL][3] = {
     {0xFF, 0xFF, 0xFF}, /* paper */
@@ -182,6 +184,7 @@ static const char *series_name(const cm_plot_series *s, size_t i, char *buf,
  * not drawn. */
 typedef struct prep_series {
     PLFLT *x, *y, *lo, *hi; /* lo, hi NULL: no error bars */
+    PLFLT *blo, *bhi;       /* NULL: no band */
     PLINT n;
 } prep_series;
 
@@ -192,6 +195,7 @@ typedef struct axis_range {
 
 typedef struct figure {
     const cm_plot_spec *spec;
+    const cm_plot_band *bands; /* NULL: none */
     const fig_format *fmt;
     const char *file; /* the temporary file PLplot writes */
     prep_series *ps;
@@ -242,11 +246,37 @@ static void figure_free(figure *f)
             free(f->ps[i].y);
             free(f->ps[i].lo);
             free(f->ps[i].hi);
+            free(f->ps[i].blo);
+            free(f->ps[i].bhi);
         }
     free(f->ps);
     free(f->bx);
     free(f->by);
     free(f->bz);
+}
+
+/* Series i's band in PLplot coordinates: NaN where it is missing or, on a
+ * log axis, not positive (a band is never an error: it just breaks). */
+static cm_status prep_band(const cm_plot_spec *sp, const cm_plot_band *b,
+                           prep_series *p, axis_range *yr, cm_err *err)
+{
+    size_t bytes = (p->n ? (size_t)p->n : 1) * sizeof(PLFLT);
+    p->blo = malloc(bytes);
+    p->bhi = malloc(bytes);
+    if (!p->blo || !p->bhi)
+        return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    for (PLINT j = 0; j < p->n; j++) {
+        double lo = b->lo[j], hi = b->hi[j];
+        int ok = isfinite(lo) && isfinite(hi) && isfinite(p->x[j]) &&
+                 (!sp->logy || (lo > 0 && hi > 0));
+        p->blo[j] = ok ? (sp->logy ? log10(lo) : lo) : NAN;
+        p->bhi[j] = ok ? (sp->logy ? log10(hi) : hi) : NAN;
+        if (ok) {
+            range_add(yr, p->blo[j]);
+            range_add(yr, p->bhi[j]);
+        }
+    }
+    return CM_OK;
 }
 
 static cm_status prep_one(const cm_plot_spec *sp, size_t i, prep_series *p,
@@ -340,6 +370,8 @@ static cm_status prepare(const cm_plot_spec *sp, figure *f, cm_err *err)
     axis_range xr = {0, 0, 0}, yr = {0, 0, 0};
     for (size_t i = 0; i < sp->nseries; i++) {
         cm_status st = prep_one(sp, i, &f->ps[i], &xr, &yr, err);
+        if (!st && f->bands && f->bands[i].lo && f->bands[i].hi)
+            st = prep_band(sp, &f->bands[i], &f->ps[i], &yr, err);
         if (st) return st;
         if (sp->series[i].label && sp->series[i].label[0]) f->legend = 1;
     }
@@ -349,8 +381,8 @@ static cm_status prepare(const cm_plot_spec *sp, figure *f, cm_err *err)
     size_t maxn = 1;
     for (size_t i = 0; i < sp->nseries; i++)
         if ((size_t)f->ps[i].n > maxn) maxn = (size_t)f->ps[i].n;
-    f->bx = malloc(maxn * sizeof *f->bx);
-    f->by = malloc(maxn * sizeof *f->by);
+    f->bx = malloc(2 * maxn * sizeof *f->bx); /* a band's polygon */
+    f->by = malloc(2 * maxn * sizeof *f->by);
     f->bz = malloc(maxn * sizeof *f->bz);
     if (!f->bx || !f->by || !f->bz)
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
@@ -421,6 +453,32 @@ static void draw_axes(const figure *f)
     draw_label("b", 3.2, sp->xlabel, room_x);
     draw_label("l", 5.0, sp->ylabel, room_y);
     draw_label("t", 2.0, sp->title, room_x);
+}
+
+/* Shades series i's band over each run of consecutive points that have
+ * one: the polygon along its upper edge and back along its lower. */
+static void draw_band(const figure *f, size_t i)
+{
+    const prep_series *p = &f->ps[i];
+    if (!p->blo) return;
+    const unsigned char *c = palette[series_colour(i)];
+    plscol0a(COL_BAND, c[0], c[1], c[2], BAND_ALPHA);
+    plcol0(COL_BAND);
+    PLFLT *bx = f->bx, *by = f->by;
+    for (PLINT j = 0, start = 0; j <= p->n; j++) {
+        if (j < p->n && isfinite(p->blo[j])) continue;
+        PLINT run = j - start, k = 0;
+        for (PLINT m = start; run >= 2 && m < j; m++) {
+            bx[k] = p->x[m];
+            by[k++] = p->bhi[m];
+        }
+        for (PLINT m = j - 1; run >= 2 && m >= start; m--) {
+            bx[k] = p->x[m];
+            by[k++] = p->blo[m];
+        }
+        if (run >= 2) plfill(k, bx, by);
+        start = j + 1;
+    }
 }
 
 /* Draws the finite points of one series: error bars, then the line through
@@ -571,21 +629,21 @@ static void draw_legend(const figure *f)
 
 static void draw(const figure *f)
 {
-    PLINT r[COL_SERIES + NSERIES_COL], g[COL_SERIES + NSERIES_COL],
-        b[COL_SERIES + NSERIES_COL];
-    for (size_t i = 0; i < COL_SERIES + NSERIES_COL; i++) {
-        r[i] = palette[i][0];
-        g[i] = palette[i][1];
-        b[i] = palette[i][2];
+    PLINT r[COL_BAND + 1], g[COL_BAND + 1], b[COL_BAND + 1];
+    for (size_t i = 0; i <= COL_BAND; i++) { /* the band's: paper until set */
+        r[i] = palette[i < COL_BAND ? i : COL_PAPER][0];
+        g[i] = palette[i < COL_BAND ? i : COL_PAPER][1];
+        b[i] = palette[i < COL_BAND ? i : COL_PAPER][2];
     }
     /* Everything that shapes the page must precede plinit. */
     plsdev(f->fmt->device);
     plsfnam(f->file);
     plspage(0.0, 0.0, f->fmt->width, f->fmt->height, 0, 0);
-    plscmap0(r, g, b, COL_SERIES + NSERIES_COL);
+    plscmap0(r, g, b, COL_BAND + 1);
     plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_MEDIUM);
     plinit();
     draw_axes(f);
+    for (size_t i = 0; i < f->spec->nseries; i++) draw_band(f, i);
     for (size_t i = 0; i < f->spec->nseries; i++) draw_series(f, i);
     if (f->legend) draw_legend(f);
     plend1();
@@ -660,6 +718,13 @@ static cm_status render_file(const figure *f, cm_err *err)
 cm_status cm_plot_render(const cm_plot_spec *spec, const char *path,
                          cm_err *err)
 {
+    return cm_plot_render_bands(spec, NULL, path, err);
+}
+
+cm_status cm_plot_render_bands(const cm_plot_spec *spec,
+                               const cm_plot_band *bands, const char *path,
+                               cm_err *err)
+{
     const fig_format *fmt = format_for(path, err);
     if (!fmt) return err ? err->code : CM_EINPUT;
     if (!spec || spec->nseries == 0 || !spec->series)
@@ -670,7 +735,7 @@ cm_status cm_plot_render(const cm_plot_spec *spec, const char *path,
                           "%s: %zu series; a figure takes at most %d", path,
                           spec->nseries, MAX_SERIES);
 
-    figure f = {.spec = spec, .fmt = fmt};
+    figure f = {.spec = spec, .bands = bands, .fmt = fmt};
     cm_status st = prepare(spec, &f, err);
     if (st) {
         figure_free(&f);
@@ -766,6 +831,10 @@ static cm_status read_column(const cm_table *t, size_t col, int logscale,
 /* Everything cm_plot_table allocates, freed in one place. */
 typedef struct table_plot {
     double *x, **y, *lo, *hi; /* columns */
+    double **err;             /* per y column: its held-out error, or NULL */
+    int *rel;                 /* the error is relative */
+    cm_plot_band *bands;      /* per series */
+    double *band_arena;
     size_t *group;            /* group of each row */
     size_t ngroups;
     size_t first[MAX_SERIES]; /* first row of each group */
@@ -781,6 +850,12 @@ static void table_plot_free(table_plot *tp)
     if (tp->y)
         for (size_t k = 0; k < tp->ny; k++) free(tp->y[k]);
     free(tp->y);
+    if (tp->err)
+        for (size_t k = 0; k < tp->ny; k++) free(tp->err[k]);
+    free(tp->err);
+    free(tp->rel);
+    free(tp->bands);
+    free(tp->band_arena);
     free(tp->lo);
     free(tp->hi);
     free(tp->group);
@@ -880,12 +955,27 @@ static cm_status read_columns(const cm_table *t, const cm_plot_table_opts *o,
         (st = read_column(t, c, o->logx, &tp->x, err)))
         return st;
     tp->y = calloc(o->ny, sizeof *tp->y);
-    if (!tp->y) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    tp->err = calloc(o->ny, sizeof *tp->err);
+    tp->rel = calloc(o->ny, sizeof *tp->rel);
+    if (!tp->y || !tp->err || !tp->rel)
+        return cm_err_set(err, CM_EINTERNAL, "out of memory");
     tp->ny = o->ny;
-    for (size_t k = 0; k < o->ny; k++)
+    for (size_t k = 0; k < o->ny; k++) {
         if ((st = cm_table_col_require(t, o->y[k], &c, err)) ||
             (st = read_column(t, c, o->logy, &tp->y[k], err)))
             return st;
+        /* the model's held-out error beside it (data/validity.h) */
+        for (int rel = 0; rel < 2 && !o->no_band && !tp->err[k]; rel++) {
+            char name[256];
+            snprintf(name, sizeof name, "%s_%s", o->y[k],
+                     rel ? "rel_err" : "abs_err");
+            long ec = cm_table_col_find(t, name);
+            tp->rel[k] = rel;
+            if (ec >= 0 && (st = read_column(t, (size_t)ec, 0, &tp->err[k],
+                                             err)))
+                return st;
+        }
+    }
     if (o->errlo &&
         ((st = cm_table_col_require(t, o->errlo, &c, err)) ||
          (st = read_column(t, c, o->logy, &tp->lo, err)) ||
@@ -898,6 +988,24 @@ static cm_status read_columns(const cm_table *t, const cm_plot_table_opts *o,
         *bycol = (long)c;
     }
     return CM_OK;
+}
+
+/* Series s's band from y column k's error, in band (2 arrays of s's
+ * size): y +- err, or y (1 +- err) for a relative one. */
+static void gather_band(const table_plot *tp, size_t nrows, size_t g,
+                        size_t k, const cm_plot_series *s, double *band,
+                        cm_plot_band *b)
+{
+    double *lo = band, *hi = band + s->n;
+    size_t m = 0;
+    for (size_t r = 0; r < nrows; r++) {
+        if (tp->group[r] != g) continue;
+        double y = tp->y[k][r], e = fabs(tp->err[k][r]);
+        double half = tp->rel[k] ? e * fabs(y) : e;
+        lo[m] = y - half;
+        hi[m++] = y + half;
+    }
+    *b = (cm_plot_band){lo, hi};
 }
 
 /* Gathers the rows of group g into series s, for y column k; mem has room
@@ -945,7 +1053,10 @@ cm_status cm_plot_table(const cm_table *t, const cm_plot_table_opts *o,
     tp.series = calloc(ns, sizeof *tp.series);
     tp.arena = malloc((4 * nrows * o->ny + 1) * sizeof *tp.arena);
     tp.labels = calloc(ns, sizeof *tp.labels);
-    if (!tp.series || !tp.arena || !tp.labels) {
+    tp.bands = calloc(ns, sizeof *tp.bands);
+    tp.band_arena = malloc((2 * nrows * o->ny + 1) * sizeof *tp.band_arena);
+    if (!tp.series || !tp.arena || !tp.labels || !tp.bands ||
+        !tp.band_arena) {
         table_plot_free(&tp);
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
     }
@@ -954,6 +1065,9 @@ cm_status cm_plot_table(const cm_table *t, const cm_plot_table_opts *o,
             size_t i = g * o->ny + k;
             gather(&tp, nrows, g, k, size[g], tp.arena + used,
                    &tp.series[i]);
+            if (tp.err[k])
+                gather_band(&tp, nrows, g, k, &tp.series[i],
+                            tp.band_arena + used / 2, &tp.bands[i]);
             used += 4 * size[g];
             char *lb = tp.labels[i];
             size_t lbn = sizeof tp.labels[i];
@@ -961,8 +1075,12 @@ cm_status cm_plot_table(const cm_table *t, const cm_plot_table_opts *o,
                 snprintf(lb, lbn, "%s%s%s=%s", o->ny > 1 ? o->y[k] : "",
                          o->ny > 1 ? " " : "", o->by,
                          cm_table_cell(t, tp.first[g], (size_t)bycol));
-            else if (o->ny > 1)
+            else if (o->ny > 1 || tp.err[k])
                 snprintf(lb, lbn, "%s", o->y[k]);
+            if (tp.err[k]) { /* the shade says what it is */
+                size_t len = strlen(lb);
+                snprintf(lb + len, lbn - len, " (shade: held-out error)");
+            }
             tp.series[i].label = lb[0] ? lb : NULL;
         }
     char xl[256], yl[512];
@@ -970,7 +1088,7 @@ cm_status cm_plot_table(const cm_table *t, const cm_plot_table_opts *o,
     y_axis_label(o, yl, sizeof yl);
     cm_plot_spec spec = {o->title, xl,     yl, o->logx, o->logy,
                          o->style, tp.series, ns};
-    st = cm_plot_render(&spec, path, err);
+    st = cm_plot_render_bands(&spec, tp.bands, path, err);
     table_plot_free(&tp);
     return st;
 }

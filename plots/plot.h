@@ -44,6 +44,19 @@ typedef struct cm_plot_spec {
 cm_status cm_plot_render(const cm_plot_spec *spec, const char *path,
                          cm_err *err);
 
+/* A shaded band behind a series: lo[j]..hi[j] at its point j, none where
+ * either is NaN (the band breaks there).  Drawn in the series' colour,
+ * light, under every line and marker: a model's held-out error where it
+ * was validated, and nothing where it was not. */
+typedef struct cm_plot_band {
+    const double *lo, *hi; /* both NULL: no band */
+} cm_plot_band;
+
+/* cm_plot_render with bands[i] behind series i (bands may be NULL). */
+cm_status cm_plot_render_bands(const cm_plot_spec *spec,
+                               const cm_plot_band *bands, const char *path,
+                               cm_err *err);
+
 /* Options of `cohmod plot`: columns of a table to draw. */
 typedef struct cm_plot_table_opts {
     const char *x;        /* column name */
@@ -54,11 +67,16 @@ typedef struct cm_plot_table_opts {
     const char *title;
     int logx, logy;
     cm_plot_style style;
+    int no_band; /* do not shade the held-out error (below) */
 } cm_plot_table_opts;
 
 /* Plots columns of a table.  Axis labels take their unit from the parameter
  * registry when the column names a parameter ("l1.mshrs (entries)").
- * Missing columns and non-numeric cells are errors with file:line:col. */
+ * Missing columns and non-numeric cells are errors with file:line:col.
+ * A y column C with a column C_abs_err or C_rel_err beside it (a model's
+ * held-out error, data/validity.h) is shaded C +- err (or C x (1 +- err))
+ * where the error is given, and left bare where it is empty: outside the
+ * validated domain; its label says so. */
 cm_status cm_plot_table(const cm_table *t, const cm_plot_table_opts *o,
                         const char *path, cm_err *err);
 
