@@ -64,6 +64,7 @@ enum {
     CLI_OPT_RESUME,
     CLI_OPT_FINISH,
     CLI_OPT_QUIET, /* reuse, mrc, cache: no progress bar */
+    CLI_OPT_VALIDITY, /* the model commands: --validity FILE|none */
     CLI_OPT_FIRST_FREE /* commands number their own long options from here */
 };
 
@@ -103,6 +104,7 @@ typedef struct cli_ctx {
     cm_params params;
     cm_shard shard;     /* --shard; count 0 without */
     int resume, finish; /* --resume, --finish */
+    const char *validity; /* --validity, or NULL: the shipped table */
     size_t shard_points; /* a sharded sweep: the whole grid's points */
     /* The arguments in canonical form ("--name", its value, ...; the
      * positional ones last), less those that change no result: a run's
@@ -263,6 +265,23 @@ size_t cli_file_bytes(const char *path);
     {"ops", required_argument, NULL, CLI_OPT_OPS}
 
 #define CLI_QUIET_LONGOPT {"quiet", no_argument, NULL, CLI_OPT_QUIET}
+
+/* ---- error estimates of model results (cli/validity.c) ---- */
+
+#define CLI_VALIDITY_LONGOPT \
+    {"validity", required_argument, NULL, CLI_OPT_VALIDITY}
+
+/* Replaces *t, a result of `cohmod model <model>`, by the same table with
+ * the held-out error of every validated column beside it and where it
+ * holds (data/validity.h), from --validity FILE or the shipped
+ * data/validity.csv; --validity none leaves *t alone.  protocol: the one
+ * the rows are under when t has no protocol column (NULL: any).  Returns
+ * 0 or the exit status after reporting (*t is then left as it was). */
+int cli_annotate(const cli_ctx *ctx, const char *model, const char *protocol,
+                 cm_table **t);
+
+/* Help text of --validity and the columns it adds. */
+void cli_print_validity_help(FILE *f);
 
 typedef struct cli_trace_opts {
     const char *format; /* NULL: auto */

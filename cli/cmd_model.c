@@ -37,6 +37,7 @@ static void usage(FILE *f)
           "  --pmf         write the occupancy distribution instead: "
           "occupancy,probability\n",
           f);
+    cli_print_validity_help(f);
     cli_print_common_help(f);
     cli_print_shard_help(f, 0);
 }
@@ -87,6 +88,7 @@ static int run(int argc, char **argv)
         CLI_COMMON_LONGOPTS,
         {"sweep", required_argument, NULL, OPT_SWEEP},
         {"pmf", no_argument, NULL, OPT_PMF},
+        CLI_VALIDITY_LONGOPT,
         CLI_SHARD_LONGOPTS,
         {0}};
     cli_ctx ctx;
@@ -114,7 +116,9 @@ static int run(int argc, char **argv)
         cm_mshr_grid_table(&ctx.params, sw->sweep, sw->nparsed, pmf,
                            cli_progress, NULL, &t, &err);
     cli_bar_end(NULL, t != NULL);
+    if (!rc && t && !pmf) rc = cli_annotate(&ctx, "mshr", NULL, &t);
     if (!rc) rc = cli_finish_table(&ctx, t, &err);
+    else cm_table_free(t);
     cli_sweeps_free(sw);
     return rc;
 }
