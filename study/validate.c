@@ -48,17 +48,16 @@ int cm_validate_is_calibration(size_t index, size_t n)
     return 0;
 }
 
-/* Runs one point; with a profile, records it (*prof). */
-static cm_status run_engine(const vrun *r, const cm_params *p,
+/* Runs one point under proto; with a profile, records it (*prof). */
+static cm_status run_engine(const cm_protocol *proto, const cm_params *p,
                             const cm_workload_profile *wl, cm_stats *stats,
                             cm_profile **prof, cm_err *err)
 {
     cm_profile_rec *rec = NULL;
-    cm_status st = prof ? cm_profile_rec_new(p, r->cfg->protocol, &rec, err)
-                        : CM_OK;
+    cm_status st = prof ? cm_profile_rec_new(p, proto, &rec, err) : CM_OK;
     cm_gpu_run_config gc = {.params = p,
                             .workload = wl,
-                            .protocol = r->cfg->protocol,
+                            .protocol = proto,
                             .observer = rec ? cm_profile_rec_observer(rec)
                                             : NULL};
     cm_gpu_result res;
@@ -68,6 +67,27 @@ static cm_status run_engine(const vrun *r, const cm_params *p,
     if (!st && rec) st = cm_profile_from_table(t, prof, err);
     cm_table_free(t);
     cm_profile_rec_free(rec);
+    return st;
+}
+
+cm_status cm_validate_observe_one(const cm_validate_model *m,
+                                  const cm_params *p,
+                                  const cm_workload_profile *wl,
+                                  const cm_protocol *proto, void *obs,
+                                  cm_profile **prof, cm_err *err)
+{
+    *prof = NULL;
+    cm_stats *stats = cm_stats_new();
+    if (!stats) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_stat_row *rows = NULL;
+    size_t nrows = 0;
+    cm_status st = run_engine(proto, p, wl, stats,
+                              m->needs_profile ? prof : NULL, err);
+    if (!st) st = cm_stats_rows(stats, &rows, &nrows, err);
+    cm_validate_run_info info = {p, wl, proto, *prof, rows, nrows, wl->name};
+    if (!st) st = m->observe(&info, obs, err);
+    free(rows);
+    cm_stats_free(stats);
     return st;
 }
 
@@ -115,7 +135,7 @@ static cm_status simulate_point(vrun *r, const cm_params *p, size_t i,
     if (!st && !stats) st = cm_err_set(err, CM_EINTERNAL, "out of memory");
     cm_profile *prof = NULL;
     if (!st)
-        st = run_engine(r, p, r->wl[r->pts[i].wl], stats,
+        st = run_engine(r->cfg->protocol, p, r->wl[r->pts[i].wl], stats,
                         r->cfg->model->needs_profile ? &prof : NULL, err);
     if (!st && prof) st = run_path(r, i, rep, "profile", path, sizeof path,
                                    err);

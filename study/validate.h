@@ -312,6 +312,16 @@ int cm_validate_is_calibration(size_t index, size_t n);
  * design points), without replicates. */
 size_t cm_validate_points(const cm_validate_config *cfg);
 
+/* One simulation of a point and the model's observation of it (obs_size
+ * bytes), as a validation makes them: what `make bench` times the model
+ * against at the same point.  With a profile model, *prof receives the
+ * run's profile, which obs refers to (free it after obs); else NULL. */
+cm_status cm_validate_observe_one(const cm_validate_model *m,
+                                  const cm_params *p,
+                                  const cm_workload_profile *wl,
+                                  const cm_protocol *proto, void *obs,
+                                  cm_profile **prof, cm_err *err);
+
 /* Runs the configuration; *sum is zero unless the results were made (not
  * in mode SHARD). */
 cm_status cm_validate_run(const cm_validate_config *cfg,
