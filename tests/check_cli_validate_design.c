@@ -211,6 +211,66 @@ START_TEST(test_design_seed_is_the_design)
 }
 END_TEST
 
+/* Every other validation too: the same seed is the same output, byte for
+ * byte, and another seed another design (the points' design parameters,
+ * in order: a one-parameter design on a few pow2 levels can only move its
+ * points between positions).  Tiny: one workload, one preset, the fewest
+ * points that calibrate, short runs. */
+START_TEST(test_design_seed_every_validation)
+{
+    static const struct {
+        const char *args, *dims[2];
+    } v[] = {
+        {"reuse --workloads cfd --design lhs:5 --presets li2014 --set "
+         "sim.max_cycles=5000",
+         {"l1.size", "sched.active_warps"}},
+        {"directory --workloads bh --design lhs:5 --presets tc2013 --set "
+         "sim.max_cycles=5000",
+         {"l1.size", NULL}},
+        {"recall --workloads bh --design lhs:5 --presets tc2013 --set "
+         "sim.max_cycles=20000",
+         {"dir.ratio", "dir.ways"}},
+        {"lifetime --protocol tcs --workloads bh --design lhs:5 --presets "
+         "tc2013 --replicates 1 --set sim.max_instructions=10000",
+         {"tc.lifetime_strong", NULL}}};
+    char *dir = tu_tmpdir();
+    for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+        for (int run = 0; run < 3; run++)
+            run_ok(tu_cohmodf("validate %s --quiet --seed %d --out %s/%zu.%d",
+                              v[k].args, run < 2 ? 7 : 8, dir, k, run));
+        tu_run r = tu_shf("cd %s && for f in points.csv summary.csv "
+                          "summary_workloads.csv summary_presets.csv "
+                          "validity.csv; do cmp %zu.0/$f %zu.1/$f || exit 1; "
+                          "done", dir, k, k);
+        ck_assert_msg(r.status == 0, "%s: seed 7 twice differs: %s",
+                      v[k].args, r.out);
+        tu_run_free(&r);
+        char a_dir[64], c_dir[64];
+        snprintf(a_dir, sizeof a_dir, "%zu.0", k);
+        snprintf(c_dir, sizeof c_dir, "%zu.2", k);
+        char *a = tu_path_in(dir, a_dir), *c = tu_path_in(dir, c_dir);
+        cm_table *ta = read_in(a, "points.csv"), *tc = read_in(c, "points.csv");
+        ck_assert_uint_eq(cm_table_nrows(ta), cm_table_nrows(tc));
+        size_t same = 0;
+        for (size_t i = 0; i < cm_table_nrows(ta); i++) {
+            int eq = 1;
+            for (size_t d = 0; d < 2 && v[k].dims[d]; d++)
+                eq &= tu_num(ta, i, v[k].dims[d]) ==
+                      tu_num(tc, i, v[k].dims[d]);
+            same += eq;
+        }
+        ck_assert_msg(same < cm_table_nrows(ta),
+                      "%s: seeds 7 and 8 give the same design", v[k].args);
+        cm_table_free(ta);
+        cm_table_free(tc);
+        free(a);
+        free(c);
+    }
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
 /* A coherence model carries a cell's profile down in the lifetime: its
  * calibration point is the longest lifetime of each cell. */
 START_TEST(test_design_lifetime_calibrates_on_longest)
@@ -272,6 +332,7 @@ Suite *suite_cli_validate_design(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_design_cells_latin_and_calibration);
     tcase_add_test(tc, test_design_seed_is_the_design);
+    tcase_add_test(tc, test_design_seed_every_validation);
     tcase_add_test(tc, test_design_lifetime_calibrates_on_longest);
     tcase_add_test(tc, test_design_bad_input);
     suite_add_tcase(s, tc);
