@@ -58,6 +58,7 @@
 #include "data/shard.h"
 #include "data/sweep.h"
 #include "data/table.h"
+#include "data/validity.h"
 #include "models/profile.h"
 #include "models/ptable.h"
 #include "sim/protocol.h"
@@ -321,6 +322,17 @@ cm_status cm_validate_observe_one(const cm_validate_model *m,
                                   const cm_workload_profile *wl,
                                   const cm_protocol *proto, void *obs,
                                   cm_profile **prof, cm_err *err);
+
+/* A result of `cohmod model <model>` (t, its rows' point base and then
+ * its parameter columns) with the held-out error of every column some
+ * validation measures beside it and where it holds, from v
+ * (data/validity.h cm_validity_annotate): the measure is the quantity's
+ * target's, the protocol the one the rows are under when t has no
+ * protocol column (NULL: any), and the parameters a protocol does not use
+ * are no part of its machine. */
+cm_status cm_validate_annotate(const cm_validity *v, const char *model,
+                               const char *protocol, const cm_params *base,
+                               const cm_table *t, cm_table **out, cm_err *err);
 
 /* Runs the configuration; *sum is zero unless the results were made (not
  * in mode SHARD). */
