@@ -416,6 +416,30 @@ START_TEST(test_study_writes_everything)
         ck_assert(num_or_nan(sa, r, "miss_ratio_binomial") > 0);
     }
     cm_table_free(sa);
+    /* the model's grids carry its error estimates: a row has an error
+     * exactly when its domain is not "outside", and the summary counts
+     * the rows inside */
+    static const char *const grids[] = {"mshr_vs_entries.csv",
+                                        "mshr_vs_warps.csv", "mshr_grid.csv"};
+    size_t inside = 0, rows = 0;
+    for (size_t k = 0; k < 3; k++) {
+        cm_table *g = read_table(dir, grids[k]);
+        for (size_t r = 0; r < cm_table_nrows(g); r++) {
+            const char *d = cell(g, r, "p_full_domain");
+            const char *e = cell(g, r, "p_full_abs_err");
+            ck_assert_msg(!strncmp(d, "outside: ", 9) == !*e,
+                          "%s row %zu: error '%s' with domain '%s'",
+                          grids[k], r, e, d);
+            ck_assert(*cell(g, r, "mean_occupancy_domain"));
+            inside += *e != '\0';
+        }
+        rows += cm_table_nrows(g);
+        cm_table_free(g);
+    }
+    char said[96];
+    snprintf(said, sizeof said, "%zu of their %zu rows lie inside", inside,
+             rows);
+    ck_assert_msg(strstr(summary, said) != NULL, "summary lacks '%s'", said);
     free(summary);
     char *grid = read_in(dir, "mshr_grid.csv");
     /* 3 intensities x 12 warp counts x 10 MSHR counts, plus the header */
