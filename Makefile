@@ -228,6 +228,7 @@ install: $(BIN) $(LIB) $(SOLIB) $(MAN)
 	install -m 644 scripts/cohmod.bash $(COMPDIR)/cohmod
 	install -m 644 $(PRESETS) $(DATADIR)/configs
 	install -m 644 data/traces/sort.lackey $(DATADIR)/traces
+	install -m 644 data/validity.csv $(DATADIR)
 
 uninstall:
 	rm -f $(ROOT)/bin/cohmod $(LIBDIR)/libcohmod.a $(LIBDIR)/libcohmod.so \

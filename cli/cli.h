@@ -14,6 +14,7 @@
 #include "data/err.h"
 #include "data/params.h"
 #include "data/progress.h"
+#include "data/rows.h"
 #include "data/shard.h"
 #include "data/sweep.h"
 #include "data/table.h"
@@ -64,6 +65,7 @@ enum {
     CLI_OPT_RESUME,
     CLI_OPT_FINISH,
     CLI_OPT_QUIET, /* reuse, mrc, cache: no progress bar */
+    CLI_OPT_VALIDITY, /* the model commands: --validity FILE|none */
     CLI_OPT_FIRST_FREE /* commands number their own long options from here */
 };
 
@@ -114,6 +116,7 @@ typedef struct cli_ctx {
     cm_params params;
     cm_shard shard;     /* --shard; count 0 without */
     int resume, finish; /* --resume, --finish */
+    const char *validity; /* --validity, or NULL: the shipped table */
     size_t shard_points; /* a sharded sweep: the whole grid's points */
     /* The arguments in canonical form ("--name", its value, ...; the
      * positional ones last), less those that change no result: a run's
@@ -312,6 +315,34 @@ size_t cli_file_bytes(const char *path);
     {"ops", required_argument, NULL, CLI_OPT_OPS}
 
 #define CLI_QUIET_LONGOPT {"quiet", no_argument, NULL, CLI_OPT_QUIET}
+
+/* ---- error estimates of model results (cli/validity.c) ---- */
+
+#define CLI_VALIDITY_LONGOPT \
+    {"validity", required_argument, NULL, CLI_OPT_VALIDITY}
+
+/* Replaces *t, a result of `cohmod model <model>`, by the same table with
+ * the held-out error of every validated column beside it and where it
+ * holds (data/validity.h), from --validity FILE or the shipped
+ * data/validity.csv; --validity none leaves *t alone.  protocol: the one
+ * the rows are under when t has no protocol column (NULL: any).  Returns
+ * 0 or the exit status after reporting (*t is then left as it was). */
+int cli_annotate(const cli_ctx *ctx, const char *model, const char *protocol,
+                 cm_table **t);
+
+/* The same for rows streamed to a sink: *to takes the result's rows
+ * (header first) and passes them on to next annotated, a chunk at a time,
+ * so memory stays bounded.  *an is NULL (and *to next) under --validity
+ * none.  cli_annot_close flushes what is left unless status (the
+ * producer's) is an error, frees *an, and returns a flush error. */
+typedef struct cli_annot cli_annot;
+cm_status cli_annot_open(const cli_ctx *ctx, const char *model,
+                         const char *protocol, const cm_row_sink *next,
+                         cli_annot **an, cm_row_sink *to, cm_err *err);
+cm_status cli_annot_close(cli_annot *an, cm_status status, cm_err *err);
+
+/* Help text of --validity and the columns it adds. */
+void cli_print_validity_help(FILE *f);
 
 typedef struct cli_trace_opts {
     const char *format; /* NULL: auto */

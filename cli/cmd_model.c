@@ -37,6 +37,7 @@ static void usage(FILE *f)
           "  --pmf         write the occupancy distribution instead: "
           "occupancy,probability\n",
           f);
+    cli_print_validity_help(f);
     cli_print_common_help(f);
     cli_print_shard_help(f, 0);
 }
@@ -79,18 +80,28 @@ static int own_option(int opt, const char *arg, void *u)
 }
 
 typedef struct mshr_job {
-    const cm_params *params;
+    const cli_ctx *ctx;
     cli_sweeps *sweeps;
     int pmf;
 } mshr_job;
 
-/* Rows go out as the grid is solved: a 10^6-point grid needs no more
- * memory than one point. */
+/* Rows go out as the grid is solved, each with its error estimate (not
+ * the distributions: no validation measures them): a 10^6-point grid
+ * needs no more memory than a chunk of points. */
 static cm_status mshr_rows(const cm_row_sink *sink, void *arg, cm_err *err)
 {
     const mshr_job *j = arg;
-    return cm_mshr_grid_rows(j->params, j->sweeps->sweep, j->sweeps->nparsed,
-                             j->pmf, cli_progress, NULL, sink, err);
+    cli_annot *an = NULL;
+    cm_row_sink to = *sink;
+    cm_status st = j->pmf ? CM_OK
+                          : cli_annot_open(j->ctx, "mshr", NULL, sink, &an,
+                                           &to, err);
+    if (!st)
+        st = cm_mshr_grid_rows(&j->ctx->params, j->sweeps->sweep,
+                               j->sweeps->nparsed, j->pmf, cli_progress, NULL,
+                               &to, err);
+    cm_status cl = cli_annot_close(an, st, err);
+    return st ? st : cl;
 }
 
 static int run(int argc, char **argv)
@@ -102,6 +113,7 @@ static int run(int argc, char **argv)
         CLI_COMMON_LONGOPTS,
         {"sweep", required_argument, NULL, OPT_SWEEP},
         {"pmf", no_argument, NULL, OPT_PMF},
+        CLI_VALIDITY_LONGOPT,
         CLI_SHARD_LONGOPTS,
         {0}};
     cli_ctx ctx;
@@ -125,7 +137,7 @@ static int run(int argc, char **argv)
 
     cm_err err = {0};
     cli_sweeps *sw = &mo.sweeps;
-    mshr_job job = {&ctx.params, sw, pmf};
+    mshr_job job = {&ctx, sw, pmf};
     if (cli_sweeps_parse(sw, &err)) rc = cli_fail(&ctx, &err);
     else if (!(rc = cli_sweeps_shard(&ctx, sw)))
         rc = cli_stream_rows(&ctx, mshr_rows, &job);

@@ -53,6 +53,7 @@ static void usage(FILE *f)
           "l1.size=16384,32768,65536;\n"
           "                   several --sweep form a grid (last fastest)\n",
           f);
+    cli_print_validity_help(f);
     cli_print_common_help(f);
     cli_print_shard_help(f, 0);
 }

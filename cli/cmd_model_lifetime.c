@@ -68,6 +68,7 @@ static void usage(FILE *f)
           "Predictor constants: tc.t_hit, tc.t_evict, tc.t_write, "
           "tc.write_update.\n",
           f);
+    cli_print_validity_help(f);
     cli_print_common_help(f);
 }
 
@@ -149,6 +150,7 @@ int cli_model_lifetime(int argc, char **argv)
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"lifetimes", required_argument, NULL, OPT_LIFETIMES},
         {"equilibrium", no_argument, NULL, OPT_EQUILIBRIUM},
+        CLI_VALIDITY_LONGOPT,
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "model lifetime");
@@ -179,7 +181,10 @@ int cli_model_lifetime(int argc, char **argv)
         !cm_lifetime_input_from_profile(prof, &ctx.params, &in, &err) &&
         !estimate(&ctx, &in, lifetimes, n, lo.equilibrium, &err))
         cm_lifetime_table(&in, lifetimes, n, lo.equilibrium, &t, &err);
-    rc = cli_finish_table(&ctx, t, &err);
+    /* each TC protocol's columns, its lifetime the row's */
+    rc = t ? cli_annotate(&ctx, "lifetime", NULL, &t) : 0;
+    if (!rc) rc = cli_finish_table(&ctx, t, &err);
+    else cm_table_free(t);
     cm_profile_free(prof);
     free(lifetimes);
     return rc;

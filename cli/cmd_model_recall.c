@@ -56,6 +56,7 @@ static void usage(FILE *f)
           "or dir.ways=8,16,32;\n"
           "                   several --sweep form a grid (last fastest)\n",
           f);
+    cli_print_validity_help(f);
     cli_print_common_help(f);
     cli_print_shard_help(f, 0);
 }

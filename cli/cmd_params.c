@@ -13,7 +13,14 @@ static void usage(FILE *f)
           "range, unit, help.\nThe values are those after --config and --set "
           "are applied, so this is also\nthe way to check a configuration "
           "file.\n\n"
-          "  --csv     machine-readable CSV instead of the aligned table\n",
+          "  --csv     machine-readable CSV instead of the aligned table\n"
+          "  --design  the validations' design ranges instead (params.def "
+          "CM_DESIGN):\n"
+          "            validations, name, lo, hi, scale (lin, log, pow2; "
+          "input: a\n"
+          "            workload statistic the runs measure, its validated "
+          "range what\n"
+          "            they measured), why\n",
           f);
     cli_print_common_help(f);
 }
@@ -32,29 +39,75 @@ static void format_range(const cm_param_info *pi, char *buf, size_t len)
     }
 }
 
-enum { OPT_CSV = CLI_OPT_FIRST_FREE };
+enum { OPT_CSV = CLI_OPT_FIRST_FREE, OPT_DESIGN };
 
-static int own_option(int opt, const char *arg, void *csv)
+static int own_option(int opt, const char *arg, void *flags)
 {
     (void)arg;
-    if (opt != OPT_CSV) return CM_EINPUT;
-    *(int *)csv = 1;
+    if (opt != OPT_CSV && opt != OPT_DESIGN) return CM_EINPUT;
+    ((int *)flags)[opt == OPT_DESIGN] = 1;
     return 0;
+}
+
+/* The design ranges as a table: validations,name,lo,hi,scale,why. */
+static cm_status design_table(cm_table **out, cm_err *err)
+{
+    static const char *const header[] = {"validations", "name", "lo",
+                                         "hi",          "scale", "why"};
+    static const char *const scale[] = {"lin", "log", "pow2", "input"};
+    cm_table *t = cm_table_new(6, header);
+    if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_status st = CM_OK;
+    for (size_t i = 0; !st && i < cm_param_design_count(); i++) {
+        const cm_param_design *d = cm_param_design_at(i);
+        const cm_param_info *pi = cm_param_design_param(d);
+        char lo[64], hi[64];
+        cm_param_format(pi, d->lo, lo, sizeof lo);
+        cm_param_format(pi, d->hi, hi, sizeof hi);
+        const char *row[] = {d->validations, pi->name, lo, hi,
+                             scale[d->scale], d->why};
+        st = cm_table_append(t, row, err);
+    }
+    if (st) cm_table_free(t);
+    else *out = t;
+    return st;
 }
 
 static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS, {"csv", no_argument, NULL, OPT_CSV}, {0}};
+        CLI_COMMON_LONGOPTS,
+        {"csv", no_argument, NULL, OPT_CSV},
+        {"design", no_argument, NULL, OPT_DESIGN},
+        {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "params");
-    int csv = 0;
-    int rc = cli_parse(&ctx, argc, argv, longopts, own_option, &csv, usage);
+    int flags[2] = {0, 0}; /* --csv, --design */
+    int rc = cli_parse(&ctx, argc, argv, longopts, own_option, flags, usage);
+    int csv = flags[0];
     if (rc != CLI_CONTINUE) return rc;
     if (optind < argc)
         return cli_usage_error(&ctx, "unexpected argument '%s'", argv[optind]);
     rc = cli_ctx_resolve(&ctx);
     if (rc) return rc;
+    if (flags[1]) {
+        cm_err err = {0};
+        cm_table *d = NULL;
+        if (design_table(&d, &err) ||
+            (csv || ctx.out ? cm_table_write_file(d, ctx.out, &err) : 0))
+            rc = cli_fail(&ctx, &err);
+        if (!rc && !csv && !ctx.out)
+            printf("%-16s %-20s %-8s %-8s %-6s %s\n", "VALIDATIONS", "NAME",
+                   "LO", "HI", "SCALE", "WHY");
+        for (size_t r = 0; !rc && !csv && !ctx.out && r < cm_table_nrows(d);
+             r++)
+            printf("%-16s %-20s %-8s %-8s %-6s %s\n", cm_table_cell(d, r, 0),
+                   cm_table_cell(d, r, 1), cm_table_cell(d, r, 2),
+                   cm_table_cell(d, r, 3), cm_table_cell(d, r, 4),
+                   cm_table_cell(d, r, 5));
+        cm_table_free(d);
+        return rc;
+    }
 
     static const char *const header[] = {"name",  "value", "default",
                                          "range", "unit",  "help"};
@@ -92,4 +145,5 @@ static int run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_params = {
-    "params", "list, check and explain every parameter", run};
+    "params", "list, check and explain every parameter (and the design "
+              "ranges)", run};

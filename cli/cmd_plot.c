@@ -15,7 +15,7 @@ static void usage(FILE *f)
           "                   [--by COL] [--logx] [--logy] [--errlo COL "
           "--errhi COL]\n"
           "                   [--title TEXT] [--style "
-          "lines|points|linespoints]\n\n"
+          "lines|points|linespoints] [--no-band]\n\n"
           "Draws columns of a CSV file (\"-\" reads stdin) as a figure for a "
           "paper: white\nbackground, axis labels with units, a "
           "colour-blind-safe palette with a\nmarker per series, and a "
@@ -38,6 +38,14 @@ static void usage(FILE *f)
           "  --errhi COL      upper end of an error bar\n"
           "  --title TEXT     title above the plot (default: none)\n"
           "  --style S        lines, points or linespoints (default)\n"
+          "  --no-band        do not shade a model's held-out error: a y "
+          "column C with\n"
+          "                   C_abs_err or C_rel_err beside it (what cohmod "
+          "model writes)\n"
+          "                   is otherwise shaded C +- err where the error is "
+          "given, and\n"
+          "                   left bare where it is empty (outside the "
+          "validated domain)\n"
           "  --out FIG        the figure: .png (1200x900 pixels), .svg or "
           ".pdf (6.4x4.8 in);\n"
           "                   written to a temporary file and renamed, so "
@@ -60,7 +68,8 @@ enum {
     OPT_ERRLO,
     OPT_ERRHI,
     OPT_TITLE,
-    OPT_STYLE
+    OPT_STYLE,
+    OPT_NO_BAND
 };
 
 typedef struct plot_args {
@@ -128,6 +137,7 @@ static int own_option(int opt, const char *arg, void *u)
     case OPT_ERRHI: pa->o.errhi = arg; return 0;
     case OPT_TITLE: pa->o.title = arg; return 0;
     case OPT_STYLE: return set_style(pa, arg);
+    case OPT_NO_BAND: pa->o.no_band = 1; return 0;
     default: return CM_EINPUT;
     }
 }
@@ -165,6 +175,7 @@ static int run(int argc, char **argv)
         {"errhi", required_argument, NULL, OPT_ERRHI},
         {"title", required_argument, NULL, OPT_TITLE},
         {"style", required_argument, NULL, OPT_STYLE},
+        {"no-band", no_argument, NULL, OPT_NO_BAND},
         {0}};
     cli_ctx ctx;
     cli_ctx_init(&ctx, "plot");

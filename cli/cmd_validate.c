@@ -18,6 +18,10 @@
  * minute on one core. */
 static const char *const small_machine[] = {
     "gpu.sms=2", "gpu.warps_per_sm=48", "sim.max_cycles=300000"};
+/* Under --design the machines are the presets themselves: a design
+ * validates the machines users run the models on.  Runs still stop at
+ * 300k cycles (about a second on tc2013's 16 SMs). */
+static const char *const design_machine[] = {"sim.max_cycles=300000"};
 /* The coherence models' default: the seed-000 machine (tc2013), each run
  * cut at 100k cycles (about a second). */
 static const char *const coh_machine[] = {"sim.max_cycles=100000"};
@@ -54,24 +58,29 @@ static const struct val_model {
                                    coherence default's */
     size_t nmachine;
     unsigned replicates; /* runs per point unless --replicates (0: 1) */
+    const char *const *dmachine; /* non-NULL: the settings under --design
+                                    instead of machine's */
+    size_t ndmachine;
 } val_models[] = {
     {&cm_validate_lifetime_predictor, predictor_grid,
      sizeof predictor_grid / sizeof *predictor_grid, "bh,kmn,stn", "tcw",
      "tc2013", "tcw", predictor_machine,
-     sizeof predictor_machine / sizeof *predictor_machine, 0},
+     sizeof predictor_machine / sizeof *predictor_machine, 0, NULL, 0},
     {&cm_validate_mshr, mshr_grid, sizeof mshr_grid / sizeof *mshr_grid,
-     "kmn,bfs,cfd", "no-coh", NULL, NULL, NULL, 0, 0},
+     "kmn,bfs,cfd", "no-coh", NULL, NULL, NULL, 0, 0, design_machine,
+     sizeof design_machine / sizeof *design_machine},
     {&cm_validate_reuse, reuse_grid, sizeof reuse_grid / sizeof *reuse_grid,
-     "kmn,bfs,hsp,cfd", "no-coh", NULL, NULL, NULL, 0, 0},
+     "kmn,bfs,hsp,cfd", "no-coh", NULL, NULL, NULL, 0, 0, design_machine,
+     sizeof design_machine / sizeof *design_machine},
     {&cm_validate_lifetime, lifetime_grid,
      sizeof lifetime_grid / sizeof *lifetime_grid, "bh,cl,stn", "tcw-fixed",
      "tc2013", NULL, lifetime_machine,
-     sizeof lifetime_machine / sizeof *lifetime_machine, 3},
+     sizeof lifetime_machine / sizeof *lifetime_machine, 3, NULL, 0},
     {&cm_validate_recall, recall_grid, sizeof recall_grid / sizeof *recall_grid,
-     "bh,cl,kmn", "gpu-vini", "tc2013", NULL, NULL, 0, 0},
+     "bh,cl,kmn", "gpu-vini", "tc2013", NULL, NULL, 0, 0, NULL, 0},
     {&cm_validate_directory, directory_grid,
      sizeof directory_grid / sizeof *directory_grid, "kmn,bh,stn", "gpu-vi",
-     "tc2013", NULL, NULL, 0, 0}};
+     "tc2013", NULL, NULL, 0, 0, NULL, 0}};
 
 const char *cli_validate_model_name(size_t i)
 {
@@ -97,6 +106,8 @@ static void usage(FILE *f)
     fputs("Usage: cohmod validate mshr|reuse|lifetime|recall|directory "
           "[--grid NAME=V1,V2,...|"
           "NAME=LO:HI:STEP]...\n"
+          "                            [--design lhs:N [--seed S]] "
+          "[--presets P1,P2,...]\n"
           "                            [--workloads W1,W2,...] [--protocol "
           "P] [--quiet]\n                            [--replicates N]\n"
           "                            [--config ...] [--set ...] [--out "
@@ -170,6 +181,43 @@ static void usage(FILE *f)
           "  --protocol P      mshr, reuse: the L1 protocol (default no-coh;"
           " the reuse model\n                    assumes it); lifetime, "
           "recall: the coherence protocol\n"
+          "  --design lhs:N    instead of a grid, N points (at least) by "
+          "sliced Latin\n"
+          "                    hypercube over the model's design ranges "
+          "(cohmod params\n"
+          "                    --design: mshr l1.mshrs x sched.active_warps,"
+          " reuse\n"
+          "                    l1.size x sched.active_warps, directory "
+          "l1.size, recall\n"
+          "                    dir.ratio x dir.ways, lifetime the protocol's "
+          "lifetime or\n"
+          "                    tc.t_hit), over every built-in workload and "
+          "preset: each\n"
+          "                    workload x preset cell gets ceil(N / cells) "
+          "points, a Latin\n"
+          "                    hypercube of its own.  The machines are the "
+          "presets\n"
+          "                    themselves (mshr, reuse: runs cut at 300k "
+          "cycles).  Every\n"
+          "                    workload calibrates on at most a fifth of its "
+          "points,\n"
+          "                    drawn (coherence models: a fifth of each "
+          "cell's, so 5\n"
+          "                    points a cell: lhs:250 over 25 workloads x 2 "
+          "presets).\n"
+          "                    Also writes summary_workloads.csv, "
+          "summary_presets.csv and\n"
+          "                    validity.csv (the held-out error by region: "
+          "what cohmod\n"
+          "                    model's error columns read)\n"
+          "  --seed S          the design's random stream (default 1): "
+          "another seed,\n"
+          "                    another design\n"
+          "  --presets LIST    the machines (default with --design: every "
+          "shipped preset,\n"
+          "                    tc2013,li2014); each is the preset, then the "
+          "model's\n"
+          "                    settings, then --config files and --set\n"
           "  --quiet           no progress bar or summary on stderr\n"
           "  --replicates N    run every point N times, seeds sim.seed to "
           "sim.seed + N - 1\n"
@@ -196,7 +244,10 @@ enum {
     OPT_WORKLOADS,
     OPT_PROTOCOL,
     OPT_QUIET,
-    OPT_REPLICATES
+    OPT_REPLICATES,
+    OPT_DESIGN,
+    OPT_SEED,
+    OPT_PRESETS
 };
 
 typedef struct val_opts {
@@ -206,7 +257,21 @@ typedef struct val_opts {
     const char *workloads, *protocol;
     int quiet;
     unsigned replicates; /* 0: the model's default */
+    size_t design;       /* --design lhs:N; 0: a grid */
+    unsigned long seed;  /* --seed */
+    int seeded;
+    const char *presets; /* --presets */
 } val_opts;
+
+/* A whole number in [lo, hi], all of text. */
+static int parse_count(const char *text, unsigned long lo, unsigned long hi,
+                       unsigned long *v)
+{
+    char *end;
+    if (!*text || *text == '-' || *text == '+') return -1;
+    *v = strtoul(text, &end, 10);
+    return *end || *v < lo || *v > hi ? -1 : 0;
+}
 
 static int own_option(int opt, const char *arg, void *u)
 {
@@ -235,6 +300,23 @@ static int own_option(int opt, const char *arg, void *u)
         o->replicates = (unsigned)v;
         return 0;
     }
+    case OPT_DESIGN: {
+        unsigned long n;
+        if (strncmp(arg, "lhs:", 4) || parse_count(arg + 4, 1, 100000, &n))
+            return cli_usage_error(o->ctx, "--design '%s': expected lhs:N, "
+                                   "N points from 1 to 100000", arg);
+        o->design = n;
+        return 0;
+    }
+    case OPT_SEED:
+        if (parse_count(arg, 0, 4294967295UL, &o->seed))
+            return cli_usage_error(o->ctx, "--seed '%s': expected a whole "
+                                   "number from 0 to 4294967295", arg);
+        o->seeded = 1;
+        return 0;
+    case OPT_PRESETS:
+        o->presets = arg;
+        return 0;
     default:
         return CM_EINPUT;
     }
@@ -305,6 +387,60 @@ static int add_default_machine(cli_ctx *ctx, const struct val_model *vm)
     return 0;
 }
 
+#define MAX_PRESETS 8
+
+/* The machines of --design or --presets: each preset, then the model's
+ * settings (design_machine under --design, else its grid machine's), then
+ * the user's --config files and --set, as cli_ctx_resolve applies them. */
+static int preset_machines(cli_ctx *ctx, const struct val_model *vm,
+                           const val_opts *o, char *list,
+                           const char **names, cm_params *bases, size_t *n)
+{
+    *n = 0;
+    if (o->presets) {
+        for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save)) {
+            if (*n == MAX_PRESETS)
+                return cli_usage_error(ctx, "at most %d presets",
+                                       MAX_PRESETS);
+            if (!cm_preset_text(tok, NULL))
+                return cli_usage_error(ctx, "--presets: no preset '%s' "
+                                       "(shipped: tc2013, li2014)", tok);
+            names[(*n)++] = tok;
+        }
+        if (*n == 0) return cli_usage_error(ctx, "--presets: no preset");
+    } else {
+        for (size_t i = 0; i < cm_preset_count() && *n < MAX_PRESETS; i++)
+            names[(*n)++] = cm_preset_name(i);
+    }
+    const char *const *sets = o->design && vm->dmachine ? vm->dmachine
+                              : vm->machine             ? vm->machine
+                              : vm->coh_config          ? coh_machine
+                                                        : small_machine;
+    size_t k = o->design && vm->dmachine ? vm->ndmachine
+               : vm->machine ? vm->nmachine
+               : vm->coh_config ? sizeof coh_machine / sizeof *coh_machine
+                                : sizeof small_machine / sizeof *small_machine;
+    cm_err err = {0};
+    for (size_t b = 0; b < *n; b++) {
+        cm_params *p = &bases[b];
+        cm_params_init(p);
+        cm_status st = cm_params_load(p, names[b], &err);
+        for (size_t i = 0; !st && i < k; i++)
+            st = cm_params_assign(p, sets[i], &err);
+        for (int i = 0; !st && i < ctx->nconfigs; i++)
+            st = cm_params_load(p, ctx->configs[i], &err);
+        for (int i = 0; !st && i < ctx->nsets; i++)
+            st = cm_params_assign(p, ctx->sets[i], &err);
+        if (!st) st = cm_params_validate(p, &err);
+        if (st) {
+            cm_err_prefix(&err, names[b]);
+            return cli_fail(ctx, &err);
+        }
+    }
+    return 0;
+}
+
 static void print_summary(const cm_validate_model *m,
                           const cm_validate_summary *s, double secs)
 {
@@ -318,6 +454,23 @@ static void print_summary(const cm_validate_model *m,
     }
     if (s->calib_note[0])
         fprintf(stderr, "  calibration: %s\n", s->calib_note);
+    size_t nwl = 0;
+    for (size_t g = 0; g < s->ngroups; g++) nwl += !s->group[g].preset;
+    for (int preset = 1; preset >= 0; preset--) {
+        if (!preset && nwl < 2) break; /* one workload: the lines above */
+        int head = 0;
+        for (size_t g = 0; g < s->ngroups; g++) {
+            if (s->group[g].preset != preset) continue;
+            if (!head++)
+                fprintf(stderr, "  held out per %s%s:\n",
+                        preset ? "preset" : "workload",
+                        preset ? "" : " (a workload may reach twice the "
+                                      "target)");
+            char line[1024];
+            cm_validate_group_line(m, &s->group[g], line, sizeof line);
+            fprintf(stderr, "    %s\n", line);
+        }
+    }
 }
 
 static int run(int argc, char **argv)
@@ -329,6 +482,9 @@ static int run(int argc, char **argv)
         {"protocol", required_argument, NULL, OPT_PROTOCOL},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"replicates", required_argument, NULL, OPT_REPLICATES},
+        {"design", required_argument, NULL, OPT_DESIGN},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"presets", required_argument, NULL, OPT_PRESETS},
         CLI_RESUME_LONGOPTS,
         {0}};
     cli_ctx ctx;
@@ -357,22 +513,49 @@ static int run(int argc, char **argv)
     if (!proto)
         return cli_usage_error(&ctx, "--protocol '%s': expected %s", pname,
                                cm_protocol_names());
+    if (o.seeded && !o.design)
+        return cli_usage_error(&ctx, "--seed draws a --design: give "
+                               "--design lhs:N");
+    if (o.design && o.ngrid)
+        return cli_usage_error(&ctx, "--design and --grid: give one (a "
+                               "design draws its points from the ranges of "
+                               "cohmod params --design)");
+    int presets = o.design || o.presets;
     char outdir[1024];
     snprintf(outdir, sizeof outdir, "validate-%s", model->name);
     if (!ctx.out && (rc = cli_output_add(&ctx, outdir, 1))) return rc;
     /* Each simulation's statistics go to DIR/runs as it ends, read back
      * by the model and kept for --resume: each file is put in place as it
      * is complete, not with the others at the end. */
-    if ((rc = add_default_machine(&ctx, vm)) || (rc = cli_ctx_resolve(&ctx)) ||
-        (rc = cli_outputs_unbatched(&ctx)))
+    if ((!presets && (rc = add_default_machine(&ctx, vm))) ||
+        (rc = cli_ctx_resolve(&ctx)) || (rc = cli_outputs_unbatched(&ctx)))
         return rc;
-    if (o.ngrid == 0) {
+    char preset_buf[1024];
+    snprintf(preset_buf, sizeof preset_buf, "%s", o.presets ? o.presets : "");
+    const char *base_names[MAX_PRESETS];
+    cm_params bases[MAX_PRESETS];
+    size_t nbases = 0;
+    if (presets && (rc = preset_machines(&ctx, vm, &o, preset_buf, base_names,
+                                         bases, &nbases)))
+        return rc;
+    if (o.ngrid == 0 && !o.design) {
         o.ngrid = vm->ngrid;
         memcpy(o.grid, vm->grid, vm->ngrid * sizeof *vm->grid);
     }
+    /* a design spans every built-in workload unless told otherwise */
     char wl_buf[1024];
-    snprintf(wl_buf, sizeof wl_buf, "%s",
-             o.workloads ? o.workloads : vm->workloads);
+    size_t k = 0;
+    wl_buf[0] = '\0';
+    for (size_t i = 0; o.design && !o.workloads && i < cm_workload_builtin_count() &&
+                       k < sizeof wl_buf;
+         i++) {
+        int w = snprintf(wl_buf + k, sizeof wl_buf - k, "%s%s", k ? "," : "",
+                         cm_workload_builtin_name(i));
+        k += w > 0 ? (size_t)w : 0;
+    }
+    if (!k)
+        snprintf(wl_buf, sizeof wl_buf, "%s",
+                 o.workloads ? o.workloads : vm->workloads);
     const char *workloads[MAX_WORKLOADS];
     size_t nwl;
     if ((rc = split_workloads(&ctx, wl_buf, workloads, &nwl))) return rc;
@@ -388,9 +571,14 @@ static int run(int argc, char **argv)
     cm_run_plan plan;
     if (!rc) rc = cli_run_plan(&ctx, &plan);
     cm_validate_config cfg = {.base = &ctx.params,
+                              .bases = bases,
+                              .base_names = base_names,
+                              .nbases = nbases,
                               .model = model,
                               .axes = axes,
-                              .naxes = naxes,
+                              .naxes = o.design ? 0 : naxes,
+                              .design_n = o.design,
+                              .design_seed = o.seeded ? o.seed : 1,
                               .workloads = workloads,
                               .nworkloads = nwl,
                               .protocol = proto,

@@ -57,6 +57,9 @@ int cli_common_opt(cli_ctx *ctx, int opt, const char *arg)
     case CLI_OPT_FINISH:
         ctx->finish = 1;
         return 1;
+    case CLI_OPT_VALIDITY:
+        ctx->validity = arg;
+        return 1;
     default:
         return 0;
     }
@@ -472,6 +475,7 @@ int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
         {"sweep", required_argument, NULL, PCMD_SWEEP},
         {"profile", required_argument, NULL, PCMD_PROFILE},
         {"protocol", required_argument, NULL, PCMD_PROTOCOL},
+        CLI_VALIDITY_LONGOPT,
         CLI_SHARD_LONGOPTS,
         {0}};
     cli_ctx ctx;
@@ -500,6 +504,8 @@ int cli_run_profile_cmd(const cli_profile_cmd *cmd, void *state, int argc,
         !profile_cmd_estimate(cmd, &ctx.params, state, prof, sw, &err))
         cmd->table(&ctx.params, state, prof, sw->sweep, sw->nparsed, &t,
                    &err);
+    /* "model recall" is model recall's; its rows name their protocol */
+    if (!rc && t) rc = cli_annotate(&ctx, cmd->command + 6, NULL, &t);
     if (!rc) rc = cli_finish_table(&ctx, t, &err);
     else cm_table_free(t);
     cli_sweeps_free(sw);

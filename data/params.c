@@ -24,6 +24,19 @@ static const cm_param_info registry[] = {
 
 #define REGISTRY_LEN (sizeof registry / sizeof registry[0])
 
+static const cm_param_design designs[] = {
+#define CM_PARAM(id, name, type, def, min, max, unit, label, help)
+#define CM_PARAM_ENUM(id, name, def, choices, label, help)
+#define CM_DESIGN(id, validations, lo, hi, scale, why) \
+    {offsetof(cm_params, id), validations, lo, hi, CM_DS_##scale, why},
+#include "data/params.def"
+#undef CM_PARAM
+#undef CM_PARAM_ENUM
+#undef CM_DESIGN
+};
+
+#define DESIGNS_LEN (sizeof designs / sizeof designs[0])
+
 size_t cm_param_count(void) { return REGISTRY_LEN; }
 
 const cm_param_info *cm_param_at(size_t i)
@@ -341,4 +354,55 @@ cm_status cm_params_fit_table(const cm_param_info *const *param,
     }
     *out = t;
     return CM_OK;
+}
+
+/* ---- design ranges ------------------------------------------------------ */
+
+size_t cm_param_design_count(void) { return DESIGNS_LEN; }
+
+const cm_param_design *cm_param_design_at(size_t i)
+{
+    return i < DESIGNS_LEN ? &designs[i] : NULL;
+}
+
+const cm_param_info *cm_param_design_param(const cm_param_design *d)
+{
+    for (size_t i = 0; i < REGISTRY_LEN; i++)
+        if (registry[i].offset == d->offset) return &registry[i];
+    return NULL; /* not reached: the table names registry fields */
+}
+
+int cm_param_design_for(const cm_param_design *d, const char *validation)
+{
+    return enum_index(d->validations, validation, NULL) >= 0;
+}
+
+double cm_param_design_value(const cm_param_design *d, double u,
+                             const cm_params *machine)
+{
+    const cm_param_info *pi = cm_param_design_param(d);
+    double lo = d->lo, hi = d->hi;
+    /* the one cross-parameter cap (cm_params_validate) */
+    if (d->offset == offsetof(cm_params, sched_active_warps) && machine &&
+        machine->gpu_warps_per_sm < hi)
+        hi = fmax(lo, machine->gpu_warps_per_sm);
+    u = fmin(fmax(u, 0), nextafter(1, 0));
+    int integer = pi->type != CM_PT_REAL;
+    switch (d->scale) {
+    case CM_DS_POW2: {
+        double a = ceil(log2(lo)), b = floor(log2(hi));
+        return exp2(a + floor(u * (b - a + 1)));
+    }
+    case CM_DS_LOG:
+        if (integer) { /* integer k owns [k - 1/2, k + 1/2) of the log */
+            double a = log(lo - 0.5), b = log(hi + 0.5);
+            return fmin(fmax(round(exp(a + u * (b - a))), lo), hi);
+        }
+        return exp(log(lo) + u * (log(hi) - log(lo)));
+    case CM_DS_LIN:
+        return integer ? fmin(lo + floor(u * (hi - lo + 1)), hi)
+                       : lo + u * (hi - lo);
+    default:
+        return NAN; /* INPUT: measured, not drawn */
+    }
 }

@@ -91,6 +91,37 @@ cm_status cm_params_fit_table(const cm_param_info *const *param,
                               const char *const *notes, size_t n,
                               cm_table **out, cm_err *err);
 
+/* ---- design ranges (params.def CM_DESIGN) ----------------------------
+ * Where `cohmod validate M --design lhs:N` draws each design parameter of
+ * validation M, and which workload statistics bound its domain. */
+typedef enum cm_design_scale {
+    CM_DS_LIN = 0, /* uniform */
+    CM_DS_LOG,     /* uniform in log */
+    CM_DS_POW2,    /* powers of two, each equally likely */
+    CM_DS_INPUT    /* not drawn: a workload statistic the runs measure */
+} cm_design_scale;
+
+typedef struct cm_param_design {
+    size_t offset;           /* the parameter's, inside cm_params */
+    const char *validations; /* "mshr|reuse" */
+    double lo, hi;
+    cm_design_scale scale;
+    const char *why;
+} cm_param_design;
+
+size_t cm_param_design_count(void);
+const cm_param_design *cm_param_design_at(size_t i);
+/* The registry entry of the range's parameter. */
+const cm_param_info *cm_param_design_param(const cm_param_design *d);
+/* Whether the range belongs to the named validation. */
+int cm_param_design_for(const cm_param_design *d, const char *validation);
+/* The value at u in [0, 1) on the range's scale (not INPUT): integers
+ * cover equal shares of u, each of the log-scale ones its own span of the
+ * log.  A range the machine caps (sched.active_warps at
+ * gpu.warps_per_sm) is drawn up to the cap instead of hi. */
+double cm_param_design_value(const cm_param_design *d, double u,
+                             const cm_params *machine);
+
 /* Embedded presets (the CSV files of data/configs, compiled in). */
 size_t cm_preset_count(void);
 const char *cm_preset_name(size_t i);

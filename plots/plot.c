@@ -72,7 +72,8 @@ static const fig_format formats[] = {
 #define NPAL CM_PLOT_COLOURS
 
 /* Colour map 0: PLplot draws with these indices; the series' colours come
- * twice, opaque and translucent (overlapping markers show through). */
+ * three times: opaque, translucent (overlapping markers show through) and
+ * light (a band behind them). */
 enum {
     COL_PAPER = 0,
     COL_INK = 1,
@@ -80,7 +81,8 @@ enum {
     COL_REF = 3,
     COL_SERIES = 4,
     COL_FADED = COL_SERIES + NPAL,
-    NCOL = COL_FADED + NPAL
+    COL_BAND = COL_FADED + NPAL,
+    NCOL = COL_BAND + NPAL
 };
 
 static const unsigned char base_colours[COL_SERIES][3] = {
@@ -98,6 +100,7 @@ static const unsigned char palette[NPAL][3] = {
 };
 
 #define FADED_ALPHA 0.55 /* translucent markers: 2 overlapping read darker */
+#define BAND_ALPHA 0.22  /* light enough for points and lines to show */
 
 /* Filled markers drawn as text (UTF-8), so the plot and the legend use the
  * very same glyph: circle, square, triangle up, diamond, triangle down,
@@ -255,6 +258,7 @@ int cm_plot_segment_crosses(const cm_plot_box *seg, const cm_plot_box *b)
  * not drawn, categorical x moved to its bar's or point's slot. */
 typedef struct prep_series {
     PLFLT *x, *y, *lo, *hi; /* lo, hi NULL: no error bars */
+    PLFLT *blo, *bhi;       /* its band; NULL: none */
     PLINT n;
     int colour;    /* palette slot, or CM_PLOT_REF_COLOUR */
     int marker;    /* marker index, or CM_PLOT_NO_MARKER */
@@ -302,7 +306,8 @@ typedef struct figure {
     prep_series *ps;
     panel pn[MAX_PANELS];
     size_t npanels;
-    PLFLT *bx, *by, *bz;     /* scratch, as long as the longest series */
+    PLFLT *bx, *by, *bz;     /* scratch, as long as the longest series
+                                (bx, by: twice) */
     double page_w, page_h;   /* mm */
     double ht;               /* axis text height, mm */
     /* the record */
@@ -392,6 +397,8 @@ static void figure_free(figure *f)
             free(f->ps[i].y);
             free(f->ps[i].lo);
             free(f->ps[i].hi);
+            free(f->ps[i].blo);
+            free(f->ps[i].bhi);
         }
     free(f->ps);
     free(f->bx);
@@ -558,6 +565,33 @@ static cm_status assign_styles(figure *f, cm_err *err)
     return CM_OK;
 }
 
+/* Series i's band in PLplot coordinates: NaN where it is missing or, on a
+ * log axis, not positive (a band is never an error: it just breaks). */
+static cm_status prep_band(figure *f, size_t i, axis_range *yr, cm_err *err)
+{
+    const cm_plot_series *s = &f->spec->series[i];
+    prep_series *p = &f->ps[i];
+    int logy = f->pn[s->panel].logy;
+    if (!s->band_lo || !s->band_hi) return CM_OK;
+    size_t bytes = (p->n ? (size_t)p->n : 1) * sizeof(PLFLT);
+    p->blo = malloc(bytes);
+    p->bhi = malloc(bytes);
+    if (!p->blo || !p->bhi)
+        return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    for (PLINT j = 0; j < p->n; j++) {
+        double lo = s->band_lo[j], hi = s->band_hi[j];
+        int ok = isfinite(lo) && isfinite(hi) && isfinite(p->x[j]) &&
+                 (!logy || (lo > 0 && hi > 0));
+        p->blo[j] = ok ? (logy ? log10(lo) : lo) : NAN;
+        p->bhi[j] = ok ? (logy ? log10(hi) : hi) : NAN;
+        if (ok) {
+            range_add(yr, p->blo[j]);
+            range_add(yr, p->bhi[j]);
+        }
+    }
+    return CM_OK;
+}
+
 static cm_status prep_one(figure *f, size_t i, axis_range *xr,
                           axis_range *yr, cm_err *err)
 {
@@ -693,13 +727,15 @@ static cm_status prepare(figure *f, cm_err *err)
     memset(yr, 0, sizeof yr);
     for (size_t i = 0; i < sp->nseries; i++) {
         size_t k = sp->series[i].panel;
-        if ((st = prep_one(f, i, &xr[k], &yr[k], err))) return st;
+        if ((st = prep_one(f, i, &xr[k], &yr[k], err)) ||
+            (st = prep_band(f, i, &yr[k], err)))
+            return st;
     }
     size_t maxn = 1;
     for (size_t i = 0; i < sp->nseries; i++)
         if ((size_t)f->ps[i].n > maxn) maxn = (size_t)f->ps[i].n;
-    f->bx = malloc(maxn * sizeof *f->bx);
-    f->by = malloc(maxn * sizeof *f->by);
+    f->bx = malloc(2 * maxn * sizeof *f->bx); /* a band's polygon */
+    f->by = malloc(2 * maxn * sizeof *f->by);
     f->bz = malloc(maxn * sizeof *f->bz);
     if (!f->bx || !f->by || !f->bz)
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
@@ -1297,6 +1333,37 @@ static void draw_counted(figure *f, size_t i)
 
 /* Draws the finite points of one series: error bars, then the line through
  * runs of consecutive finite points, then the markers on top. */
+/* Series i's band: a light polygon over each run of points that have
+ * it, its edges recorded as the data they are. */
+static void draw_band(figure *f, size_t i)
+{
+    const prep_series *s = &f->ps[i];
+    const panel *p = &f->pn[f->spec->series[i].panel];
+    if (!s->blo || s->colour < 0) return;
+    PLFLT *px = f->bx, *py = f->by; /* 2 n long: the upper edge, then the
+                                       lower one back */
+    plcol0(COL_BAND + s->colour);
+    for (PLINT j = 0, start = 0; j <= s->n; j++) {
+        if (j < s->n && isfinite(s->blo[j])) continue;
+        PLINT run = j - start;
+        if (run >= 2) {
+            for (PLINT r = 0; r < run; r++) {
+                px[r] = s->x[start + r];
+                py[r] = s->bhi[start + r];
+                px[2 * run - 1 - r] = s->x[start + r];
+                py[2 * run - 1 - r] = s->blo[start + r];
+            }
+            plfill(2 * run, px, py);
+            for (PLINT r = 1; r < 2 * run; r++)
+                if (r != run)
+                    add_mark(f, i, CM_MARK_SEGMENT, page_x(p, px[r - 1]),
+                             page_y(p, py[r - 1]), page_x(p, px[r]),
+                             page_y(p, py[r]));
+        }
+        start = j + 1;
+    }
+}
+
 static void draw_series(figure *f, size_t i)
 {
     const cm_plot_spec *sp = f->spec;
@@ -1468,13 +1535,14 @@ static void draw(figure *f)
     PLINT r[NCOL], g[NCOL], b[NCOL];
     PLFLT a[NCOL];
     for (size_t i = 0; i < NCOL; i++) {
-        const unsigned char *c = i < COL_SERIES ? base_colours[i]
+        const unsigned char *c = i < COL_SERIES  ? base_colours[i]
                                  : i < COL_FADED ? palette[i - COL_SERIES]
-                                                 : palette[i - COL_FADED];
+                                 : i < COL_BAND  ? palette[i - COL_FADED]
+                                                 : palette[i - COL_BAND];
         r[i] = c[0];
         g[i] = c[1];
         b[i] = c[2];
-        a[i] = i >= COL_FADED ? FADED_ALPHA : 1.0;
+        a[i] = i >= COL_BAND ? BAND_ALPHA : i >= COL_FADED ? FADED_ALPHA : 1.0;
     }
     /* Everything that shapes the page must precede plinit. */
     plsdev(f->fmt->device);
@@ -1497,6 +1565,8 @@ static void draw(figure *f)
     f->nmarks = 0;
     for (size_t k = 0; k < f->npanels; k++) {
         draw_axes(f, k);
+        for (size_t i = 0; i < f->spec->nseries; i++)
+            if (f->spec->series[i].panel == k) draw_band(f, i);
         for (size_t i = 0; i < f->spec->nseries; i++)
             if (f->spec->series[i].panel == k) draw_series(f, i);
     }

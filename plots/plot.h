@@ -49,6 +49,11 @@ typedef struct cm_plot_series {
     int reference; /* a reference line (y = x, a baseline): dashed, in
                       grey, with its own legend entry, no palette colour */
     size_t panel;  /* 0-based; < the spec's npanels */
+    /* A shaded band behind it, band_lo[j]..band_hi[j] at its point j,
+     * broken where either is NaN: a model's held-out error where it was
+     * validated, and nothing where it was not.  Both NULL: none.  Light,
+     * in the series' colour, under every line and marker. */
+    const double *band_lo, *band_hi;
 } cm_plot_series;
 
 /* A panel of a figure with several, stacked top to bottom.  NULL fields
@@ -88,6 +93,7 @@ typedef struct cm_plot_spec {
 /* Renders the figure to `path`; the extension picks the format. */
 cm_status cm_plot_render(const cm_plot_spec *spec, const char *path,
                          cm_err *err);
+
 
 /* CM_EINPUT unless the path names a figure format (.png, .svg, .pdf). */
 cm_status cm_plot_check_path(const char *path, cm_err *err);
@@ -176,6 +182,7 @@ typedef struct cm_plot_table_opts {
     const char *xlabel, *ylabel; /* NULL: from the registries */
     int logx, logy;
     cm_plot_style style;
+    int no_band; /* do not shade the held-out error (below) */
 } cm_plot_table_opts;
 
 /* Plots columns of a table.  Axis labels and legend entries take their
@@ -184,7 +191,11 @@ typedef struct cm_plot_table_opts {
  * inst/cycle/warp".  More
  * series than CM_PLOT_COLOURS are split into panels of at most that many;
  * several y columns with a --by column get a panel per group.
- * Missing columns and non-numeric cells are errors with file:line:col. */
+ * Missing columns and non-numeric cells are errors with file:line:col.
+ * A y column C with a column C_abs_err or C_rel_err beside it (a model's
+ * held-out error, data/validity.h) is shaded C +- err (or C x (1 +- err))
+ * where the error is given, and left bare where it is empty: outside the
+ * validated domain; its label says so. */
 cm_status cm_plot_table(const cm_table *t, const cm_plot_table_opts *o,
                         const char *path, cm_err *err);
 

@@ -76,6 +76,8 @@ static cm_status read_column(const cm_table *t, size_t col, int logscale,
 /* Everything cm_plot_table allocates, freed in one place. */
 typedef struct table_plot {
     double *x, **y, *lo, *hi; /* columns */
+    double **err;             /* per y column: its held-out error, or NULL */
+    int *rel;                 /* the error is relative */
     size_t *group;            /* group of each row */
     size_t ngroups;
     size_t first[MAX_SERIES]; /* first row of each group */
@@ -91,6 +93,10 @@ static void table_plot_free(table_plot *tp)
     if (tp->y)
         for (size_t k = 0; k < tp->ny; k++) free(tp->y[k]);
     free(tp->y);
+    if (tp->err)
+        for (size_t k = 0; k < tp->ny; k++) free(tp->err[k]);
+    free(tp->err);
+    free(tp->rel);
     free(tp->lo);
     free(tp->hi);
     free(tp->group);
@@ -202,12 +208,27 @@ static cm_status read_columns(const cm_table *t, const cm_plot_table_opts *o,
         (st = read_column(t, c, o->logx, &tp->x, err)))
         return st;
     tp->y = calloc(o->ny, sizeof *tp->y);
-    if (!tp->y) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    tp->err = calloc(o->ny, sizeof *tp->err);
+    tp->rel = calloc(o->ny, sizeof *tp->rel);
+    if (!tp->y || !tp->err || !tp->rel)
+        return cm_err_set(err, CM_EINTERNAL, "out of memory");
     tp->ny = o->ny;
-    for (size_t k = 0; k < o->ny; k++)
+    for (size_t k = 0; k < o->ny; k++) {
         if ((st = cm_table_col_require(t, o->y[k], &c, err)) ||
             (st = read_column(t, c, o->logy, &tp->y[k], err)))
             return st;
+        /* the model's held-out error beside it (data/validity.h) */
+        for (int rel = 0; rel < 2 && !o->no_band && !tp->err[k]; rel++) {
+            char name[256];
+            snprintf(name, sizeof name, "%s_%s", o->y[k],
+                     rel ? "rel_err" : "abs_err");
+            long ec = cm_table_col_find(t, name);
+            tp->rel[k] = rel;
+            if (ec >= 0 &&
+                (st = read_column(t, (size_t)ec, 0, &tp->err[k], err)))
+                return st;
+        }
+    }
     if (o->errlo &&
         ((st = cm_table_col_require(t, o->errlo, &c, err)) ||
          (st = read_column(t, c, o->logy, &tp->lo, err)) ||
@@ -223,13 +244,15 @@ static cm_status read_columns(const cm_table *t, const cm_plot_table_opts *o,
 }
 
 /* Gathers the rows of group g into series s, for y column k; mem has room
- * for 4 arrays of the group's size. */
+ * for 6 arrays of the group's size.  A held-out error gives the series a
+ * band: y +- err, or y (1 +- err) for a relative one. */
 static void gather(const table_plot *tp, size_t nrows, size_t g, size_t k,
                    size_t size, double *mem, cm_plot_series *s)
 {
     size_t m = 0;
     double *x = mem, *y = mem + size, *lo = mem + 2 * size,
-           *hi = mem + 3 * size;
+           *hi = mem + 3 * size, *blo = mem + 4 * size, *bhi = mem + 5 * size;
+    const double *e = tp->err[k];
     for (size_t r = 0; r < nrows; r++) {
         if (tp->group[r] != g) continue;
         x[m] = tp->x[r];
@@ -238,12 +261,19 @@ static void gather(const table_plot *tp, size_t nrows, size_t g, size_t k,
             lo[m] = tp->lo[r];
             hi[m] = tp->hi[r];
         }
+        if (e) {
+            double half = tp->rel[k] ? fabs(e[r]) * fabs(y[m]) : fabs(e[r]);
+            blo[m] = y[m] - half;
+            bhi[m] = y[m] + half;
+        }
         m++;
     }
     s->x = x;
     s->y = y;
     s->ylo = tp->lo ? lo : NULL;
     s->yhi = tp->lo ? hi : NULL;
+    s->band_lo = e ? blo : NULL;
+    s->band_hi = e ? bhi : NULL;
     s->n = m;
 }
 
@@ -268,7 +298,7 @@ cm_status cm_plot_table(const cm_table *t, const cm_plot_table_opts *o,
     size_t size[MAX_SERIES] = {0}, used = 0;
     for (size_t r = 0; r < nrows; r++) size[tp.group[r]]++;
     tp.series = calloc(ns, sizeof *tp.series);
-    tp.arena = malloc((4 * nrows * o->ny + 1) * sizeof *tp.arena);
+    tp.arena = malloc((6 * nrows * o->ny + 1) * sizeof *tp.arena);
     tp.labels = calloc(ns, sizeof *tp.labels);
     if (!tp.series || !tp.arena || !tp.labels) {
         table_plot_free(&tp);
@@ -294,7 +324,7 @@ cm_status cm_plot_table(const cm_table *t, const cm_plot_table_opts *o,
             size_t i = g * o->ny + k;
             gather(&tp, nrows, g, k, size[g], tp.arena + used,
                    &tp.series[i]);
-            used += 4 * size[g];
+            used += 6 * size[g];
             char *lb = tp.labels[i];
             size_t lbn = sizeof tp.labels[i];
             char by[MAX_LABEL] = "";
@@ -315,6 +345,12 @@ cm_status cm_plot_table(const cm_table *t, const cm_plot_table_opts *o,
                                         : o->ny > 1 ? (yl ? yl : o->y[k])
                                                     : "");
                 tp.series[i].panel = i / CM_PLOT_COLOURS;
+            }
+            if (tp.err[k]) { /* the shade says what it is */
+                if (!lb[0]) snprintf(lb, lbn, "%s", yl ? yl : o->y[k]);
+                size_t len = strlen(lb);
+                if (len < lbn)
+                    snprintf(lb + len, lbn - len, " (shade: held-out error)");
             }
             tp.series[i].label = lb[0] ? lb : NULL;
         }

@@ -92,9 +92,10 @@ cm_status cm_study_say(cm_study *s, cm_err *err, const char *fmt, ...)
  * simulations. */
 enum { UNIT_MSHR = 0, UNIT_REUSE = 1, UNIT_SIM = 2 };
 
-cm_status cm_study_points(size_t *n, cm_err *err)
+cm_status cm_study_points(const char *coh_workloads, size_t *n,
+                          cm_err *err)
 {
-    cm_status st = cm_study_sim_points(n, err);
+    cm_status st = cm_study_sim_points(coh_workloads, n, err);
     if (!st) *n += 3;
     return st;
 }
@@ -194,7 +195,7 @@ cm_status cm_study_run(const cm_params *p, const char *outdir,
     size_t points = 0;
     /* Bad input should fail before anything is written. */
     cm_status st = cm_study_coh_workloads(coh_workloads, selected, err);
-    if (!st) st = cm_study_points(&points, err);
+    if (!st) st = cm_study_points(coh_workloads, &points, err);
     if (!st)
         cm_shard_range(plan && s.mode == CM_RUN_SHARD ? &plan->shard : NULL,
                        points, &s.first, &s.end);

@@ -58,9 +58,11 @@ cm_status cm_study_run(const cm_params *p, const char *outdir,
 cm_status cm_study_report(const char *outdir, const char *summary,
                           cm_err *err);
 
-/* The study's points (the two validations' simulations and the three
- * one-point sections). */
-cm_status cm_study_points(size_t *n, cm_err *err);
+/* The study's points (the validations' simulations and the three
+ * one-point sections), for the coherence workloads given as to
+ * cm_study_run. */
+cm_status cm_study_points(const char *coh_workloads, size_t *n,
+                          cm_err *err);
 
 /* The coherence section's workloads: selected[w] for each of its twelve
  * (bh cc cl dlb stn vpr hsp kmn lps ndl rg sr), from spec as for
@@ -68,6 +70,8 @@ cm_status cm_study_points(size_t *n, cm_err *err);
 #define CM_STUDY_COH_NWL 12
 cm_status cm_study_coh_workloads(const char *spec,
                                  int selected[CM_STUDY_COH_NWL], cm_err *err);
+/* The name of the coherence section's workload w < CM_STUDY_COH_NWL. */
+const char *cm_study_coh_workload_name(size_t w);
 
 /* For sections: write outdir/<name>.csv, draw outdir/<name>.png and .svg,
  * and add a line to the summary. */
@@ -88,7 +92,8 @@ cm_status cm_study_section_reuse(cm_study *s, cm_err *err);
 /* The validations, their points numbered from first (study_sim.c);
  * *n: their number. */
 cm_status cm_study_section_sim(cm_study *s, size_t first, cm_err *err);
-cm_status cm_study_sim_points(size_t *n, cm_err *err);
+cm_status cm_study_sim_points(const char *coh_workloads, size_t *n,
+                              cm_err *err);
 cm_status cm_study_section_coh(cm_study *s, cm_err *err);
 
 #endif

@@ -157,6 +157,11 @@ cm_status cm_study_coh_workloads(const char *spec, int selected[CM_STUDY_COH_NWL
     return n ? CM_OK : cm_err_set(err, CM_EINPUT, "--coh-workloads: empty");
 }
 
+const char *cm_study_coh_workload_name(size_t w)
+{
+    return w < NWL ? workloads[w] : NULL;
+}
+
 /* ---- small helpers -------------------------------------------------------- */
 
 typedef struct gmean {

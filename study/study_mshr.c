@@ -7,16 +7,22 @@
  * intensity, how many MSHRs suffice and at which intensity a small and a
  * large MSHR file saturate.  "Saturate" means P(all entries busy) >= 1/2:
  * past it, reservation failures stall the memory pipeline more often than
- * not (seed 002, section 4.1). */
+ * not (seed 002, section 4.1).  The grids carry the model's error
+ * estimates (study/validate.h cm_validate_annotate, from the shipped
+ * data/validity.csv), and the summary says how many of their rows lie
+ * inside a validated region. */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "data/datadir.h"
 #include "data/sweep.h"
+#include "data/validity.h"
 #include "models/mshr.h"
 #include "study/study.h"
+#include "study/validate.h"
 
 static const struct {
     const char *label;
@@ -30,12 +36,38 @@ static const char entries_spec[] =
 #define SATURATED 0.5
 #define ENOUGH 0.05
 
-/* Runs the MSHR grid of the given sweep specs over `p` into outdir/name.csv
- * and returns the table for figures. */
-static cm_status run_grid(cm_study *s, const cm_params *p, const char *name,
-                          const char *const *specs, size_t nspecs, int pmf,
-                          cm_table **out, cm_err *err)
+/* The model's error estimates over the section's grids (data/validity.h,
+ * the shipped table): how many rows are inside a validated region. */
+typedef struct estimates {
+    cm_validity *v;
+    size_t rows, inside;
+} estimates;
+
+/* Replaces *t by the same grid with the error estimates of `cohmod model
+ * mshr` beside it, counting the rows inside. */
+static cm_status annotate(estimates *e, const cm_params *p, cm_table **t,
+                          cm_err *err)
 {
+    cm_table *out = NULL;
+    cm_status st = cm_validate_annotate(e->v, "mshr", NULL, p, *t, &out, err);
+    if (st) return st;
+    long c = cm_table_col_find(out, "p_full_abs_err");
+    for (size_t i = 0; c >= 0 && i < cm_table_nrows(out); i++)
+        e->inside += cm_table_cell(out, i, (size_t)c)[0] != '\0';
+    e->rows += cm_table_nrows(out);
+    cm_table_free(*t);
+    *t = out;
+    return CM_OK;
+}
+
+/* Runs the MSHR grid of the given sweep specs over `p` into outdir/name.csv
+ * (with the error estimates when e is given) and returns the table for
+ * figures. */
+static cm_status run_grid(cm_study *s, const cm_params *p, const char *name,
+                          const char *const *specs, size_t nspecs,
+                          estimates *e, cm_table **out, cm_err *err)
+{
+    int pmf = !e;
     cm_sweep sw[4];
     size_t n = 0;
     cm_status st = CM_OK;
@@ -46,6 +78,7 @@ static cm_status run_grid(cm_study *s, const cm_params *p, const char *name,
         st = cm_mshr_grid_table(p, sw, n, pmf, s->progress, s->progress_arg,
                                 out, err);
     for (size_t i = 0; i < n; i++) cm_sweep_free(&sw[i]);
+    if (!st && e) st = annotate(e, p, out, err);
     if (!st) st = cm_study_write_table(s, name, *out, err);
     if (st) {
         cm_table_free(*out);
@@ -248,11 +281,15 @@ cm_status cm_study_section_mshr(cm_study *s, cm_err *err)
     format_intensity_spec(intensity_spec, sizeof intensity_spec);
     p.sched_active_warps = p.gpu_warps_per_sm;
     cm_table *t = NULL;
-    cm_status st;
+    estimates e = {0};
+    char vpath[4096];
+    cm_status st = cm_data_path("validity.csv", vpath, sizeof vpath, err);
+    if (!st) st = cm_validity_read(vpath, &e.v, err);
 
     /* Entries x intensity at full occupancy of warp slots. */
     const char *by_entries[] = {intensity_spec, entries_spec};
-    st = run_grid(s, &p, "mshr_vs_entries", by_entries, 2, 0, &t, err);
+    if (!st)
+        st = run_grid(s, &p, "mshr_vs_entries", by_entries, 2, &e, &t, err);
     if (!st)
         st = figure(s, "mshr_pfull_vs_entries", t, "l1.mshrs", "p_full",
                     "wl.mem_rate", "P(all L1 MSHRs busy) by intensity", 1,
@@ -279,7 +316,8 @@ cm_status cm_study_section_mshr(cm_study *s, cm_err *err)
     cm_params high = p;
     if (!st) st = cm_params_set(&high, "wl.mem_rate", rate_set, err);
     const char *by_warps[] = {sizes_spec, warps_spec};
-    if (!st) st = run_grid(s, &high, "mshr_vs_warps", by_warps, 2, 0, &t, err);
+    if (!st) st = run_grid(s, &high, "mshr_vs_warps", by_warps, 2, &e, &t,
+                           err);
     if (!st)
         st = figure(s, "mshr_pfull_vs_warps", t, "sched.active_warps",
                     "p_full", "l1.mshrs",
@@ -299,7 +337,8 @@ cm_status cm_study_section_mshr(cm_study *s, cm_err *err)
              "L1 MSHR occupancy distribution, %.0f warps, high intensity",
              p.gpu_warps_per_sm);
     if (!st)
-        st = run_grid(s, &high, "mshr_occupancy_pmf", by_size, 1, 1, &t, err);
+        st = run_grid(s, &high, "mshr_occupancy_pmf", by_size, 1, NULL, &t,
+                      err);
     if (!st)
         st = figure(s, "mshr_occupancy_pmf", t, "occupancy", "probability",
                     "l1.mshrs", pmf_title,
@@ -312,9 +351,22 @@ cm_status cm_study_section_mshr(cm_study *s, cm_err *err)
     snprintf(coarse_warps, sizeof coarse_warps,
              "sched.active_warps=4:%.0f:4", p.gpu_warps_per_sm);
     const char *full[] = {intensity_spec, coarse_warps, entries_spec};
-    if (!st) st = run_grid(s, &p, "mshr_grid", full, 3, 0, &t, err);
+    if (!st) st = run_grid(s, &p, "mshr_grid", full, 3, &e, &t, err);
     cm_table_free(t);
 
     if (!st) st = say_findings(s, &p, err);
+    if (!st)
+        st = cm_study_say(s, err,
+                          "- Error estimates (the grids' *_abs_err, "
+                          "*_rel_err, *_domain columns; data/validity.csv): "
+                          "%zu of their %zu rows lie inside a region "
+                          "`cohmod validate mshr` measured%s",
+                          e.inside, e.rows,
+                          e.inside < e.rows
+                              ? "; the others are outside every validated "
+                                "region and carry no estimate (their "
+                                "_domain says why)."
+                              : ".");
+    cm_validity_free(e.v);
     return st;
 }

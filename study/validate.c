@@ -1,12 +1,14 @@
 /* validate.c - the model-against-simulation driver of validate.h.
  *
- * Points are numbered workload-major, then the axes as an odometer (last
- * fastest), so index i of n is a fixed grid position.  Calibration points
- * are picked by index at (j + 1/2) n / ncal, j < ncal = floor(n / 5): an
- * even stride over that numbering, which visits every workload and, as the
- * stride is rarely a multiple of an axis length, different axis values.
- * Nothing depends on time or on the order of floating-point reductions
- * across runs, so the files are byte-identical from run to run.
+ * The points are laid out before anything runs (validate_design.c):
+ * machine-major, then workload, then grid position (the axes as an
+ * odometer, last fastest) or design point, so index i of n is a fixed
+ * point of the design.  On a grid, calibration points are picked by index
+ * at (j + 1/2) n / ncal, j < ncal = floor(n / 5): an even stride over that
+ * numbering, which visits every workload and, as the stride is rarely a
+ * multiple of an axis length, different axis values.  Nothing depends on
+ * time or on the order of floating-point reductions across runs, so the
+ * files are byte-identical from run to run.
  *
  * Each simulation's output is a file in outdir/runs the moment it ends,
  * and the model reads every point back from those files (exactly: numbers
@@ -15,6 +17,7 @@
  * give the results of one uninterrupted run byte for byte: the files are
  * the only path from the simulator to the model. */
 #include "study/validate.h"
+#include "study/validate_impl.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -34,26 +37,6 @@
 #include "sim/profile_rec.h"
 #include "data/workload.h"
 
-#define MAX_AXES 8
-#define LABEL_MAX CM_VALIDATE_LABEL_MAX
-
-typedef struct vpoint {
-    size_t wl;
-    double coord[MAX_AXES];
-    int cal;
-    double model[CM_VALIDATE_MAXQ], sim[CM_VALIDATE_MAXQ];
-    double lo[CM_VALIDATE_MAXQ], hi[CM_VALIDATE_MAXQ];
-} vpoint;
-
-typedef struct vrun {
-    const cm_validate_config *cfg;
-    const cm_workload_profile **wl;
-    vpoint *pts;
-    char *obs; /* nrep x n observations of obs_size bytes, replicate-major */
-    cm_profile **prof; /* models with profiles: nrep x n, else NULL */
-    size_t n, nrep;
-} vrun;
-
 size_t cm_validate_calibration_count(size_t n) { return n / 5; }
 
 int cm_validate_is_calibration(size_t index, size_t n)
@@ -66,29 +49,16 @@ int cm_validate_is_calibration(size_t index, size_t n)
     return 0;
 }
 
-static void point_label(const vrun *r, const vpoint *pt, char *buf,
-                        size_t len)
-{
-    int k = snprintf(buf, len, "%s", r->wl[pt->wl]->name);
-    for (size_t a = 0; a < r->cfg->naxes && k > 0 && (size_t)k < len; a++) {
-        char v[32];
-        cm_param_format(r->cfg->axes[a].param, pt->coord[a], v, sizeof v);
-        k += snprintf(buf + k, len - (size_t)k, " %s=%s",
-                      r->cfg->axes[a].param->name, v);
-    }
-}
-
-/* Runs one point; with a profile, records it (*prof). */
-static cm_status run_engine(const vrun *r, const cm_params *p,
+/* Runs one point under proto; with a profile, records it (*prof). */
+static cm_status run_engine(const cm_protocol *proto, const cm_params *p,
                             const cm_workload_profile *wl, cm_stats *stats,
                             cm_profile **prof, cm_err *err)
 {
     cm_profile_rec *rec = NULL;
-    cm_status st = prof ? cm_profile_rec_new(p, r->cfg->protocol, &rec, err)
-                        : CM_OK;
+    cm_status st = prof ? cm_profile_rec_new(p, proto, &rec, err) : CM_OK;
     cm_gpu_run_config gc = {.params = p,
                             .workload = wl,
-                            .protocol = r->cfg->protocol,
+                            .protocol = proto,
                             .observer = rec ? cm_profile_rec_observer(rec)
                                             : NULL};
     cm_gpu_result res;
@@ -98,6 +68,27 @@ static cm_status run_engine(const vrun *r, const cm_params *p,
     if (!st && rec) st = cm_profile_from_table(t, prof, err);
     cm_table_free(t);
     cm_profile_rec_free(rec);
+    return st;
+}
+
+cm_status cm_validate_observe_one(const cm_validate_model *m,
+                                  const cm_params *p,
+                                  const cm_workload_profile *wl,
+                                  const cm_protocol *proto, void *obs,
+                                  cm_profile **prof, cm_err *err)
+{
+    *prof = NULL;
+    cm_stats *stats = cm_stats_new();
+    if (!stats) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    cm_stat_row *rows = NULL;
+    size_t nrows = 0;
+    cm_status st = run_engine(proto, p, wl, stats,
+                              m->needs_profile ? prof : NULL, err);
+    if (!st) st = cm_stats_rows(stats, &rows, &nrows, err);
+    cm_validate_run_info info = {p, wl, proto, *prof, rows, nrows, wl->name};
+    if (!st) st = m->observe(&info, obs, err);
+    free(rows);
+    cm_stats_free(stats);
     return st;
 }
 
@@ -139,13 +130,13 @@ static cm_status simulate_point(vrun *r, const cm_params *p, size_t i,
                                 size_t rep, cm_err *err)
 {
     char label[LABEL_MAX], path[4096];
-    point_label(r, &r->pts[i], label, sizeof label);
+    cm_vrun_label(r, i, label, sizeof label);
     cm_status st = cm_params_validate(p, err);
     cm_stats *stats = st ? NULL : cm_stats_new();
     if (!st && !stats) st = cm_err_set(err, CM_EINTERNAL, "out of memory");
     cm_profile *prof = NULL;
     if (!st)
-        st = run_engine(r, p, r->wl[r->pts[i].wl], stats,
+        st = run_engine(r->cfg->protocol, p, r->wl[r->pts[i].wl], stats,
                         r->cfg->model->needs_profile ? &prof : NULL, err);
     if (!st && prof) st = run_path(r, i, rep, "profile", path, sizeof path,
                                    err);
@@ -165,7 +156,7 @@ static cm_status observe_point(vrun *r, const cm_params *p, size_t i,
 {
     size_t slot = rep * r->n + i;
     char label[LABEL_MAX], path[4096];
-    point_label(r, &r->pts[i], label, sizeof label);
+    cm_vrun_label(r, i, label, sizeof label);
     if (!run_complete(r, i, rep)) {
         cm_status st = run_path(r, i, rep, "stats", path, sizeof path, err);
         return st ? st : cm_err_set(err, CM_EINPUT,
@@ -183,62 +174,48 @@ static cm_status observe_point(vrun *r, const cm_params *p, size_t i,
     cm_validate_run_info info = {p,    r->wl[r->pts[i].wl], r->cfg->protocol,
                                  r->prof ? r->prof[slot] : NULL,
                                  rows, nrows, label};
-    if (!st)
-        st = r->cfg->model->observe(
-            &info, r->obs + slot * r->cfg->model->obs_size, err);
+    const cm_validate_model *m = r->cfg->model;
+    void *obs = r->obs + slot * m->obs_size;
+    if (!st) st = m->observe(&info, obs, err);
+    /* the measured inputs that bound the validated domain */
+    const cm_params *in = !st && m->inputs ? m->inputs(obs) : p;
+    vpoint *pt = &r->pts[i];
+    for (size_t k = 0; !st && k < r->dims.ninputs; k++) {
+        double v = cm_param_get(in, cm_param_design_param(r->dims.input[k]));
+        pt->in_lo[k] = fmin(pt->in_lo[k], v);
+        pt->in_hi[k] = fmax(pt->in_hi[k], v);
+        pt->in_sum[k] += v;
+    }
     free(rows);
     if (st) cm_err_prefix(err, label);
     return st;
 }
 
-/* Every point of the grid in order: its coordinates and role, then,
- * within [first, end), its simulation unless it is already there
- * (resume), and when results are wanted, its observation. */
+/* Every point in order: within [first, end), its simulation unless it is
+ * already there (resume), and when results are wanted, its observation. */
 static cm_status visit_all(vrun *r, int simulate, int observe, cm_err *err)
 {
     const cm_validate_config *c = r->cfg;
-    size_t i = 0, per_wl = r->n / c->nworkloads;
     size_t first = c->ranged ? c->first : 0, end = c->ranged ? c->end : r->n;
     size_t todo = 0, done = 0;
     if (simulate && end > first) todo = (end - first) * r->nrep;
-    for (size_t w = 0; w < c->nworkloads; w++) {
-        cm_grid g;
-        cm_status st = cm_grid_init(&g, c->axes, c->naxes, err);
-        if (st) return st;
-        cm_params p = *c->base;
-        while (!st && cm_grid_next(&g, &p)) {
-            vpoint *pt = &r->pts[i];
-            pt->wl = w;
-            for (size_t a = 0; a < c->naxes; a++)
-                pt->coord[a] = cm_param_get(&p, c->axes[a].param);
-            switch (c->model->calibrate_at) {
-            case CM_VC_PER_WORKLOAD:
-                pt->cal = cm_validate_is_calibration(i % per_wl, per_wl);
-                break;
-            case CM_VC_WORKLOAD_LAST:
-                pt->cal = i % per_wl >=
-                          per_wl - cm_validate_calibration_count(per_wl);
-                break;
-            default:
-                pt->cal = cm_validate_is_calibration(i, r->n);
+    cm_status st = CM_OK;
+    for (size_t i = 0; i < r->n && !st; i++) {
+        cm_params p;
+        cm_vrun_params(r, i, &p);
+        for (size_t rep = 0; rep < r->nrep && !st; rep++) {
+            cm_params pr = p;
+            pr.sim_seed = p.sim_seed + (double)rep;
+            if (simulate && i >= first && i < end) {
+                if (!(c->resume && run_complete(r, i, rep)))
+                    st = simulate_point(r, &pr, i, rep, err);
+                if (!st && c->progress)
+                    c->progress(++done, todo, c->progress_arg);
             }
-            for (size_t rep = 0; rep < r->nrep && !st; rep++) {
-                cm_params pr = p;
-                pr.sim_seed = p.sim_seed + (double)rep;
-                if (simulate && i >= first && i < end) {
-                    if (!(c->resume && run_complete(r, i, rep)))
-                        st = simulate_point(r, &pr, i, rep, err);
-                    if (!st && c->progress)
-                        c->progress(++done, todo, c->progress_arg);
-                }
-                if (!st && observe) st = observe_point(r, &pr, i, rep, err);
-            }
-            i++;
+            if (!st && observe) st = observe_point(r, &pr, i, rep, err);
         }
-        cm_grid_free(&g);
-        if (st) return st;
     }
-    return CM_OK;
+    return st;
 }
 
 /* Calibrates on the calibration points of every replicate (replicate-
@@ -335,40 +312,50 @@ static cm_status model_all(vrun *r, cm_table **calib, cm_err *err)
     return st;
 }
 
-static double rel_error(double model, double sim)
-{
-    return sim != 0 ? (model - sim) / sim : NAN;
-}
+#define rel_error cm_vrun_rel_error
+#define target_error cm_vrun_target_error
 
+/* One row per point: [preset,] workload, the axes, role, the measured
+ * inputs (their mean over the replicates), then per quantity the model,
+ * the simulation, its interval and the errors. */
 static cm_status write_points(const vrun *r, const char *path, cm_err *err)
 {
-    const cm_validate_config *c = r->cfg;
-    const cm_validate_model *m = c->model;
-    size_t ncol = 2 + c->naxes + 6 * m->nqty;
-    char names[2 + MAX_AXES + 6 * CM_VALIDATE_MAXQ][96];
-    const char *hdr[2 + MAX_AXES + 6 * CM_VALIDATE_MAXQ];
+    enum { MAXCOL = 2 + 2 * MAX_AXES + 1 + 6 * CM_VALIDATE_MAXQ };
+    const cm_validate_model *m = r->cfg->model;
+    size_t nin = r->dims.ninputs;
+    size_t ncol = (size_t)r->named + 2 + r->naxes + nin + 6 * m->nqty;
+    char names[MAXCOL][96];
+    const char *hdr[MAXCOL];
     static const char *const fmt[6] = {"model_%s", "sim_%s",
                                        "sim_%s_ci95_lo", "sim_%s_ci95_hi",
                                        "%s_rel_error", "%s_abs_error"};
     size_t k = 0;
+    if (r->named) snprintf(names[k++], 96, "preset");
     snprintf(names[k++], 96, "workload");
-    for (size_t a = 0; a < c->naxes; a++)
-        snprintf(names[k++], 96, "%s", c->axes[a].param->name);
+    for (size_t a = 0; a < r->naxes; a++)
+        snprintf(names[k++], 96, "%s", r->axis[a]->name);
     snprintf(names[k++], 96, "role");
+    for (size_t a = 0; a < nin; a++)
+        snprintf(names[k++], 96, "%s",
+                 cm_param_design_param(r->dims.input[a])->name);
     for (size_t q = 0; q < m->nqty; q++)
         for (int f = 0; f < 6; f++) snprintf(names[k++], 96, fmt[f], m->qty[q].name);
     for (size_t j = 0; j < ncol; j++) hdr[j] = names[j];
     cm_table *t = cm_table_new(ncol, hdr);
     if (!t) return cm_err_set(err, CM_EINTERNAL, "out of memory");
     cm_status st = CM_OK;
-    char cells[2 + MAX_AXES + 6 * CM_VALIDATE_MAXQ][32];
+    char cells[MAXCOL][32];
     for (size_t i = 0; i < r->n && !st; i++) {
         const vpoint *pt = &r->pts[i];
         k = 0;
+        if (r->named)
+            snprintf(cells[k++], 32, "%s", r->cfg->base_names[pt->base]);
         snprintf(cells[k++], 32, "%s", r->wl[pt->wl]->name);
-        for (size_t a = 0; a < c->naxes; a++)
-            cm_param_format(c->axes[a].param, pt->coord[a], cells[k++], 32);
+        for (size_t a = 0; a < r->naxes; a++)
+            cm_param_format(r->axis[a], pt->coord[a], cells[k++], 32);
         snprintf(cells[k++], 32, "%s", pt->cal ? "calibration" : "heldout");
+        for (size_t a = 0; a < nin; a++)
+            cm_fmt_optional(cells[k++], pt->in_sum[a] / (double)r->nrep);
         for (size_t q = 0; q < m->nqty; q++) {
             double v[6] = {pt->model[q], pt->sim[q], pt->lo[q], pt->hi[q],
                            rel_error(pt->model[q], pt->sim[q]),
@@ -381,14 +368,6 @@ static cm_status write_points(const vrun *r, const char *path, cm_err *err)
     if (!st) st = cm_table_write_file(t, path, err);
     cm_table_free(t);
     return st;
-}
-
-/* The error of quantity q by the measure its target is stated in (the
- * absolute error without a target); NaN where it is undefined. */
-static double target_error(const cm_validate_qty *q, double model, double sim)
-{
-    return q->target == CM_VT_MARE ? fabs(rel_error(model, sim))
-                                   : fabs(model - sim);
 }
 
 void cm_validate_summarise(const cm_validate_qty *qty, size_t nqty,
@@ -481,6 +460,29 @@ void cm_validate_summary_line(const cm_validate_qty *q,
              goal, other);
 }
 
+void cm_validate_group_line(const cm_validate_model *m,
+                            const struct cm_validate_group *g, char *buf,
+                            size_t len)
+{
+    char missed[256] = "";
+    size_t km = 0;
+    int k = snprintf(buf, len, "%s (%zu held out):", g->name, g->heldout);
+    for (size_t q = 0; q < m->nqty && k > 0 && (size_t)k < len; q++) {
+        char v[64];
+        say_measure(v, sizeof v, m->qty[q].target == CM_VT_MARE, g->err[q]);
+        k += snprintf(buf + k, len - (size_t)k, "%s %s %s", q ? "," : "",
+                      m->qty[q].name, v);
+        if (g->met[q] == 0 && km < sizeof missed) {
+            int w = snprintf(missed + km, sizeof missed - km, "%s%s",
+                             km ? ", " : "", m->qty[q].name);
+            km += w > 0 ? (size_t)w : 0;
+        }
+    }
+    if (km && k > 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, " (beyond %s: %s)",
+                 g->preset ? "the target" : "twice the target", missed);
+}
+
 static void summarise(const vrun *r, const cm_table *calib,
                       cm_validate_summary *s)
 {
@@ -499,8 +501,8 @@ static void summarise(const vrun *r, const cm_table *calib,
     free(pts);
     for (size_t q = 0; q < m->nqty; q++)
         if (s->worst[q] != SIZE_MAX)
-            point_label(r, &r->pts[s->worst[q]], s->worst_at[q],
-                        sizeof s->worst_at[q]);
+            cm_vrun_label(r, s->worst[q], s->worst_at[q],
+                          sizeof s->worst_at[q]);
     /* what the calibration could not identify, from calib.csv's notes */
     long note = calib ? cm_table_col_find(calib, "note") : -1;
     size_t k = 0;
@@ -512,6 +514,7 @@ static void summarise(const vrun *r, const cm_table *calib,
                          text);
         k += w > 0 ? (size_t)w : 0;
     }
+    cm_vrun_groups(r, s);
 }
 
 static cm_status write_summary(const vrun *r, const cm_validate_summary *s,
@@ -626,15 +629,16 @@ static cm_status parity_plot(const vrun *r, size_t q, const char *path,
 
 #define AXIS_PLOT_GROUPS 64 /* 8 panels of the palette's 8 colours */
 
-/* Quantity q along the last axis for one workload: per combination of the
- * other axes, the simulation (markers, 95% interval) and the model (a
- * line) in one colour; more combinations than colours go to panels. */
-static cm_status axis_plot(const vrun *r, size_t q, size_t w,
+/* Quantity q along the last axis of a grid for one cell (preset and
+ * workload): per combination of the other axes, the simulation (markers,
+ * 95% interval) and the model (a line) in one colour; more combinations
+ * than colours go to panels. */
+static cm_status axis_plot(const vrun *r, size_t q, size_t cell,
                            const char *path, cm_err *err)
 {
     const cm_validate_config *c = r->cfg;
     size_t last = c->naxes - 1, len = c->axes[last].n;
-    size_t per_wl = r->n / c->nworkloads, groups = per_wl / len;
+    size_t groups = r->per_cell / len;
     if (groups > AXIS_PLOT_GROUPS) groups = AXIS_PLOT_GROUPS;
     size_t npanels = (groups + CM_PLOT_COLOURS - 1) / CM_PLOT_COLOURS;
     double *buf = malloc(5 * groups * len * sizeof *buf);
@@ -645,15 +649,16 @@ static cm_status axis_plot(const vrun *r, size_t q, size_t w,
     cm_status st = CM_OK;
     if (!buf || !ser || !labels)
         st = cm_err_set(err, CM_EINTERNAL, "out of memory");
+    const vpoint *cell0 = &r->pts[cell * r->per_cell];
     for (size_t g = 0; g < groups && !st; g++) {
         double *x = buf + 5 * g * len, *ys = x + len, *lo = ys + len,
                *hi = lo + len, *ym = hi + len;
-        const vpoint *first = &r->pts[w * per_wl + g * len];
+        const vpoint *first = cell0 + g * len;
         int k = 0;
         for (size_t a = 0; a < last; a++) {
             char v[32], one[LABEL_MAX];
-            cm_param_format(c->axes[a].param, first->coord[a], v, sizeof v);
-            cm_column_value(c->axes[a].param->name, v, one, sizeof one);
+            cm_param_format(r->axis[a], first->coord[a], v, sizeof v);
+            cm_column_value(r->axis[a]->name, v, one, sizeof one);
             k += snprintf(labels[g] + k, LABEL_MAX - (size_t)k, "%s%s",
                           a ? ", " : "", one);
             if (k >= LABEL_MAX) k = LABEL_MAX - 1;
@@ -679,12 +684,15 @@ static cm_status axis_plot(const vrun *r, size_t q, size_t w,
         char title[200], xl[160], yl[160], heading[LABEL_MAX] = "";
         for (size_t a = 0, k = 0; a < last && k < sizeof heading; a++)
             k += (size_t)snprintf(heading + k, sizeof heading - k, "%s%s",
-                                  a ? ", " : "", c->axes[a].param->label);
+                                  a ? ", " : "", r->axis[a]->label);
         const char *label = cm_column_label(c->model->qty[q].metric);
         snprintf(title, sizeof title,
-                 "%s: %s, model (lines) and simulation (markers, 95%% CI)",
-                 r->wl[w]->name, label ? label : c->model->qty[q].name);
-        cm_plot_axis_label(c->axes[last].param->name, xl, sizeof xl);
+                 "%s%s%s: %s, model (lines) and simulation (markers, 95%% "
+                 "CI)",
+                 r->named ? c->base_names[cell0->base] : "",
+                 r->named ? " " : "", r->wl[cell0->wl]->name,
+                 label ? label : c->model->qty[q].name);
+        cm_plot_axis_label(r->axis[last]->name, xl, sizeof xl);
         cm_plot_axis_label(c->model->qty[q].metric, yl, sizeof yl);
         cm_plot_spec spec = {.title = title, .xlabel = xl, .ylabel = yl,
                              .style = CM_PLOT_POINTS, .series = ser,
@@ -723,7 +731,10 @@ static cm_status write_all(const vrun *r, const cm_table *calib,
     if (!st) st = out_path(c->outdir, "calib.csv", path, sizeof path, err);
     if (!st) st = cm_table_write_file(calib, path, err);
     if (!st) st = out_path(c->outdir, "params.csv", path, sizeof path, err);
-    if (!st) st = cm_params_write_dump(c->base, path, err);
+    if (!st) st = cm_params_write_dump(&r->bases[0], path, err);
+    if (!st) st = cm_vrun_write_groups(r, sum, err);
+    if (!st) st = cm_vrun_write_validity(r, calib, err);
+    size_t ncells = r->nbases * c->nworkloads;
     /* each figure as a PNG to look at and an SVG to print (and for the
      * study's report.html) */
     static const char *const exts[] = {"png", "svg"};
@@ -733,14 +744,17 @@ static cm_status write_all(const vrun *r, const cm_table *calib,
                      exts[e]);
             st = out_path(c->outdir, name, path, sizeof path, err);
             if (!st) st = parity_plot(r, q, path, err);
-            for (size_t w = 0; w < c->nworkloads && c->naxes > 0 && !st;
-                 w++) {
-                snprintf(name, sizeof name, "%s_vs_%s_%s.%s",
-                         c->model->qty[q].name,
-                         c->axes[c->naxes - 1].param->name, r->wl[w]->name,
-                         exts[e]);
+            /* along the last axis: a grid's cells only (a design's points
+             * are no lines) */
+            for (size_t cell = 0;
+                 cell < ncells && !r->design && r->naxes > 0 && !st; cell++) {
+                const vpoint *pt = &r->pts[cell * r->per_cell];
+                snprintf(name, sizeof name, "%s_vs_%s_%s%s%s.%s",
+                         c->model->qty[q].name, r->axis[r->naxes - 1]->name,
+                         r->named ? c->base_names[pt->base] : "",
+                         r->named ? "_" : "", r->wl[pt->wl]->name, exts[e]);
                 st = out_path(c->outdir, name, path, sizeof path, err);
-                if (!st) st = axis_plot(r, q, w, path, err);
+                if (!st) st = axis_plot(r, q, cell, path, err);
             }
         }
     return st;
@@ -748,9 +762,9 @@ static cm_status write_all(const vrun *r, const cm_table *calib,
 
 size_t cm_validate_points(const cm_validate_config *cfg)
 {
-    size_t n = cfg->nworkloads;
-    for (size_t a = 0; a < cfg->naxes; a++) n *= cfg->axes[a].n;
-    return n;
+    vrun r = {.cfg = cfg};
+    cm_err err;
+    return cfg->nworkloads && !cm_vrun_layout(&r, &err) ? r.n : 0;
 }
 
 /* Files in outdir/runs that no run of this directory should keep: all of
@@ -815,35 +829,30 @@ cm_status cm_validate_run(const cm_validate_config *cfg,
 {
     const cm_validate_model *m = cfg->model;
     memset(sum, 0, sizeof *sum);
-    if (cfg->naxes > MAX_AXES)
-        return cm_err_set(err, CM_EINPUT, "validate: at most %d grid axes",
-                          MAX_AXES);
     if (cfg->nworkloads == 0)
         return cm_err_set(err, CM_EINPUT, "validate: no workload");
     if (m->nqty > CM_VALIDATE_MAXQ)
         return cm_err_set(err, CM_EINTERNAL, "validate: too many quantities");
-    vrun r = {cfg, NULL, NULL, NULL, NULL, cfg->nworkloads,
-              cfg->replicates > 1 ? cfg->replicates : 1};
-    for (size_t a = 0; a < cfg->naxes; a++) r.n *= cfg->axes[a].n;
-    size_t per_wl = r.n / cfg->nworkloads;
-    if (m->calibrate_at != CM_VC_SPREAD &&
-        cm_validate_calibration_count(per_wl) == 0)
+    vrun r = {.cfg = cfg, .nrep = cfg->replicates > 1 ? cfg->replicates : 1};
+    cm_status st = cm_vrun_layout(&r, err);
+    if (st) return st;
+    if (!r.design && m->calibrate_at != CM_VC_SPREAD &&
+        cm_validate_calibration_count(r.per_cell) == 0)
         return cm_err_set(err, CM_EINPUT,
                           "validate: %zu points per workload leave none to "
                           "calibrate on (a fifth at most; give at least 5)",
-                          per_wl);
-    if (cm_validate_calibration_count(r.n) == 0)
+                          r.per_cell);
+    if (!r.design && cm_validate_calibration_count(r.n) == 0)
         return cm_err_set(err, CM_EINPUT,
                           "validate: %zu points leave none to calibrate on "
                           "(a fifth at most; give at least 5)", r.n);
     r.wl = calloc(cfg->nworkloads, sizeof *r.wl);
-    r.pts = calloc(r.n, sizeof *r.pts);
+    st = cm_vrun_points(&r, err);
     r.obs = calloc(r.n * r.nrep, m->obs_size);
     r.prof = m->needs_profile ? calloc(r.n * r.nrep, sizeof *r.prof) : NULL;
     cm_table *calib = NULL;
-    cm_status st = r.wl && r.pts && r.obs && (r.prof || !m->needs_profile)
-                       ? CM_OK
-                       : cm_err_set(err, CM_EINTERNAL, "out of memory");
+    if (!st && !(r.wl && r.obs && (r.prof || !m->needs_profile)))
+        st = cm_err_set(err, CM_EINTERNAL, "out of memory");
     for (size_t w = 0; w < cfg->nworkloads && !st; w++)
         if (!(r.wl[w] = cm_workload_builtin(cfg->workloads[w])))
             st = cm_err_set(err, CM_EINPUT,

@@ -1,11 +1,16 @@
-/* validate.h - a model against the simulator over a design grid.
+/* validate.h - a model against the simulator over a design.
  *
  * One driver for every validated model: it runs the simulator (in whatever
- * detail the sim.* parameters ask) at every point of grid axes x workloads,
- * hands each run's statistics to the model's observe callback, calibrates
- * the model on at most a fifth of the points (deterministic, spread over
- * the grid), predicts every point, and writes into outdir:
- *  - points.csv: workload, the axes, role (calibration|heldout), and per
+ * detail the sim.* parameters ask) at every point of a design, hands each
+ * run's statistics to the model's observe callback, calibrates the model
+ * on at most a fifth of the points, predicts every point, and writes the
+ * errors.  The design is either a grid (axes x workloads) or a sliced
+ * Latin hypercube (design_n > 0: the model's design ranges of params.def,
+ * solvers/lhs.h), on one machine or on each of several (presets).  Points
+ * are numbered machine-major, then workload, then grid position or design
+ * point; a (machine, workload) pair is a cell.  Into outdir:
+ *  - points.csv: [preset,] workload, the axes, role (calibration|heldout),
+ *    the model's measured inputs (the INPUT ranges of params.def), and per
  *    quantity q: model_q, sim_q, sim_q_ci95_lo, sim_q_ci95_hi, q_rel_error
  *    ((model - sim) / sim), q_abs_error (model - sim);
  *  - summary.csv: per quantity, errors over the held-out points only
@@ -18,11 +23,28 @@
  *    farthest off by that measure (absolute error without a target);
  *    mare and max_rel_error are empty where no simulated value is nonzero,
  *    and in points.csv q_rel_error is empty where the simulation reads 0;
+ *  - summary_workloads.csv, summary_presets.csv (with machines): the same
+ *    errors per workload and per preset: workload|preset,quantity,
+ *    heldout_points,mare,max_rel_error,mean_abs_error,max_abs_error,
+ *    target,target_value,limit,limit_met; a workload's limit is twice the
+ *    target (no workload may be worse), a preset's the target itself;
+ *  - validity.csv: the held-out error by region of the design (data/
+ *    validity.h), which model outputs carry as their error estimate;
  *  - calib.csv: the calibrated parameters (parameter,value,stderr), a
- *    configuration for --config; params.csv: the base parameters;
+ *    configuration for --config; params.csv: the base parameters (the
+ *    first machine's);
  *  - parity_<q>.png: simulation (with its 95% interval) against the model,
- *    and <q>_vs_<last axis>_<workload>.png: both along the last axis, one
- *    pair of series per combination of the other axes.
+ *    and on a grid <q>_vs_<last axis>_[<preset>_]<workload>.png: both
+ *    along the last axis, one pair of series per combination of the other
+ *    axes.
+ * Calibration points.  On a grid, at (j + 1/2) n / ncal over the points or
+ * over each cell's (validate.c).  On a Latin hypercube every workload
+ * gives at most a fifth of its points: a model calibrated over all points
+ * (CM_VC_SPREAD) takes floor(n_w / 5) of workload w's n_w at random (a
+ * GSL taus2 stream of the design seed); the per-workload models take
+ * floor(m / 5) of each cell's m, the first drawn (the points of a slice
+ * are in random order) or, CM_VC_WORKLOAD_LAST, those with the largest
+ * value of the last design parameter.
  * A model is a table of callbacks (cm_validate_model), so validating a new
  * model adds a table, not a driver. */
 #ifndef CM_VALIDATE_H
@@ -36,6 +58,7 @@
 #include "data/shard.h"
 #include "data/sweep.h"
 #include "data/table.h"
+#include "data/validity.h"
 #include "models/profile.h"
 #include "models/ptable.h"
 #include "sim/protocol.h"
@@ -55,6 +78,21 @@ typedef struct cm_validate_qty {
     cm_validate_target target;
     double target_value;
 } cm_validate_qty;
+
+/* Where validation M's design ranges come from: the registry's CM_DESIGN
+ * lines for M (the model's name) whose parameter the protocol uses, and
+ * which measured inputs bound its domain.  At most CM_VALIDATE_MAXDIM of
+ * each. */
+#define CM_VALIDATE_MAXDIM 8
+typedef struct cm_validate_dims {
+    const cm_param_design *dim[CM_VALIDATE_MAXDIM];   /* drawn */
+    size_t ndims;
+    const cm_param_design *input[CM_VALIDATE_MAXDIM]; /* measured */
+    size_t ninputs;
+} cm_validate_dims;
+
+void cm_validate_design_dims(const char *model, const cm_protocol *proto,
+                             cm_validate_dims *d);
 
 #define CM_VALIDATE_MAXQ 4
 
@@ -111,6 +149,13 @@ typedef struct cm_validate_model {
     double (*weight)(const void *obs, size_t q);
     /* the model's name in figures' titles ("MSHR model") */
     const char *title;
+    /* The parameters the model was evaluated at for an observation, the
+     * measured workload inputs included (their INPUT ranges bound the
+     * validated domain); NULL: the run's own. */
+    const cm_params *(*inputs)(const void *obs);
+    /* The column of `cohmod model <name>` that quantity q estimates under
+     * the protocol, or NULL when none does; NULL: none for any. */
+    const char *(*output)(size_t q, const char *protocol);
 } cm_validate_model;
 
 extern const cm_validate_model cm_validate_mshr;
@@ -159,9 +204,20 @@ cm_status cm_validate_stat(const cm_validate_run_info *run, const char *name,
 
 typedef struct cm_validate_config {
     const cm_params *base;
+    /* nbases > 0: every point runs on each of these machines (presets,
+     * named base_names, with the validation's settings applied) instead
+     * of base; points.csv gets a preset column */
+    const cm_params *bases;
+    const char *const *base_names;
+    size_t nbases;
     const cm_validate_model *model;
     cm_sweep *axes; /* registry parameters; the last varies fastest */
     size_t naxes;
+    /* design_n > 0: a sliced Latin hypercube of at least design_n points
+     * instead of the axes: each cell gets ceil(design_n / cells), drawn
+     * from the ranges of cm_validate_design_dims with seed design_seed */
+    size_t design_n;
+    unsigned long design_seed;
     const char *const *workloads; /* built-in profile names */
     size_t nworkloads;
     const cm_protocol *protocol;    /* the protocol every point runs */
@@ -196,6 +252,7 @@ typedef struct cm_validate_config {
 } cm_validate_config;
 
 #define CM_VALIDATE_LABEL_MAX 256
+#define CM_VALIDATE_MAXGROUPS 48
 
 typedef struct cm_validate_summary {
     size_t points, calibration_points, heldout_points;
@@ -210,6 +267,18 @@ typedef struct cm_validate_summary {
                                           l1.mshrs=8 ..." (cm_validate_run) */
     char calib_note[2 * CM_VALIDATE_LABEL_MAX]; /* what the calibration held
                                                    and why, or "" */
+    /* per preset (with machines) and per workload, in point order */
+    size_t ngroups;
+    struct cm_validate_group {
+        char name[32];
+        int preset; /* 1: a preset's points, 0: a workload's */
+        size_t heldout;
+        double err[CM_VALIDATE_MAXQ]; /* by the target's measure (the
+                                          absolute error without one) */
+        int met[CM_VALIDATE_MAXQ]; /* within the limit: a preset's
+                                      target, twice it for a workload;
+                                      -1 no target */
+    } group[CM_VALIDATE_MAXGROUPS];
 } cm_validate_summary;
 
 /* What the summary is made of: a point's role and its values. */
@@ -232,14 +301,41 @@ void cm_validate_summary_line(const cm_validate_qty *q,
                               const cm_validate_summary *s, size_t k,
                               char *buf, size_t len);
 
+/* Group g's errors in one line: "kmn (12 held out): occupancy MARE
+ * 12.3%, p_full mean |error| 0.21 (beyond twice the target: p_full)". */
+void cm_validate_group_line(const cm_validate_model *m,
+                            const struct cm_validate_group *g, char *buf,
+                            size_t len);
+
 /* The points calibrated on: floor(n / 5) of n, at (i + 1/2) n / ncal
  * (per workload, n its points, when the model calibrates per workload). */
 size_t cm_validate_calibration_count(size_t n);
 int cm_validate_is_calibration(size_t index, size_t n);
 
-/* The points of the run: workloads x the axes' values, without
- * replicates. */
+/* The points of the run (machines x workloads x the axes' values or
+ * design points), without replicates. */
 size_t cm_validate_points(const cm_validate_config *cfg);
+
+/* One simulation of a point and the model's observation of it (obs_size
+ * bytes), as a validation makes them: what `make bench` times the model
+ * against at the same point.  With a profile model, *prof receives the
+ * run's profile, which obs refers to (free it after obs); else NULL. */
+cm_status cm_validate_observe_one(const cm_validate_model *m,
+                                  const cm_params *p,
+                                  const cm_workload_profile *wl,
+                                  const cm_protocol *proto, void *obs,
+                                  cm_profile **prof, cm_err *err);
+
+/* A result of `cohmod model <model>` (t, its rows' point base and then
+ * its parameter columns) with the held-out error of every column some
+ * validation measures beside it and where it holds, from v
+ * (data/validity.h cm_validity_annotate): the measure is the quantity's
+ * target's, the protocol the one the rows are under when t has no
+ * protocol column (NULL: any), and the parameters a protocol does not use
+ * are no part of its machine. */
+cm_status cm_validate_annotate(const cm_validity *v, const char *model,
+                               const char *protocol, const cm_params *base,
+                               const cm_table *t, cm_table **out, cm_err *err);
 
 /* Runs the configuration; *sum is zero unless the results were made (not
  * in mode SHARD). */

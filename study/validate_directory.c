@@ -45,6 +45,13 @@ static cm_status directory_observe(const cm_validate_run_info *run,
     return CM_OK;
 }
 
+/* `cohmod model directory`'s columns: the quantities' own names */
+static const char *directory_output(size_t q, const char *protocol)
+{
+    (void)protocol;
+    return directory_qty[q].name;
+}
+
 static cm_status directory_predict(const void *state, const void *obs,
                                    double *model, double *sim, double *lo,
                                    double *hi, cm_err *err)
@@ -71,4 +78,4 @@ const cm_validate_model cm_validate_directory = {
     "directory",       directory_qty,       2,
     sizeof(directory_obs), directory_observe, cm_validate_coh_calibrate,
     directory_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD, 1, NULL,
-    "Directory traffic model"};
+    "Directory traffic model", NULL, directory_output};

@@ -103,12 +103,11 @@ static cm_status lifetime_observe(const cm_validate_run_info *run, void *obs,
         if (!st) st = cm_validate_stat(run, "fence.count", &events, err);
     }
     if (st) return st;
-    if (!(events > 0))
-        return cm_err_set(err, CM_EINPUT, "the workload has no %s to stall "
-                          "(pick one that has)",
-                          o->strong ? "stores" : "fences");
-    o->stall = wait / events;
-    o->events = events;
+    /* A workload without stores (fences under TC-Weak) has no stall to
+     * measure: its stall is empty and counts in no error, its outcomes
+     * still do (a Latin hypercube spans every workload). */
+    o->stall = events > 0 ? wait / events : NAN;
+    o->events = events > 0 ? events : 0;
     return CM_OK;
 }
 
@@ -118,6 +117,19 @@ static double lifetime_weight(const void *obs, size_t q)
 {
     const lifetime_obs *o = obs;
     return q < 2 ? o->fills : o->events;
+}
+
+/* `cohmod model lifetime`'s column of quantity q under the protocol:
+ * TC-Strong's outcomes and stall (TCS and TCSOO: private writes do not
+ * stall), or TC-Weak's fence wait. */
+static const char *lifetime_output(size_t q, const char *protocol)
+{
+    int strong = !strncmp(protocol, "tcs", 3);
+    if (q == 0) return strong ? "p_hit_strong" : "p_hit";
+    if (q == 1) return strong ? "p_expired_strong" : "p_expired";
+    return !strong                    ? "fence_wait"
+           : strcmp(protocol, "tcsuo") ? "store_stall_shared"
+                                       : "store_stall";
 }
 
 static cm_status lifetime_predict(const void *state, const void *obs,
@@ -151,7 +163,7 @@ const cm_validate_model cm_validate_lifetime = {
     "lifetime",       lifetime_qty,       3,
     sizeof(lifetime_obs), lifetime_observe, cm_validate_coh_calibrate,
     lifetime_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1,
-    lifetime_weight, "Lifetime model"};
+    lifetime_weight, "Lifetime model", NULL, lifetime_output};
 
 /* ---- the adaptive predictor (tcw) --------------------------------------- */
 
@@ -181,6 +193,14 @@ static cm_status predictor_observe(const cm_validate_run_info *run, void *obs,
     return st;
 }
 
+/* `cohmod model lifetime --equilibrium`'s column; the run average has
+ * none. */
+static const char *predictor_output(size_t q, const char *protocol)
+{
+    (void)protocol;
+    return q == 0 ? "equilibrium" : NULL;
+}
+
 static cm_status predictor_predict(const void *state, const void *obs,
                                    double *model, double *sim, double *lo,
                                    double *hi, cm_err *err)
@@ -205,4 +225,4 @@ const cm_validate_model cm_validate_lifetime_predictor = {
     "lifetime",        predictor_qty,        2,
     sizeof(predictor_obs), predictor_observe, cm_validate_coh_calibrate,
     predictor_predict, cm_validate_coh_free, CM_VC_WORKLOAD_LAST, 1, NULL,
-    "TC-Weak predictor model"};
+    "TC-Weak predictor model", NULL, predictor_output};

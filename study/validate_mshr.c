@@ -62,7 +62,20 @@ static cm_status mshr_predict(const void *state, const void *obs,
     return st;
 }
 
+/* The model runs on the workload inputs the run measured (wl.*). */
+static const cm_params *mshr_inputs(const void *obs)
+{
+    return &((const cm_mshr_obs *)obs)->params;
+}
+
+/* `cohmod model mshr` columns */
+static const char *mshr_output(size_t q, const char *protocol)
+{
+    (void)protocol;
+    return q == 0 ? "mean_occupancy" : "p_full";
+}
+
 const cm_validate_model cm_validate_mshr = {
     "mshr",       mshr_qty,       2,           sizeof(cm_mshr_obs),
     mshr_observe, mshr_calibrate, mshr_predict, free, CM_VC_SPREAD, 0, NULL,
-    "MSHR model"};
+    "MSHR model", mshr_inputs, mshr_output};

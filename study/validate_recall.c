@@ -44,6 +44,14 @@ static cm_status recall_observe(const cm_validate_run_info *run, void *obs,
     return CM_OK;
 }
 
+/* `cohmod model recall`'s column */
+static const char *recall_output(size_t q, const char *protocol)
+{
+    (void)q;
+    (void)protocol;
+    return "recall_msgs_per_access";
+}
+
 static cm_status recall_predict(const void *state, const void *obs,
                                 double *model, double *sim, double *lo,
                                 double *hi, cm_err *err)
@@ -68,4 +76,4 @@ const cm_validate_model cm_validate_recall = {
     "recall",       recall_qty,       1,
     sizeof(recall_obs), recall_observe, cm_validate_coh_calibrate,
     recall_predict, cm_validate_coh_free, CM_VC_PER_WORKLOAD, 1, NULL,
-    "Recall model"};
+    "Recall model", NULL, recall_output};

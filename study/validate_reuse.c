@@ -155,4 +155,4 @@ static cm_status reuse_predict(const void *state, const void *obs,
 const cm_validate_model cm_validate_reuse = {
     "reuse",       reuse_qty,       1,            sizeof(reuse_obs),
     reuse_observe, reuse_calibrate, reuse_predict, free, CM_VC_SPREAD, 0, NULL,
-    "L1 reuse model"};
+    "L1 reuse model", NULL, NULL /* no `cohmod model` command shows it */};

@@ -119,6 +119,37 @@ START_TEST(test_validate_shards_merge)
 }
 END_TEST
 
+/* A design's point list shards and resumes as a grid's does: the points
+ * are drawn before any runs, the same in every shard. */
+#define VAL_DESIGN "validate mshr --design lhs:20 --workloads kmn,bfs " \
+                   "--set sim.max_cycles=5000 --seed 7 --quiet"
+
+START_TEST(test_design_shards_merge_and_resume)
+{
+    char *dir = tu_tmpdir();
+    run_ok("whole", tu_cohmodf(VAL_DESIGN " --out %s/whole", dir));
+    shard_and_merge(dir, VAL_DESIGN, NULL, 3);
+    expect_same_tree(dir, "whole", "m3");
+    tu_run r = tu_shf("cp -r %s/whole %s/killed && cd %s/killed && "
+                      "rm -f points.csv validity.csv runs/03.stats.csv "
+                      "runs/17.stats.csv && "
+                      "sed -i 's/status,complete/status,running/' run.csv",
+                      dir, dir, dir);
+    ck_assert_int_eq(r.status, 0);
+    tu_run_free(&r);
+    run_ok("resume", tu_cohmodf(VAL_DESIGN " --out %s/killed --resume", dir));
+    expect_same_tree(dir, "whole", "killed");
+    /* another seed is another run */
+    char args[8192];
+    snprintf(args, sizeof args, "validate mshr --design lhs:20 --workloads "
+             "kmn,bfs --set sim.max_cycles=5000 --seed 8 --quiet --out "
+             "%s/killed --resume", dir);
+    tu_expect_rejected(args, "is of another run");
+    tu_rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
 /* The one error line of `cohmod merge` names every shard at fault, and
  * merges nothing. */
 START_TEST(test_merge_names_bad_shards)
@@ -255,6 +286,7 @@ Suite *suite_cli_shard(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_sweep_shards_merge);
     tcase_add_test(tc, test_validate_shards_merge);
+    tcase_add_test(tc, test_design_shards_merge_and_resume);
     tcase_add_test(tc, test_merge_names_bad_shards);
     tcase_add_test(tc, test_resume_killed_validation);
     tcase_add_test(tc, test_gnu_parallel_line);

@@ -106,22 +106,8 @@ static void check_files(const char *dir, const char *const *names, size_t n)
     }
 }
 
-static cm_table *read_table(const char *dir, const char *name)
-{
-    char *p = tu_path_in(dir, name);
-    cm_table *t = NULL;
-    cm_err err = {0};
-    ck_assert_msg(cm_table_read_file(p, &t, &err) == CM_OK, "%s", err.msg);
-    free(p);
-    return t;
-}
-
-static const char *cell(const cm_table *t, size_t row, const char *col)
-{
-    long c = cm_table_col_find(t, col);
-    ck_assert_msg(c >= 0, "%s: no column '%s'", cm_table_name(t), col);
-    return cm_table_cell(t, row, (size_t)c);
-}
+#define read_table tu_read_table
+#define cell tu_cell
 
 /* A number, or NaN for an empty cell (no value); "nan" is never written. */
 static double num_or_nan(const cm_table *t, size_t row, const char *col)
@@ -364,16 +350,20 @@ START_TEST(test_study_writes_everything)
     ck_assert_uint_eq(tu_dir_entries(cwd), 0);
     rmdir(cwd);
     free(cwd);
-    /* The files above, the model-against-simulation subdirectories,
-     * coh/, and the run's manifest and finished points (run.csv, runs/:
-     * what --resume and merge read). */
-    ck_assert_uint_eq(tu_dir_entries(dir), NPROMISED + 5);
+    /* The files above, the model-against-simulation subdirectories (but
+     * recall's: 5000-cycle runs are too short to validate it), coh/, and
+     * the run's manifest and finished points (run.csv, runs/: what
+     * --resume and merge read). */
+    ck_assert_uint_eq(tu_dir_entries(dir), NPROMISED + 7);
     check_coh(dir, NULL, 0, 1);
     static const char *const validated[] = {
         "validate_mshr/points.csv", "validate_mshr/summary.csv",
         "validate_mshr/parity_occupancy.png", "validate_reuse/summary.csv",
-        "validate_reuse/parity_l1_miss_ratio.png"};
-    for (size_t i = 0; i < 5; i++) {
+        "validate_reuse/parity_l1_miss_ratio.png",
+        "validate_mshr/summary_workloads.csv",
+        "validate_mshr/summary_presets.csv", "validate_mshr/validity.csv",
+        "validate_directory/summary.csv", "validate_lifetime/summary.csv"};
+    for (size_t i = 0; i < sizeof validated / sizeof *validated; i++) {
         size_t len = 0;
         char *p = tu_path_in(dir, validated[i]);
         char *bytes = tu_read_file(p, &len);
@@ -386,6 +376,20 @@ START_TEST(test_study_writes_everything)
     char *summary = read_in(dir, "summary.txt");
     ck_assert_ptr_nonnull(strstr(summary, "MSHRs saturate"));
     ck_assert_ptr_nonnull(strstr(summary, "mshr model against the simulator"));
+    /* the broad design: every workload on both presets (issue 26) */
+    ck_assert_ptr_nonnull(strstr(summary, "150 points, a Latin hypercube "
+                                          "over 25 workloads x 2 presets"));
+    ck_assert_ptr_nonnull(strstr(summary, "on li2014 ("));
+    ck_assert_ptr_nonnull(strstr(summary, "directory model against the "
+                                          "simulator"));
+    ck_assert_ptr_nonnull(strstr(summary, "lifetime model against the "
+                                          "simulator"));
+    ck_assert_ptr_nonnull(strstr(summary, "recall model against the "
+                                          "simulator: not validated: runs of "
+                                          "5000 cycles"));
+    cm_table *sw = read_table(dir, "validate_mshr/summary_workloads.csv");
+    ck_assert_uint_eq(cm_table_nrows(sw), 25 * 2);
+    cm_table_free(sw);
     ck_assert_ptr_nonnull(strstr(summary, "reuse model against the simulator"));
     ck_assert_ptr_nonnull(strstr(summary, "16 SMs x 48 warps"));
     ck_assert_ptr_nonnull(strstr(summary, "Reuse distances of a real trace"));
@@ -422,6 +426,30 @@ START_TEST(test_study_writes_everything)
         ck_assert(num_or_nan(sa, r, "miss_ratio_binomial") > 0);
     }
     cm_table_free(sa);
+    /* the model's grids carry its error estimates: a row has an error
+     * exactly when its domain is not "outside", and the summary counts
+     * the rows inside */
+    static const char *const grids[] = {"mshr_vs_entries.csv",
+                                        "mshr_vs_warps.csv", "mshr_grid.csv"};
+    size_t inside = 0, rows = 0;
+    for (size_t k = 0; k < 3; k++) {
+        cm_table *g = read_table(dir, grids[k]);
+        for (size_t r = 0; r < cm_table_nrows(g); r++) {
+            const char *d = cell(g, r, "p_full_domain");
+            const char *e = cell(g, r, "p_full_abs_err");
+            ck_assert_msg(!strncmp(d, "outside: ", 9) == !*e,
+                          "%s row %zu: error '%s' with domain '%s'",
+                          grids[k], r, e, d);
+            ck_assert(*cell(g, r, "mean_occupancy_domain"));
+            inside += *e != '\0';
+        }
+        rows += cm_table_nrows(g);
+        cm_table_free(g);
+    }
+    char said[96];
+    snprintf(said, sizeof said, "%zu of their %zu rows lie inside", inside,
+             rows);
+    ck_assert_msg(strstr(summary, said) != NULL, "summary lacks '%s'", said);
     free(summary);
     char *grid = read_in(dir, "mshr_grid.csv");
     /* 3 intensities x 12 warp counts x 10 MSHR counts, plus the header */
@@ -541,7 +569,10 @@ Suite *suite_cli_study(void)
 {
     Suite *s = suite_create("cli_study");
     TCase *tc = tcase_create("e2e");
-    tcase_set_timeout(tc, 120);
+    /* A study at 5000 cycles a run takes ~20 s of CPU (its validations
+     * ~8 s of it, most the L1 model's predictions); the determinism case
+     * runs five of them, on a machine others may share. */
+    tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_study_writes_everything);
     tcase_add_test(tc, test_study_is_deterministic_and_follows_config);
     tcase_add_test(tc, test_study_fails_cleanly);

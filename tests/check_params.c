@@ -322,6 +322,87 @@ START_TEST(test_grid_refuses_a_parameter_twice)
 }
 END_TEST
 
+/* Every design range (params.def CM_DESIGN) lies inside its parameter's
+ * registry range, belongs to a validation that exists, and draws values
+ * in range, integral where the parameter is, equally often per level, and
+ * valid on both presets' machines. */
+START_TEST(test_design_ranges)
+{
+    static const char *const known[] = {"mshr", "reuse", "lifetime",
+                                        "recall", "directory"};
+    ck_assert_uint_ge(cm_param_design_count(), 8);
+    for (size_t i = 0; i < cm_param_design_count(); i++) {
+        const cm_param_design *d = cm_param_design_at(i);
+        const cm_param_info *pi = cm_param_design_param(d);
+        ck_assert_ptr_nonnull(pi);
+        ck_assert_msg(d->lo < d->hi && d->lo >= pi->min && d->hi <= pi->max,
+                      "%s: design range %g..%g outside %g..%g", pi->name,
+                      d->lo, d->hi, pi->min, pi->max);
+        int any = 0;
+        for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+            any |= cm_param_design_for(d, known[k]);
+        ck_assert_msg(any, "%s: no known validation in '%s'", pi->name,
+                      d->validations);
+        ck_assert_msg(d->why && strlen(d->why) > 10, "%s: say why",
+                      pi->name);
+        if (d->scale == CM_DS_INPUT) {
+            ck_assert(isnan(cm_param_design_value(d, 0.5, NULL)));
+            continue;
+        }
+        /* 400 stratified draws: every value in range, and the extremes
+         * reached */
+        double vmin = INFINITY, vmax = -INFINITY;
+        for (int k = 0; k < 400; k++) {
+            double v = cm_param_design_value(d, (k + 0.5) / 400, NULL);
+            ck_assert_msg(v >= d->lo && v <= d->hi, "%s: %g", pi->name, v);
+            if (pi->type != CM_PT_REAL) ck_assert(v == floor(v));
+            if (d->scale == CM_DS_POW2) {
+                int e;
+                ck_assert_msg(frexp(v, &e) == 0.5, "%s: %g", pi->name, v);
+            }
+            vmin = fmin(vmin, v);
+            vmax = fmax(vmax, v);
+        }
+        ck_assert_msg(vmin < d->lo * 1.05 && vmax > d->hi * 0.95,
+                      "%s: drew %g..%g of %g..%g", pi->name, vmin, vmax,
+                      d->lo, d->hi);
+        for (size_t pr = 0; pr < cm_preset_count(); pr++) {
+            cm_params p;
+            cm_params_init(&p);
+            cm_err err = {0};
+            ck_assert(!cm_params_load(&p, cm_preset_name(pr), &err));
+            for (int k = 0; k < 50; k++) {
+                cm_param_put(&p, pi, cm_param_design_value(d, k / 50.0, &p));
+                ck_assert_msg(!cm_params_validate(&p, &err), "%s on %s: %s",
+                              pi->name, cm_preset_name(pr), err.msg);
+            }
+        }
+    }
+    const cm_param_design *ws = NULL, *size = NULL;
+    for (size_t i = 0; i < cm_param_design_count(); i++) {
+        const cm_param_design *d = cm_param_design_at(i);
+        if (!strcmp(cm_param_design_param(d)->name, "sched.active_warps"))
+            ws = d;
+        if (!strcmp(cm_param_design_param(d)->name, "l1.size")) size = d;
+    }
+    ck_assert(ws && size && cm_param_design_for(ws, "mshr") &&
+              !cm_param_design_for(ws, "lifetime"));
+    /* the machine caps the active warps */
+    cm_params p;
+    cm_params_init(&p);
+    p.gpu_warps_per_sm = 24;
+    ck_assert(cm_param_design_value(ws, 0.999, &p) == 24);
+    /* powers of two: each of 8K..128K a fifth of the draws */
+    int count[5] = {0};
+    for (int k = 0; k < 500; k++) {
+        int e;
+        frexp(cm_param_design_value(size, (k + 0.5) / 500, NULL), &e);
+        count[e - 14]++; /* 8192 = 0.5 x 2^14 */
+    }
+    for (int k = 0; k < 5; k++) ck_assert_int_eq(count[k], 100);
+}
+END_TEST
+
 Suite *suite_params(void)
 {
     Suite *s = suite_create("params");
@@ -337,6 +418,7 @@ Suite *suite_params(void)
     tcase_add_test(tc, test_dump_round_trips);
     tcase_add_test(tc, test_number_read);
     tcase_add_test(tc, test_grid_refuses_a_parameter_twice);
+    tcase_add_test(tc, test_design_ranges);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -967,6 +967,41 @@ START_TEST(test_table_by_groups)
 }
 END_TEST
 
+/* A model's held-out error beside a y column is shaded, one band per run
+ * of rows that have it: an empty error (outside the validated domain)
+ * breaks the band, and --no-band (no_band) draws none. */
+START_TEST(test_table_shades_heldout_error)
+{
+    static const char csv[] =
+        "l1.mshrs,p_full,p_full_abs_err,occ,occ_rel_err\n"
+        "4,0.9,0.1,10,0.2\n8,0.7,0.1,20,0.2\n16,0.5,,30,0.2\n"
+        "32,0.3,0.05,40,\n64,0.1,0.05,50,\n";
+    const char *p = at("band.svg");
+    const char *y[] = {"p_full", "occ"};
+    cm_plot_table_opts o = {.x = "l1.mshrs", .y = y, .ny = 1};
+    cm_err err;
+    ck_assert_int_eq(plot_table(csv, &o, p, &err), CM_OK);
+    char *svg = tu_read_file(p, NULL);
+    ck_assert_uint_eq(count(svg, "fill-opacity:0.22"), 2); /* 4-8, 32-64 */
+    free(svg);
+    o.y = y + 1; /* relative: one band, 4-16 */
+    ck_assert_int_eq(plot_table(csv, &o, p, &err), CM_OK);
+    svg = tu_read_file(p, NULL);
+    ck_assert_uint_eq(count(svg, "fill-opacity:0.22"), 1);
+    free(svg);
+    o.no_band = 1;
+    ck_assert_int_eq(plot_table(csv, &o, p, &err), CM_OK);
+    svg = tu_read_file(p, NULL);
+    ck_assert_uint_eq(count(svg, "fill-opacity:0.22"), 0);
+    free(svg);
+    /* a band alone never stretches an axis to zero on a log scale */
+    o.no_band = 0;
+    o.y = y;
+    o.logy = 1;
+    ck_assert_int_eq(plot_table(csv, &o, p, &err), CM_OK);
+}
+END_TEST
+
 /* Equal SVG documents, but for the number cairo gives each surface it
  * creates in the process ("surface1", "surface6", ...). */
 static int same_svg(const char *a, const char *b)
@@ -1215,6 +1250,7 @@ Suite *suite_plot(void)
     tcase_add_test(tc, test_cli_matches_library);
     tcase_add_test(tc, test_table_errors);
     tcase_add_test(tc, test_table_too_many_groups);
+    tcase_add_test(tc, test_table_shades_heldout_error);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -211,6 +211,24 @@ double tu_num(const cm_table *t, size_t row, const char *col)
     return v;
 }
 
+cm_table *tu_read_table(const char *dir, const char *name)
+{
+    char *p = dir ? tu_path_in(dir, name) : NULL;
+    cm_table *t = NULL;
+    cm_err err = {0};
+    ck_assert_msg(cm_table_read_file(p ? p : name, &t, &err) == CM_OK, "%s",
+                  err.msg);
+    free(p);
+    return t;
+}
+
+const char *tu_cell(const cm_table *t, size_t row, const char *col)
+{
+    long c = cm_table_col_find(t, col);
+    ck_assert_msg(c >= 0, "%s: no column '%s'", cm_table_name(t), col);
+    return cm_table_cell(t, row, (size_t)c);
+}
+
 void tu_run_free(tu_run *r)
 {
     free(r->out);

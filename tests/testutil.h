@@ -43,6 +43,12 @@ char *tu_build_dir(void);
 struct cm_table;
 double tu_num(const struct cm_table *t, size_t row, const char *col);
 
+/* The CSV file dir/name as a table (dir NULL: name is the path); fails the
+ * test when it cannot be read. */
+struct cm_table *tu_read_table(const char *dir, const char *name);
+/* The text of row `row` of column `col`; fails the test if the column is
+ * missing. */
+const char *tu_cell(const struct cm_table *t, size_t row, const char *col);
 /* A fresh empty directory under $TMPDIR; caller frees the string. */
 char *tu_tmpdir(void);
 

@@ -1,0 +1,91 @@
+/* bench_models.c - each validated model's speed against the simulator's at
+ * the same design point (issue 26: at least 10^5 times faster).
+ *
+ * Per model, on the tc2013 machine: one simulation of the point with the
+ * run length its validation uses (MSHR and L1 models: 300k cycles on kmn;
+ * the coherence models: bh, 100k cycles, the lifetime model's 300k warp
+ * instructions, the predictor's 300k cycles), its observation, the
+ * calibration on that one observation, then the model's prediction of
+ * the point repeated for half a second.  Both are timed in CPU seconds of
+ * this process (wall time moves with the other work on a shared
+ * machine).  The ratio is simulation time over one prediction's time; the
+ * prediction is everything the validation calls per point (for the
+ * profile models, reading the profile into the model's inputs too). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/workload.h"
+#include "sim/protocol.h"
+#include "study/validate.h"
+#include "tests/benchutil.h"
+
+#define TARGET 1e5
+
+static const struct {
+    const cm_validate_model *model;
+    const char *label, *protocol, *workload;
+    const char *set; /* the validation's run length */
+} cases[] = {
+    {&cm_validate_mshr, "mshr", "no-coh", "kmn", "sim.max_cycles=300000"},
+    {&cm_validate_reuse, "reuse (L1)", "no-coh", "kmn",
+     "sim.max_cycles=300000"},
+    {&cm_validate_directory, "directory", "gpu-vi", "bh",
+     "sim.max_cycles=100000"},
+    {&cm_validate_recall, "recall", "gpu-vini", "bh", "sim.max_cycles=100000"},
+    {&cm_validate_lifetime, "lifetime (tcs)", "tcs", "bh",
+     "sim.max_instructions=300000"},
+    {&cm_validate_lifetime, "lifetime (tcw-fixed)", "tcw-fixed", "bh",
+     "sim.max_instructions=300000"},
+    {&cm_validate_lifetime_predictor, "lifetime predictor (tcw)", "tcw", "bh",
+     "sim.max_cycles=300000"}};
+
+static void bench_case(size_t k)
+{
+    const cm_validate_model *m = cases[k].model;
+    cm_params p;
+    cm_params_init(&p);
+    cm_err err = {0};
+    void *obs = calloc(1, m->obs_size), *state = NULL;
+    cm_profile *prof = NULL;
+    cm_table *calib = NULL;
+    double mv[CM_VALIDATE_MAXQ], sv[CM_VALIDATE_MAXQ], lo[CM_VALIDATE_MAXQ],
+        hi[CM_VALIDATE_MAXQ];
+    cm_status st = obs ? cm_params_assign(&p, cases[k].set, &err) : CM_EINTERNAL;
+    double t0 = bench_cpu_now();
+    if (!st)
+        st = cm_validate_observe_one(
+            m, &p, cm_workload_builtin(cases[k].workload),
+            cm_protocol_find(cases[k].protocol), obs, &prof, &err);
+    double sim = bench_cpu_now() - t0;
+    if (!st) st = m->calibrate(obs, 1, m->obs_size, &state, &calib, &err);
+    long calls = 0;
+    double model = 0;
+    t0 = bench_cpu_now();
+    while (!st && (model = bench_cpu_now() - t0) < 0.5) {
+        st = m->predict(state, obs, mv, sv, lo, hi, &err);
+        calls++;
+    }
+    if (st) {
+        printf("model.speed %-26s %s on %s: %s\n", cases[k].label,
+               cases[k].protocol, cases[k].workload, err.msg);
+    } else {
+        double each = model / (double)calls;
+        printf("model.speed %-26s %-9s %-4s sim %7.3f s  model %10.2f us  "
+               "ratio %9.3g  (target >= 1e5: %s)\n",
+               cases[k].label, cases[k].protocol, cases[k].workload, sim,
+               1e6 * each, sim / each, sim / each >= TARGET ? "met" : "NOT met");
+    }
+    if (state) m->free_state(state);
+    cm_table_free(calib);
+    free(obs);
+    cm_profile_free(prof);
+}
+
+void bench_models(void)
+{
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        bench_case(k);
+        fflush(stdout);
+    }
+}
