@@ -116,6 +116,7 @@ static const char *const markers[NMARKERS] = {
 #define BAR_MARKER_SCALE 0.75 /* the marker above a bar */
 #define LEGEND_SCALE 1.0   /* legend text height, same reference */
 #define COUNT_SCALE 0.8    /* "x3" beside a repeated point */
+#define COUNT_RINGS 3      /* places tried for it, ever further out */
 #define RANGE_MARGIN 0.05  /* empty fraction added at each end of an axis */
 #define MAX_LABEL 200      /* longest text handed to PLplot (it takes 500) */
 #define MAX_SERIES 64      /* beyond this a figure is unreadable */
@@ -1304,19 +1305,22 @@ static void draw_counted(figure *f, size_t i)
         double cx = page_x(p, s->x[j]), cy = page_y(p, s->y[j]);
         cm_plot_box best = {0, 0, 0, 0};
         int best_bad = -1;
-        for (size_t c = 0; c < sizeof side / sizeof *side; c++) {
-            double x0 = side[c] > 0   ? cx + 1.1 * hw
-                        : side[c] < 0 ? cx - 1.1 * hw - tw
-                                      : cx - 0.5 * tw;
-            double y = cy + rows[c] * fmax(th, 2 * hh);
-            cm_plot_box b = {x0, y - 0.5 * th, x0 + tw, y + 0.5 * th};
-            int bad = count_conflicts(f, k, &b);
-            if (best_bad < 0 || bad < best_bad) {
-                best = b;
-                best_bad = bad;
+        /* beside the marker first; in a crowd, a ring further out */
+        for (int ring = 0; ring < COUNT_RINGS && best_bad != 0; ring++)
+            for (size_t c = 0; c < sizeof side / sizeof *side; c++) {
+                double gap = (1.1 + 2.0 * ring) * hw;
+                double x0 = side[c] > 0   ? cx + gap
+                            : side[c] < 0 ? cx - gap - tw
+                                          : cx - 0.5 * tw;
+                double y = cy + rows[c] * (1 + ring) * fmax(th, 2 * hh);
+                cm_plot_box b = {x0, y - 0.5 * th, x0 + tw, y + 0.5 * th};
+                int bad = count_conflicts(f, k, &b);
+                if (best_bad < 0 || bad < best_bad) {
+                    best = b;
+                    best_bad = bad;
+                }
+                if (bad == 0) break;
             }
-            if (bad == 0) break;
-        }
         PLFLT wx = p->xmin + (best.x0 - p->vx0) / (p->vx1 - p->vx0) *
                                  (p->xmax - p->xmin);
         PLFLT wy = p->ymin + (0.5 * (best.y0 + best.y1) - 0.3 * th - p->vy0) /

@@ -227,6 +227,13 @@ static cm_status read_columns(const cm_table *t, const cm_plot_table_opts *o,
             if (ec >= 0 &&
                 (st = read_column(t, (size_t)ec, 0, &tp->err[k], err)))
                 return st;
+            /* no row inside a validated region: nothing to shade */
+            size_t r = 0, n = cm_table_nrows(t);
+            while (tp->err[k] && r < n && !isfinite(tp->err[k][r])) r++;
+            if (tp->err[k] && r == n) {
+                free(tp->err[k]);
+                tp->err[k] = NULL;
+            }
         }
     }
     if (o->errlo &&

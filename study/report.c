@@ -66,27 +66,40 @@ static const fig_entry figures[] = {
     {"Reuse of a real trace", "reuse_interleave",
      "L1 hit rate against interleaved warps, model and simulation: each "
      "warp's share of the cache shrinks as warps are added."},
-    {"Models against the simulator", "validate_mshr/parity_occupancy",
-     "Simulated against modelled mean MSHR occupancy at every grid point: "
-     "points on the dashed line are exact; a count marks repeated points."},
-    {"Models against the simulator", "validate_mshr/parity_p_full",
+    {"MSHR model against the simulator", "validate_mshr/parity_occupancy",
+     "Simulated against modelled mean MSHR occupancy at every point of a "
+     "random design over both presets: points on the dashed line are "
+     "exact; a count marks repeated points."},
+    {"MSHR model against the simulator", "validate_mshr/parity_p_full",
      "Simulated against modelled time with every MSHR busy: distance from "
      "the dashed line is the model's error at that point."},
-    {"Models against the simulator",
-     "validate_mshr/occupancy_vs_sched.active_warps_*",
-     "{}: mean MSHR occupancy against active warps, model lines beside "
-     "simulated markers (95% intervals) in one colour per MSHR count."},
-    {"Models against the simulator",
-     "validate_mshr/p_full_vs_sched.active_warps_*",
-     "{}: time with every MSHR busy against active warps, model lines "
-     "beside simulated markers in one colour per MSHR count."},
-    {"Models against the simulator", "validate_reuse/parity_l1_miss_ratio",
-     "Simulated against predicted L1 miss ratio at every grid point: "
+    {"L1 reuse model against the simulator",
+     "validate_reuse/parity_l1_miss_ratio",
+     "Simulated against predicted L1 miss ratio at every design point: "
      "points on the dashed line are exact."},
-    {"Models against the simulator",
-     "validate_reuse/l1_miss_ratio_vs_sched.active_warps_*",
-     "{}: L1 miss ratio against active warps, prediction lines beside "
-     "simulated markers in one colour per L1 size."},
+    {"Directory traffic model against the simulator",
+     "validate_directory/parity_msgs_per_access",
+     "Simulated against modelled coherence messages per L1 access under "
+     "GPU-VI: distance from the dashed line is the model's error."},
+    {"Directory traffic model against the simulator",
+     "validate_directory/parity_flits_per_access",
+     "Simulated against modelled interconnect flits per L1 access under "
+     "GPU-VI."},
+    {"Recall model against the simulator",
+     "validate_recall/parity_recalls_per_access",
+     "Simulated against modelled recalls per directory access under "
+     "GPU-VIni, over directory sizes and associativities."},
+    {"Lifetime model against the simulator", "validate_lifetime/parity_p_hit",
+     "Simulated against modelled share of TCS copies hit before they "
+     "expire, over lifetimes."},
+    {"Lifetime model against the simulator",
+     "validate_lifetime/parity_p_expired",
+     "Simulated against modelled share of TCS copies that expire before "
+     "their next use."},
+    {"Lifetime model against the simulator",
+     "validate_lifetime/parity_stall_cycles",
+     "Simulated against modelled TCS store stall per L2 store: the cost "
+     "of waiting for leases to expire."},
     {"Coherence protocols", "coh/speed",
      "IPC of each protocol over NO-COH's on each workload: bars below the "
      "dashed line are speed lost to keeping L1s coherent."},
@@ -115,8 +128,9 @@ static const fig_entry figures[] = {
 #define NFIGURES (sizeof figures / sizeof *figures)
 
 /* The directories the study draws into, for figures with no caption. */
-static const char *const figure_dirs[] = {"", "validate_mshr/",
-                                          "validate_reuse/", "coh/"};
+static const char *const figure_dirs[] = {
+    "", "validate_mshr/", "validate_reuse/", "validate_directory/",
+    "validate_recall/", "validate_lifetime/", "coh/"};
 
 typedef struct key_table {
     const char *path, *title;
@@ -134,6 +148,12 @@ static const key_table tables[] = {
      "MSHR model: held-out errors against the simulator", SUMMARY_COLS},
     {"validate_reuse/summary.csv",
      "L1 miss ratio from reuse distances: held-out errors", SUMMARY_COLS},
+    {"validate_directory/summary.csv",
+     "Directory traffic model (GPU-VI): held-out errors", SUMMARY_COLS},
+    {"validate_recall/summary.csv",
+     "Recall model (GPU-VIni): held-out errors", SUMMARY_COLS},
+    {"validate_lifetime/summary.csv",
+     "Lifetime model (TCS): held-out errors", SUMMARY_COLS},
     {"coh/seed_compare.csv",
      "Seed 000's statements beside our numbers",
      {"claim", "seed_value", "our_value", "ordering_holds",

@@ -234,8 +234,9 @@ START_TEST(test_resume_killed_validation)
     expect_same_tree(dir, "whole", "killed");
     /* --resume into another run's directory */
     char args[8192];
-    snprintf(args, sizeof args, VAL " --grid mshrs=4,8 --out %s/killed "
-             "--resume", dir);
+    snprintf(args, sizeof args, "validate mshr --grid mshrs=4,8 --grid "
+             "warps=2,4 --workloads kmn,bfs --set sim.max_cycles=20000 "
+             "--quiet --out %s/killed --resume", dir);
     tu_expect_rejected(args, "is of another run");
     snprintf(args, sizeof args, VAL " --out %s/killed --finish --shard 1/2",
              dir);

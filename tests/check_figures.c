@@ -20,13 +20,15 @@
 #include "data/datadir.h"
 #include "data/params.h"
 #include "plots/plot.h"
+#include "sim/protocol.h"
 #include "study/study.h"
+#include "study/validate.h"
 #include "tests/figcheck.h"
 #include "tests/testutil.h"
 
 #define MAX_FIGS 256
 
-static char *outdir;
+static char *outdir, *griddir; /* the study's; the grid validations' */
 static fc_record *recs[MAX_FIGS];
 static size_t nrecs;
 static char study_error[1024];
@@ -40,9 +42,44 @@ static void observe(const cm_plot_record *r, void *arg)
         recs[nrecs++] = fc_copy(r);
 }
 
+/* A grid validation (the study draws random designs, which have no axes
+ * to draw along): its figures along the last axis, as `cohmod validate`
+ * draws them by default, into griddir/grid_<model> (not the study's
+ * directory: its report shows what is there). */
+static cm_status run_grid(const cm_validate_model *m,
+                          const char *const axes[2], cm_err *err)
+{
+    static const char *const wl[] = {"kmn", "bfs", "cfd"};
+    cm_params p;
+    cm_params_init(&p);
+    p.gpu_sms = 2;
+    p.sim_max_cycles = 20000;
+    cm_sweep sw[2];
+    size_t n = 0;
+    cm_status st = CM_OK;
+    for (; n < 2 && !st; n++) st = cm_sweep_parse(axes[n], &sw[n], err);
+    if (st) n--;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/grid_%s", griddir, m->name);
+    cm_validate_config c = {.base = &p,
+                            .model = m,
+                            .axes = sw,
+                            .naxes = 2,
+                            .workloads = wl,
+                            .nworkloads = 3,
+                            .protocol = cm_protocol_find("no-coh"),
+                            .outdir = dir,
+                            .mode = CM_RUN_WHOLE};
+    cm_validate_summary sum;
+    if (!st) st = cm_validate_run(&c, &sum, err);
+    for (size_t k = 0; k < n; k++) cm_sweep_free(&sw[k]);
+    return st;
+}
+
 static void run_study(void)
 {
     outdir = tu_tmpdir();
+    griddir = tu_tmpdir();
     cm_params p;
     cm_params_init(&p);
     p.sim_max_cycles = 5000; /* short coherence runs, as check_cli_study */
@@ -54,9 +91,17 @@ static void run_study(void)
         return;
     }
     cm_plot_set_observer(observe, NULL);
+    static const char *const mshr_axes[] = {"l1.mshrs=8,16,32",
+                                            "sched.active_warps=8,24,48"};
+    static const char *const reuse_axes[] = {"l1.size=16K,64K",
+                                             "sched.active_warps=8,24,48"};
     if (cm_study_run(&p, outdir, trace, NULL, NULL, NULL, NULL, &err))
         snprintf(study_error, sizeof study_error, "the study failed: %s",
                  err.msg);
+    else if (run_grid(&cm_validate_mshr, mshr_axes, &err) ||
+             run_grid(&cm_validate_reuse, reuse_axes, &err))
+        snprintf(study_error, sizeof study_error,
+                 "a grid validation failed: %s", err.msg);
     cm_plot_set_observer(NULL, NULL);
 }
 
@@ -65,8 +110,10 @@ static void remove_study(void)
     for (size_t i = 0; i < nrecs; i++) fc_free(recs[i]);
     nrecs = 0;
     if (outdir) tu_rm_tree(outdir);
+    if (griddir) tu_rm_tree(griddir);
     free(outdir);
-    outdir = NULL;
+    free(griddir);
+    outdir = griddir = NULL;
 }
 
 static const cm_plot_record *figure(const char *name)
@@ -106,9 +153,11 @@ static void assert_marks_inside(const cm_plot_record *r)
 START_TEST(test_every_figure_keeps_the_rules)
 {
     ck_assert_msg(!study_error[0], "%s", study_error);
-    /* 6 MSHR, 3 reuse, 2 x (2 parity + 6 per-workload) + (1 + 3)
-     * validation, 8 coherence figures */
-    ck_assert_uint_eq(nrecs, 6 + 3 + 8 + 4 + 8);
+    /* the study: 6 MSHR, 3 reuse, 8 validation parity (mshr 2, reuse 1,
+     * directory 2, lifetime 3; recall does not run on 5000-cycle runs), 8
+     * coherence figures; the grid validations: 2 parity + 6 per-workload
+     * (mshr), 1 + 3 (reuse) */
+    ck_assert_uint_eq(nrecs, 6 + 3 + 8 + 8 + 8 + 4);
     for (size_t i = 0; i < nrecs; i++) assert_rules(&recs[i]->rec);
 }
 END_TEST
@@ -250,8 +299,8 @@ START_TEST(test_mshr_throughput_figure)
 }
 END_TEST
 
-/* A validation's figure along its last axis for the study's w-th
- * workload, checked against the rules. */
+/* A grid validation's figure along its last axis for its w-th workload,
+ * checked against the rules. */
 static const cm_plot_record *along_axis(const char *stem, size_t w)
 {
     static const char *const wl[] = {"bfs", "cfd", "kmn"};
@@ -268,7 +317,7 @@ static const cm_plot_record *along_axis(const char *stem, size_t w)
 START_TEST(test_validate_mshr_figures)
 {
     for (size_t w = 0; w < 3; w++) {
-        const cm_plot_record *r = along_axis("validate_mshr/occupancy", w);
+        const cm_plot_record *r = along_axis("grid_mshr/occupancy", w);
         ck_assert_uint_eq(r->nseries, 6);
         for (size_t i = 0; i < 6; i += 2) {
             const cm_plot_series_rec *sim = &r->series[i],
@@ -292,7 +341,9 @@ START_TEST(test_parity_figures)
     static const char *const names[] = {"validate_mshr/parity_p_full",
                                         "validate_mshr/parity_occupancy",
                                         "validate_reuse/parity_l1_miss_ratio"};
-    static const size_t points[] = {27, 27, 18};
+    /* the study's designs: 3 points per workload and preset cell, over
+     * the 25 built-in workloads (mshr) and 4 (reuse) */
+    static const size_t points[] = {150, 150, 24};
     static const char *const titles[] = {"MSHR model against", "MSHR model "
                                          "against", "L1 reuse model against"};
     for (size_t k = 0; k < 3; k++) {
@@ -323,7 +374,7 @@ START_TEST(test_validate_reuse_figures)
 {
     for (size_t w = 0; w < 3; w++) {
         const cm_plot_record *r =
-            along_axis("validate_reuse/l1_miss_ratio", w);
+            along_axis("grid_reuse/l1_miss_ratio", w);
         for (size_t i = 0; i < r->nseries; i++)
             ck_assert_uint_ge(r->series[i].points, 3);
         ck_assert_int_ge(fc_series(r, "16 KB"), 0);
