@@ -245,11 +245,12 @@ bench: $(BENCH)
 # printed whether or not every test passed, and make fails if one did not.
 coverage:
 	$(MAKE) BUILD=build-cov COV=1 all build-cov/run_tests \
-	  build-cov/traces/.stamp
+	  build-cov/traces/.stamp build-cov/cohmod.1 build-cov/libcohmod.so
 	find build-cov -name '*.gcda' -delete
 	status=0; \
 	COHMOD_BIN=$(abspath build-cov/cohmod) \
 	COHMOD_TRACES=$(abspath build-cov/traces) \
+	COHMOD_MAKE_ARGS="BUILD=build-cov COV=1" \
 	CK_TIMEOUT_MULTIPLIER=3 build-cov/run_tests || status=$$?; \
 	sh scripts/coverage.sh build-cov; exit $$status
 
