@@ -116,6 +116,9 @@ typedef struct cm_validate_run_info {
     const cm_stat_row *rows;               /* the run's statistics */
     size_t nrows;
     const char *label;                     /* names the point in messages */
+    size_t machine; /* which of the validation's machines (presets) it ran
+                       on; 0 with one.  A calibration never crosses
+                       machines: a profile belongs to its own. */
 } cm_validate_run_info;
 
 typedef struct cm_validate_model {
@@ -176,6 +179,7 @@ typedef struct cm_validate_coh_obs {
     const cm_workload_profile *workload;
     const cm_protocol *protocol;
     const cm_profile *profile;
+    size_t machine; /* cm_validate_run_info's */
 } cm_validate_coh_obs;
 
 /* Fills the header from a run with its profile. */

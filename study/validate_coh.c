@@ -15,8 +15,9 @@
 
 typedef struct coh_calib {
     size_t n;
-    cm_validate_coh_obs *src; /* one per workload with a calibration point,
-                                 its profile the pool of that workload's */
+    cm_validate_coh_obs *src; /* one per cell (workload x machine) with a
+                                 calibration point, its profile the pool
+                                 of that cell's */
     cm_profile **pooled;      /* n, owned */
 } coh_calib;
 
@@ -27,18 +28,28 @@ cm_status cm_validate_coh_observe(const cm_validate_run_info *run,
         return cm_err_set(err, CM_EINTERNAL,
                           "this model needs the run's timing profile");
     *h = (cm_validate_coh_obs){*run->point, run->workload, run->protocol,
-                               run->profile};
+                               run->profile, run->machine};
     return CM_OK;
 }
 
-/* Whether a and b are runs of one point: the same workload and every
+/* Whether a and b calibrate the same cell: one workload on one machine.
+ * Keying on the workload alone predicted a design's tc2013 points from
+ * the li2014 calibration profile of the same workload (directory
+ * msgs/access on kmn: -27% at tc2013's own calibration point). */
+static int same_cell(const cm_validate_coh_obs *a,
+                     const cm_validate_coh_obs *b)
+{
+    return a->workload == b->workload && a->machine == b->machine;
+}
+
+/* Whether a and b are runs of one point: the same cell and every
  * parameter but the seed. */
 static int same_point(const cm_validate_coh_obs *a,
                       const cm_validate_coh_obs *b)
 {
     cm_params pa = a->point, pb = b->point;
     pa.sim_seed = pb.sim_seed = 0;
-    return a->workload == b->workload && !memcmp(&pa, &pb, sizeof pa);
+    return same_cell(a, b) && !memcmp(&pa, &pb, sizeof pa);
 }
 
 cm_status cm_validate_coh_calibrate(const void *obs, size_t n, size_t obs_size,
@@ -62,7 +73,7 @@ cm_status cm_validate_coh_calibrate(const void *obs, size_t n, size_t obs_size,
         const cm_validate_coh_obs *h =
             (const void *)((const char *)obs + i * obs_size);
         size_t k = 0;
-        while (k < c->n && c->src[k].workload != h->workload) k++;
+        while (k < c->n && !same_cell(&c->src[k], h)) k++;
         if (k == c->n) c->src[c->n++] = *h;
     }
     /* the replicates of a workload's calibration point (the same point,
@@ -107,11 +118,12 @@ cm_status cm_validate_coh_source(const void *state,
 {
     const coh_calib *c = state;
     for (size_t k = 0; k < c->n; k++)
-        if (c->src[k].workload == h->workload) {
+        if (same_cell(&c->src[k], h)) {
             *src = &c->src[k];
             return CM_OK;
         }
-    return cm_err_set(err, CM_EINPUT, "workload %s has no calibration point",
+    return cm_err_set(err, CM_EINPUT,
+                      "workload %s has no calibration point on its machine",
                       h->workload->name);
 }
 
