@@ -9,8 +9,8 @@
  * Notation.  The profile's distributions (models/profile.h): R =
  * l1.reuse_time, E = l1.residency, d = l1.lease_delay, V = l1.last_use,
  * S = l2.read_to_write (S' without private writes), G = l2.load_gap, A =
- * l2.evict_age, Z = warp.fence_lease_slack, A_f = warp.fence_ack_wait; each
- * may hold mass at infinity ("never").  F is a cdf, m(y) = E[(y - X)+] =
+ * l2.evict_age, Z = warp.fence_lease_slack, A_f = warp.fence_ack_wait, T =
+ * l1.load_gap; each may hold mass at infinity ("never").  F is a cdf, m(y) = E[(y - X)+] =
  * int_0^y F.  Every integral is an exact piecewise formula of models/dist.c
  * (histogram bins with uniform density).  L0 = rate.lifetime, the
  * profile's own lifetime; a profile carries to every L <= L0.
@@ -48,13 +48,31 @@
  * decides), d independent of R and E, as the simulator counts them
  * (sim/l1.c l1_outcome):
  *     hit      P(R/k + d <= L)
- *     expired  P(R < inf) - P(R/k + d <= L)
- *     evicted  P(R = inf) P(E/k + d <= L)
- *     unused   P(R = inf) P(E/k + d > L)
- * Each bin of d has a uniform density and int F_R(k(L - x)) dx over it is
- * a difference of m_R: the convolution is exact.  TC-Weak carries them at
- * its speed, TC-Strong at its own.  Assumed: the never-reused copies'
- * capacity residency is every copy's E (evicted runs low, unused high).
+ *     expired  H - P(R/k + d <= L)
+ *     evicted  (1 - H) P(E/(k phi) + d <= L)
+ *     unused   (1 - H) P(E/(k phi) + d > L)
+ * with H = P(R < inf) at L0 and phi, H below.  Each bin of d has a
+ * uniform density and int F_R(k(L - x)) dx over it is a difference of
+ * m_R: the convolution is exact.  TC-Weak carries them at its speed,
+ * TC-Strong at its own.
+ * The fills that happen.  A reply that arrives after its lease ended is
+ * used but not filled (seed 000; sim/l1.c, DATA_EXP), and the simulator
+ * counts outcomes per fill.  A share phi = P(d <= L) / P(d <= L0) of the
+ * profile's replies fills at L (rate.lifetime = L0); the L1's sets then
+ * take phi times the fills per load, so a copy waits 1 / phi times as
+ * long for the fills that evict it, E -> E / phi, and is still held at
+ * its core's next load of the line, T after its fill (l1.load_gap, T and
+ * E independent), more often: H = P(R < inf) P(T < E / phi) / P(T < E),
+ * at most 1; P(T < c E) is exact per bin of E (m_T again).  At L0 = 16000
+ * bh's fills are reused while held 0.091 of the time, at L = 400 0.278;
+ * with the fill share the simulator measured (0.066 of L0's per load) this
+ * gives 0.262 (cl 0.092 for 0.110, stn 0.533 for 0.486).  Assumed: d at L
+ * is the profile's; where the reply ports saturate (L <= 1000 on the
+ * memory-bound workloads) replies wait longer than at L0 and fewer fill
+ * (bh at 400: 0.066 measured, phi = 0.65), so H, expired, still runs low
+ * there; the never-reused copies' capacity residency is every copy's E
+ * (evicted runs low, unused high).  cm_lifetime_outcomes is the case
+ * phi = 1.
  *
  * 3. TC-Strong store stall.  A load at time 0 sets GT = L; a store
  * reaching the L2 S cycles later stalls max(0, L - S), so E[(L - S)+] =
@@ -107,23 +125,28 @@
  *
  * 6. The predictor (TCW, section 4.4): models/lifetime_pred.c.
  *
- * Measured domain (cohmod validate lifetime on tc2013, held out from
- * L0 = 16000 to L = 400-6400, 300k warp instructions per run, 3
- * replicates; MARE overall (per workload)):
- *   tcw-fixed, bh cl stn (the default grid): fence wait 17.9% (bh 11.4,
- *     cl 30.6: 25-40% high at every L, stn 11.7), p_expired 32.8%
- *     (40.0, 33.2, 25.3), p_hit mean |error| 0.014;
- *   tcs, dlb vpr cc: store stall 30.7% (dlb 3.7, vpr 83.3, cc 5.0),
- *     p_expired 19.1% (9.0, 40.2, 8.3), p_hit mean |error| 0.010.
- * The stall or fence wait is within 15% on four of these six workloads,
- * not on cl and vpr; p_expired is not yet.  L <= L0 only.  Where the
- * reply ports saturate (L <= 1000 on the memory-bound workloads, 400 on
- * all) most replies outlive their lease and are not filled (fills per
- * load 0.05-0.4 against 0.8-1 at L0), so fewer fills evict each copy
- * later and more copies are reused: p_expired runs 20-70% low there; the
- * stall at L <= 1000 runs 20-90% high where the in-order bank bunched the
- * profile's S near 0 (vpr: 0.91 for 0.31 cycles per store at 400, the
- * polybench kernels). */
+ * Measured domain (tc2013, held out from L0 = 16000 to L = 400-6400,
+ * 300k warp instructions per run, 3 replicates; MARE overall (per
+ * workload)):
+ *   cohmod validate lifetime --protocol tcs (bh cl stn): p_expired 12.6%
+ *     (bh 18.4, cl 13.2, stn 6.4), store stall 8.9% (9.2, 9.5, 8.0),
+ *     p_hit mean |error| 0.005;
+ *   cohmod validate lifetime --protocol tcs --workloads dlb,vpr,cc:
+ *     p_expired 12.5% (dlb 8.2, vpr 22.0, cc 7.4), store stall 30.7%
+ *     (dlb 3.7, vpr 83.3, cc 5.0), p_hit mean |error| 0.010;
+ *   cohmod validate lifetime (tcw-fixed, bh cl stn): fence wait 17.9%,
+ *     p_expired 25.7%, p_hit mean |error| 0.014;
+ *   cohmod validate lifetime --protocol tcw (the predictor, bh kmn stn):
+ *     equilibrium 1.5%, run-average lifetime 6.7%.
+ * Before the fill share (section 2): tcs p_expired 17.7% and 19.1%,
+ * tcw-fixed 32.8%; nothing else moved.  The stall or fence wait is within
+ * 15% on four of these six workloads, not on cl (tcw-fixed) and vpr.  L
+ * <= L0 only.  Where the reply ports saturate (L = 400) p_expired still
+ * runs low on bh (64%) and cl (43%): replies there wait past their leases
+ * and fewer fill than phi says; vpr at 1000-2500 25-43% low; the rest of
+ * tcs within 17%.  The stall at L <= 1000 runs 20-90% high where the in-order bank
+ * bunched the profile's S near 0 (vpr: 0.91 for 0.31 cycles per store at
+ * 400, the polybench kernels). */
 #include "models/lifetime.h"
 
 #include <gsl/gsl_errno.h>
@@ -192,6 +215,12 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
     in->fence_ack = optional_dist(prof, "warp.fence_ack_wait");
     in->last_use = optional_dist(prof, "l1.last_use");
     in->lease_delay = optional_dist(prof, "l1.lease_delay");
+    in->l1_load_gap = optional_dist(prof, "l1.load_gap");
+    cm_err no_lifetime = {0};
+    if (cm_profile_rate(prof, "rate.lifetime", &in->fill_lifetime,
+                        &no_lifetime) ||
+        !(in->fill_lifetime > 0))
+        in->fill_lifetime = 0;
     in->own_read_to_write = optional_dist(prof, "l2.read_to_write_own");
     in->own_read_to_write_shared =
         optional_dist(prof, "l2.read_to_write_own_shared");
@@ -633,6 +662,66 @@ static cm_status speed_at(const cm_lifetime_input *in, const stall_src *stall,
     return st;
 }
 
+/* ---- the fills that happen at L ---------------------------------------------- */
+
+/* The replies that fill at L against those at the profile's L0: a reply
+ * d after its lease began fills iff d <= L (header, 2). */
+static double fill_share(const cm_lifetime_input *in, double L)
+{
+    const cm_dist *d = in->lease_delay;
+    if (!d || !(cm_dist_total(d) > 0) || !(in->fill_lifetime > 0) ||
+        L >= in->fill_lifetime)
+        return 1;
+    double at0 = cm_dist_cdf(d, in->fill_lifetime);
+    if (!(at0 > 0)) return 1;
+    return fmax(1e-9, fmin(1, cm_dist_cdf(d, L) / at0));
+}
+
+/* P(T < c E) for independent T and E (E = inf: P(T < inf)); each bin of
+ * E has a uniform density, and int F_T(c e) de over it is a difference of
+ * m_T = int F_T: exact. */
+static double below_scaled(const cm_dist *t, const cm_dist *e, double c)
+{
+    double tot = cm_dist_total(e), sum = 0;
+    if (!(tot > 0)) return 0;
+    for (size_t j = 0; j < e->n; j++) {
+        double lo = e->lo[j], hi = e->hi[j], w = e->w[j];
+        if (w == 0) continue;
+        if (!(hi > lo)) {
+            sum += w * cm_dist_cdf(t, c * lo);
+            continue;
+        }
+        sum += w *
+               (cm_dist_mean_excess_below(t, c * hi) -
+                cm_dist_mean_excess_below(t, c * lo)) /
+               (c * (hi - lo));
+    }
+    return sum / tot +
+           cm_dist_mass_inf(e) * (1 - cm_dist_mass_inf(t));
+}
+
+/* The outcomes of the fills at L on a machine k times as fast, a share
+ * phi of the profile's replies filling (header, 2): a copy stays 1 / phi
+ * times as long, so P(held at its next load) moves from P(R < inf) by
+ * P(T < E / phi) / P(T < E). */
+static void filled_outcomes(const cm_lifetime_input *in, double L, double k,
+                            double phi, double *hit, double *expired,
+                            double *evicted, double *unused)
+{
+    double held = 1 - cm_dist_mass_inf(in->reuse);
+    if (phi < 1 && in->l1_load_gap && cm_dist_total(in->l1_load_gap) > 0) {
+        double at0 = below_scaled(in->l1_load_gap, in->residency, 1);
+        double at = below_scaled(in->l1_load_gap, in->residency, 1 / phi);
+        if (at0 > 0) held = fmin(1, held * at / at0);
+    }
+    *hit = cm_lifetime_delayed_cdf(in->reuse, in->lease_delay, L, k);
+    *expired = fmax(0, held - *hit);
+    double never = fmax(0, 1 - held);
+    *evicted = never * cm_lifetime_delayed_cdf(in->residency,
+                                               in->lease_delay, L, k * phi);
+    *unused = never - *evicted;
+}
+
 cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
                            cm_lifetime_result *r, cm_err *err)
 {
@@ -673,13 +762,12 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
     r->speed_strong = k_shared;
     /* each family's fills at its own speed (header: "Carrying the L1
      * outcomes") */
-    cm_lifetime_outcomes(in->reuse, in->residency, in->lease_delay, L,
-                         r->speed_weak, &r->p_hit, &r->p_expired,
-                         &r->p_evicted, &r->p_unused);
-    cm_lifetime_outcomes(in->reuse, in->residency, in->lease_delay, L,
-                         r->speed_strong, &r->p_hit_strong,
-                         &r->p_expired_strong, &r->p_evicted_strong,
-                         &r->p_unused_strong);
+    r->fill_share = fill_share(in, L);
+    filled_outcomes(in, L, r->speed_weak, r->fill_share, &r->p_hit,
+                    &r->p_expired, &r->p_evicted, &r->p_unused);
+    filled_outcomes(in, L, r->speed_strong, r->fill_share, &r->p_hit_strong,
+                    &r->p_expired_strong, &r->p_evicted_strong,
+                    &r->p_unused_strong);
     r->store_stall = s2w ? stall_per_store(&all, L, k_all) +
                                post_lease(in, &all, L, k_all)
                          : 0;
