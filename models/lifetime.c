@@ -10,8 +10,8 @@
  * l1.reuse_time, E = l1.residency, d = l1.lease_delay, V = l1.last_use,
  * S = l2.read_to_write (S' without private writes), G = l2.load_gap, A =
  * l2.evict_age, Z = warp.fence_lease_slack, A_f = warp.fence_ack_wait, T =
- * l1.load_gap; each may hold mass at infinity ("never").  F is a cdf, m(y) = E[(y - X)+] =
- * int_0^y F.  Every integral is an exact piecewise formula of models/dist.c
+ * l1.load_gap; each may hold mass at infinity ("never").  F is a cdf,
+ * m(y) = E[(y - X)+] = int_0^y F.  Every integral is an exact piecewise formula of models/dist.c
  * (histogram bins with uniform density).  L0 = rate.lifetime, the
  * profile's own lifetime; a profile carries to every L <= L0.
  *
