@@ -11,8 +11,8 @@
  * S = l2.read_to_write (S' without private writes), G = l2.load_gap, A =
  * l2.evict_age, Z = warp.fence_lease_slack, A_f = warp.fence_ack_wait, T =
  * l1.load_gap; each may hold mass at infinity ("never").  F is a cdf,
- * m(y) = E[(y - X)+] = int_0^y F.  Every integral is an exact piecewise formula of models/dist.c
- * (histogram bins with uniform density).  L0 = rate.lifetime, the
+ * m(y) = E[(y - X)+] = int_0^y F.  Every integral is an exact piecewise
+ * formula of models/dist.c (histogram bins with uniform density).  L0 = rate.lifetime, the
  * profile's own lifetime; a profile carries to every L <= L0.
  *
  * 1. The machine's speed k at L (relative to the profile's).  Every time
@@ -144,8 +144,8 @@
  * <= L0 only.  Where the reply ports saturate (L = 400) p_expired still
  * runs low on bh (64%) and cl (43%): replies there wait past their leases
  * and fewer fill than phi says; vpr at 1000-2500 25-43% low; the rest of
- * tcs within 17%.  The stall at L <= 1000 runs 20-90% high where the in-order bank
- * bunched the profile's S near 0 (vpr: 0.91 for 0.31 cycles per store at
+ * tcs within 17%.  The stall at L <= 1000 runs 20-90% high where the
+ * in-order bank bunched the profile's S near 0 (vpr: 0.91 for 0.31 cycles per store at
  * 400, the polybench kernels). */
 #include "models/lifetime.h"
 
@@ -662,7 +662,7 @@ static cm_status speed_at(const cm_lifetime_input *in, const stall_src *stall,
     return st;
 }
 
-/* ---- the fills that happen at L ---------------------------------------------- */
+/* ---- the fills that happen at L ---------------------------------------- */
 
 /* The replies that fill at L against those at the profile's L0: a reply
  * d after its lease began fills iff d <= L (header, 2). */

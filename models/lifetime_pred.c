@@ -50,16 +50,14 @@ void cm_lifetime_event_rates(const cm_lifetime_input *in, double L,
     r->l1_expired = in->l1_fills * fmax(0, l1);
     r->l2_expired = in->l2_loads * finite_above(in->load_gap, L);
     r->unexpired_evictions = cm_lifetime_evict_young(in, L);
-    r->unexpired_stores = in->write_update
-                              ? in->l2_stores *
-                                    (in->read_to_write
-                                         ? cm_dist_cdf(in->read_to_write, L)
-                                         : 0)
-                              : 0;
+    r->unexpired_stores =
+        in->write_update
+            ? in->l2_stores *
+                  (in->read_to_write ? cm_dist_cdf(in->read_to_write, L) : 0)
+            : 0;
 }
 
-static double drift_of(const cm_lifetime_input *in,
-                       const cm_lifetime_rates *r)
+static double drift_of(const cm_lifetime_input *in, const cm_lifetime_rates *r)
 {
     return (in->t_hit * (r->l1_expired + r->l2_expired) -
             in->t_evict * r->unexpired_evictions -
@@ -74,21 +72,27 @@ double cm_lifetime_drift(const cm_lifetime_input *in, double L)
     return drift_of(in, &r);
 }
 
-
 /* ---- equilibrium -------------------------------------------------------- */
 
 const char *cm_lifetime_bound_name(cm_lifetime_bound b)
 {
     switch (b) {
-    case CM_LIFETIME_ROOT: return "root";
-    case CM_LIFETIME_AT_MIN: return "min";
-    case CM_LIFETIME_AT_MAX: return "max";
-    case CM_LIFETIME_NO_DRIFT: return "no_drift";
+    case CM_LIFETIME_ROOT:
+        return "root";
+    case CM_LIFETIME_AT_MIN:
+        return "min";
+    case CM_LIFETIME_AT_MAX:
+        return "max";
+    case CM_LIFETIME_NO_DRIFT:
+        return "no_drift";
     }
     return "?";
 }
 
-static double drift_fn(double L, void *p) { return cm_lifetime_drift(p, L); }
+static double drift_fn(double L, void *p)
+{
+    return cm_lifetime_drift(p, L);
+}
 
 cm_status cm_lifetime_equilibrium(const cm_lifetime_input *in, double *L,
                                   cm_lifetime_bound *bound, cm_err *err)
@@ -113,7 +117,8 @@ cm_status cm_lifetime_equilibrium(const cm_lifetime_input *in, double *L,
         return CM_OK;
     }
     gsl_function f = {drift_fn, (void *)in};
-    cm_status st = cm_lifetime_brent_root(&f, lo, hi, L, "lifetime equilibrium", err);
+    cm_status st =
+        cm_lifetime_brent_root(&f, lo, hi, L, "lifetime equilibrium", err);
     if (!st) *bound = CM_LIFETIME_ROOT;
     return st;
 }
@@ -151,8 +156,8 @@ cm_status cm_lifetime_run_mean(const cm_lifetime_input *in, double cycles,
     gsl_set_error_handler(old);
     gsl_odeiv2_driver_free(d);
     if (rc != GSL_SUCCESS)
-        return cm_err_set(err, CM_EINTERNAL,
-                          "lifetime predictor approach: %s", gsl_strerror(rc));
+        return cm_err_set(err, CM_EINTERNAL, "lifetime predictor approach: %s",
+                          gsl_strerror(rc));
     *mean = y[1] / cycles;
     if (end) *end = fmin(fmax(y[0], in->pred_min), in->pred_max);
     return CM_OK;
@@ -252,4 +257,3 @@ cm_status cm_lifetime_stationary(const cm_lifetime_input *in,
     }
     return CM_OK;
 }
-

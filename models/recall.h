@@ -4,7 +4,8 @@
  * The mathematics, assumptions and approximations are in the header comment
  * of recall.c and recall_geom.c (sets, footprint, the run's length),
  * and recall.c's states the measured domain of validity.  Usage: read a
- * workload profile (models/profile.h), fill a cm_recall_input with cm_recall_input_from_params, call cm_recall_solve;
+ * workload profile (models/profile.h), fill a cm_recall_input with
+ * cm_recall_input_from_params, call cm_recall_solve;
  * or evaluate a whole parameter grid with cm_recall_grid_table.
  *
  * Profile quantities read (exact names; the simulator writes them):

@@ -99,7 +99,7 @@
 /* ---- geometry ------------------------------------------------------------ */
 
 cm_status cm_recall_l2_geometry(const cm_params *p, uint64_t *sets,
-                             uint64_t *ways, cm_err *err)
+                                uint64_t *ways, cm_err *err)
 {
     double lines = floor(p->l2_bank_size / p->l2_line);
     if (lines < p->l2_ways)
@@ -115,14 +115,14 @@ cm_status cm_recall_l2_geometry(const cm_params *p, uint64_t *sets,
 cm_status cm_recall_geometry(const cm_params *p, cm_recall_protocol proto,
                              uint64_t *sets, uint64_t *ways, cm_err *err)
 {
-    if (proto != CM_RECALL_GPU_VINI) return cm_recall_l2_geometry(p, sets, ways, err);
+    if (proto != CM_RECALL_GPU_VINI)
+        return cm_recall_l2_geometry(p, sets, ways, err);
     double l1_lines = p->gpu_sms * floor(p->l1_size / p->l1_line);
     double s = round(p->dir_ratio * l1_lines / p->dir_ways);
     *sets = s < 1 ? 1 : (uint64_t)s;
     *ways = (uint64_t)p->dir_ways;
     return CM_OK;
 }
-
 
 /* The profile's index rows at b bits: the points of joint name, the
  * greatest recorded b <= bits (the points, their count, that b); 0 if
@@ -195,8 +195,7 @@ static int late_rates(const cm_profile *prof, unsigned bi, size_t nf,
  * 4 (1 - s)) (s < 1, at most all of its late ones); *out (nout counts,
  * owned) the result, f itself at s = 1. */
 static cm_status grow_pairs(const double *f, const double *late, size_t nf,
-                            double s, double **out, size_t *nout,
-                            cm_err *err)
+                            double s, double **out, size_t *nout, cm_err *err)
 {
     /* a longer run: its new lines spread over the pairs evenly, at the
      * rate the last quarter brought them */
@@ -353,7 +352,7 @@ cm_status cm_recall_measured_sets(const cm_params *p, const cm_profile *prof,
     return CM_OK;
 }
 
-/* ---- the footprint function ----------------------------------------------- */
+/* ---- the footprint function ---------------------------------------- */
 
 /* m(x) = P(SD >= x) is linear between consecutive edges x[k]; r[k] is the
  * number of accesses a window needs to hold x[k] distinct lines (INFINITY
@@ -429,12 +428,14 @@ double cm_recall_fp_accesses(const cm_recall_fp *f, double x)
     size_t lo = 0, hi = last; /* x[lo] <= x < x[hi] */
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
-        if (f->x[mid] <= x) lo = mid;
-        else hi = mid;
+        if (f->x[mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
     }
     if (isinf(f->r[lo])) return INFINITY;
-    double mx = f->m[lo] + (f->m[hi] - f->m[lo]) * (x - f->x[lo]) /
-                               (f->x[hi] - f->x[lo]);
+    double mx = f->m[lo] +
+                (f->m[hi] - f->m[lo]) * (x - f->x[lo]) / (f->x[hi] - f->x[lo]);
     return f->r[lo] + seg_accesses(f->x[lo], x, f->m[lo], mx);
 }
 
@@ -449,8 +450,10 @@ double cm_recall_fp_lines(const cm_recall_fp *f, double r)
     size_t lo = 0, hi = last; /* r[lo] <= r < r[hi] */
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
-        if (f->r[mid] <= r) lo = mid;
-        else hi = mid;
+        if (f->r[mid] <= r)
+            lo = mid;
+        else
+            hi = mid;
     }
     double xa = f->x[lo], xb = f->x[hi], ma = f->m[lo], mb = f->m[hi];
     double dr = r - f->r[lo];
@@ -470,13 +473,14 @@ double cm_recall_residency_scale(const cm_dist *load_distance,
     cm_recall_fp f;
     cm_err ignored = {0};
     if (cm_recall_fp_build(load_distance, &f, &ignored)) return 1;
-    double a = cm_recall_fp_accesses(&f, prof_lines), b = cm_recall_fp_accesses(&f, l1_lines);
+    double a = cm_recall_fp_accesses(&f, prof_lines),
+           b = cm_recall_fp_accesses(&f, l1_lines);
     cm_recall_fp_free(&f);
     double k = isinf(a) && isinf(b) ? 1 : !(a > 0) ? 1e3 : b / a;
     return k < 1e-3 ? 1e-3 : k > 1e3 ? 1e3 : k;
 }
 
-/* ---- the run's length ------------------------------------------------------ */
+/* ---- the run's length ---------------------------------------------- */
 
 double cm_recall_port_work(const cm_params *p, double load_share,
                            double rcl_per_access)
