@@ -85,7 +85,8 @@ cm_status cm_validate_observe_one(const cm_validate_model *m,
     cm_status st = run_engine(proto, p, wl, stats,
                               m->needs_profile ? prof : NULL, err);
     if (!st) st = cm_stats_rows(stats, &rows, &nrows, err);
-    cm_validate_run_info info = {p, wl, proto, *prof, rows, nrows, wl->name};
+    cm_validate_run_info info = {p,    wl,    proto,   *prof,
+                                 rows, nrows, wl->name, 0};
     if (!st) st = m->observe(&info, obs, err);
     free(rows);
     cm_stats_free(stats);
@@ -173,7 +174,7 @@ static cm_status observe_point(vrun *r, const cm_params *p, size_t i,
     if (!st && r->prof) st = cm_profile_read(path, &r->prof[slot], err);
     cm_validate_run_info info = {p,    r->wl[r->pts[i].wl], r->cfg->protocol,
                                  r->prof ? r->prof[slot] : NULL,
-                                 rows, nrows, label};
+                                 rows, nrows, label, r->pts[i].base};
     const cm_validate_model *m = r->cfg->model;
     void *obs = r->obs + slot * m->obs_size;
     if (!st) st = m->observe(&info, obs, err);

@@ -116,6 +116,10 @@ typedef struct cm_validate_run_info {
     const cm_stat_row *rows;               /* the run's statistics */
     size_t nrows;
     const char *label;                     /* names the point in messages */
+    size_t machine;                        /* which of the validation's
+                                              machines (presets) it ran on:
+                                              points of one machine and
+                                              workload form a cell */
 } cm_validate_run_info;
 
 typedef struct cm_validate_model {
@@ -176,13 +180,15 @@ typedef struct cm_validate_coh_obs {
     const cm_workload_profile *workload;
     const cm_protocol *protocol;
     const cm_profile *profile;
+    size_t machine; /* run->machine: a profile carries within its cell */
 } cm_validate_coh_obs;
 
 /* Fills the header from a run with its profile. */
 cm_status cm_validate_coh_observe(const cm_validate_run_info *run,
                                   cm_validate_coh_obs *h, cm_err *err);
 /* calibrate and free_state callbacks of every coherence model: *state maps
- * a workload to its calibration observation's header, *calib has no rows
+ * a workload on a machine (a cell) to its calibration observation's
+ * header, *calib has no rows
  * (nothing is fitted: the profile is the calibration). */
 cm_status cm_validate_coh_calibrate(const void *obs, size_t n, size_t obs_size,
                                     void **state, cm_table **calib,
