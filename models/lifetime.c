@@ -9,10 +9,10 @@
  * Notation.  The profile's distributions (models/profile.h): R =
  * l1.reuse_time, E = l1.residency, d = l1.lease_delay, V = l1.last_use,
  * S = l2.read_to_write (S' without private writes), G = l2.load_gap, A =
- * l2.evict_age, Z = warp.fence_lease_slack, A_f = warp.fence_ack_wait; each
- * may hold mass at infinity ("never").  F is a cdf, m(y) = E[(y - X)+] =
- * int_0^y F.  Every integral is an exact piecewise formula of models/dist.c
- * (histogram bins with uniform density).  L0 = rate.lifetime, the
+ * l2.evict_age, Z = warp.fence_lease_slack, A_f = warp.fence_ack_wait, T =
+ * l1.load_gap; each may hold mass at infinity ("never").  F is a cdf,
+ * m(y) = E[(y - X)+] = int_0^y F.  Every integral is an exact piecewise
+ * formula of models/dist.c (histogram bins with uniform density).  L0 = rate.lifetime, the
  * profile's own lifetime; a profile carries to every L <= L0.
  *
  * 1. The machine's speed k at L (relative to the profile's).  Every time
@@ -48,13 +48,31 @@
  * decides), d independent of R and E, as the simulator counts them
  * (sim/l1.c l1_outcome):
  *     hit      P(R/k + d <= L)
- *     expired  P(R < inf) - P(R/k + d <= L)
- *     evicted  P(R = inf) P(E/k + d <= L)
- *     unused   P(R = inf) P(E/k + d > L)
- * Each bin of d has a uniform density and int F_R(k(L - x)) dx over it is
- * a difference of m_R: the convolution is exact.  TC-Weak carries them at
- * its speed, TC-Strong at its own.  Assumed: the never-reused copies'
- * capacity residency is every copy's E (evicted runs low, unused high).
+ *     expired  H - P(R/k + d <= L)
+ *     evicted  (1 - H) P(E/(k phi) + d <= L)
+ *     unused   (1 - H) P(E/(k phi) + d > L)
+ * with H = P(R < inf) at L0 and phi, H below.  Each bin of d has a
+ * uniform density and int F_R(k(L - x)) dx over it is a difference of
+ * m_R: the convolution is exact.  TC-Weak carries them at its speed,
+ * TC-Strong at its own.
+ * The fills that happen.  A reply that arrives after its lease ended is
+ * used but not filled (seed 000; sim/l1.c, DATA_EXP), and the simulator
+ * counts outcomes per fill.  A share phi = P(d <= L) / P(d <= L0) of the
+ * profile's replies fills at L (rate.lifetime = L0); the L1's sets then
+ * take phi times the fills per load, so a copy waits 1 / phi times as
+ * long for the fills that evict it, E -> E / phi, and is still held at
+ * its core's next load of the line, T after its fill (l1.load_gap, T and
+ * E independent), more often: H = P(R < inf) P(T < E / phi) / P(T < E),
+ * at most 1; P(T < c E) is exact per bin of E (m_T again).  At L0 = 16000
+ * bh's fills are reused while held 0.091 of the time, at L = 400 0.278;
+ * with the fill share the simulator measured (0.066 of L0's per load) this
+ * gives 0.262 (cl 0.092 for 0.110, stn 0.533 for 0.486).  Assumed: d at L
+ * is the profile's; where the reply ports saturate (L <= 1000 on the
+ * memory-bound workloads) replies wait longer than at L0 and fewer fill
+ * (bh at 400: 0.066 measured, phi = 0.65), so H, expired, still runs low
+ * there; the never-reused copies' capacity residency is every copy's E
+ * (evicted runs low, unused high).  cm_lifetime_outcomes is the case
+ * phi = 1.
  *
  * 3. TC-Strong store stall.  A load at time 0 sets GT = L; a store
  * reaching the L2 S cycles later stalls max(0, L - S), so E[(L - S)+] =
@@ -105,55 +123,40 @@
  * int_0^L m_S(L - x) dF_D(x), exact by Psi_S(y) = E[(y - S)+^2] / 2 (a
  * lower bound).
  *
- * 6. The predictor (TCW, section 4.4).  One bank's lifetime moves +t_hit
- * when a load finds its L1 copy expired, +t_hit when a load reaches a
- * valid L2 line whose GT passed, -t_evict at an unexpired L2 eviction,
- * -t_write at a store to an unexpired line (tc.write_update).  Their
- * machine-wide rates at L:
- *     l1_expired = rate.l1_fills (P(V < inf) - P(V + d <= L)),
- *     l2_expired = rate.l2_loads P(L < G < inf),
- *     evictions  = rate.l2_evictions F_A(L),
- *     stores     = rate.l2_stores F_S(L),
- * spread evenly over the banks: drift(L) = (t_hit (l1 + l2) - t_evict ev -
- * t_write st) / banks.  The first two fall with L, the last two rise: at
- * most one sign change, found by GSL's Brent in [tc.predictor_min,
- * tc.predictor_max] (clamped at a bound the drift pushes on).  Its
- * approach from tc.predictor_init: dL/dt = drift(L) by GSL's RKF45 with
- * the integral of L, whose mean over the run is the simulator's
- * tc.lifetime_mean.  As a Markov chain on the lattice min + j g (g = t_hit,
- * or coarser to model.lifetime_states points): skip-free upward, so the
- * flux balance across each cut gives the stationary distribution from the
- * top down with no linear system; a non-integral jump goes to its two
- * neighbours with the probabilities that keep its mean.  Assumed: the
- * distributions at L are the profile's (measured near L).
+ * 6. The predictor (TCW, section 4.4): models/lifetime_pred.c.
  *
- * Measured domain (cohmod validate lifetime on tc2013, held out from
- * L0 = 16000 to L = 400-6400, 300k warp instructions per run, 3
- * replicates; MARE overall (per workload)):
- *   tcw-fixed, bh cl stn (the default grid): fence wait 17.9% (bh 11.4,
- *     cl 30.6: 25-40% high at every L, stn 11.7), p_expired 32.8%
- *     (40.0, 33.2, 25.3), p_hit mean |error| 0.014;
- *   tcs, dlb vpr cc: store stall 30.7% (dlb 3.7, vpr 83.3, cc 5.0),
- *     p_expired 19.1% (9.0, 40.2, 8.3), p_hit mean |error| 0.010.
- * The stall or fence wait is within 15% on four of these six workloads,
- * not on cl and vpr; p_expired is not yet.  L <= L0 only.  Where the
- * reply ports saturate (L <= 1000 on the memory-bound workloads, 400 on
- * all) most replies outlive their lease and are not filled (fills per
- * load 0.05-0.4 against 0.8-1 at L0), so fewer fills evict each copy
- * later and more copies are reused: p_expired runs 20-70% low there; the
- * stall at L <= 1000 runs 20-90% high where the in-order bank bunched the
- * profile's S near 0 (vpr: 0.91 for 0.31 cycles per store at 400, the
- * polybench kernels). */
+ * Measured domain (tc2013, held out from L0 = 16000 to L = 400-6400,
+ * 300k warp instructions per run, 3 replicates; MARE overall (per
+ * workload)):
+ *   cohmod validate lifetime --protocol tcs (bh cl stn): p_expired 12.6%
+ *     (bh 18.4, cl 13.2, stn 6.4), store stall 8.9% (9.2, 9.5, 8.0),
+ *     p_hit mean |error| 0.005;
+ *   cohmod validate lifetime --protocol tcs --workloads dlb,vpr,cc:
+ *     p_expired 12.5% (dlb 8.2, vpr 22.0, cc 7.4), store stall 30.7%
+ *     (dlb 3.7, vpr 83.3, cc 5.0), p_hit mean |error| 0.010;
+ *   cohmod validate lifetime (tcw-fixed, bh cl stn): fence wait 17.9%,
+ *     p_expired 25.7%, p_hit mean |error| 0.014;
+ *   cohmod validate lifetime --protocol tcw (the predictor, bh kmn stn):
+ *     equilibrium 1.5%, run-average lifetime 6.7%.
+ * Before the fill share (section 2): tcs p_expired 17.7% and 19.1%,
+ * tcw-fixed 32.8%; nothing else moved.  The stall or fence wait is within
+ * 15% on four of these six workloads, not on cl (tcw-fixed) and vpr.  L
+ * <= L0 only.  Where the reply ports saturate (L = 400) p_expired still
+ * runs low on bh (64%) and cl (43%): replies there wait past their leases
+ * and fewer fill than phi says; vpr at 1000-2500 25-43% low; the rest of
+ * tcs within 17%.  The stall at L <= 1000 runs 20-90% high where the
+ * in-order bank bunched the profile's S near 0 (vpr: 0.91 for 0.31 cycles per store at
+ * 400, the polybench kernels). */
 #include "models/lifetime.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
-#include <gsl/gsl_odeiv2.h>
 #include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/lifetime_impl.h"
 #include "solvers/queue.h"
 
 static cm_status need_dist(const cm_profile *prof, const char *name,
@@ -173,7 +176,7 @@ static const cm_dist *optional_dist(const cm_profile *prof, const char *name)
 
 /* Evictions per cycle whose line was younger than L (parked), and the
  * parked time E[(L - A)+] per eviction: 0 without evictions. */
-static double evict_young(const cm_lifetime_input *in, double L)
+double cm_lifetime_evict_young(const cm_lifetime_input *in, double L)
 {
     return in->evict_age ? in->l2_evictions * cm_dist_cdf(in->evict_age, L)
                          : 0;
@@ -212,6 +215,12 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
     in->fence_ack = optional_dist(prof, "warp.fence_ack_wait");
     in->last_use = optional_dist(prof, "l1.last_use");
     in->lease_delay = optional_dist(prof, "l1.lease_delay");
+    in->l1_load_gap = optional_dist(prof, "l1.load_gap");
+    cm_err no_lifetime = {0};
+    if (cm_profile_rate(prof, "rate.lifetime", &in->fill_lifetime,
+                        &no_lifetime) ||
+        !(in->fill_lifetime > 0))
+        in->fill_lifetime = 0;
     in->own_read_to_write = optional_dist(prof, "l2.read_to_write_own");
     in->own_read_to_write_shared =
         optional_dist(prof, "l2.read_to_write_own_shared");
@@ -282,18 +291,13 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
     return CM_OK;
 }
 
-/* P(a < X < inf). */
-static double finite_above(const cm_dist *d, double a)
-{
-    return fmax(0, cm_dist_survival(d, a) - cm_dist_mass_inf(d));
-}
 
 /* P(X / k + D <= L): a time X of the profile, on a machine k times as
  * fast, after a delay D that does not scale (NULL: D = 0).  Each bin of D
  * has a uniform density, and int F_X(k (L - x)) dx over it is a
  * difference of m_X = int F_X, so the convolution is exact. */
-static double delayed_cdf(const cm_dist *x, const cm_dist *delay, double L,
-                          double k)
+double cm_lifetime_delayed_cdf(const cm_dist *x, const cm_dist *delay,
+                               double L, double k)
 {
     if (!delay || !(cm_dist_total(delay) > 0)) return cm_dist_cdf(x, k * L);
     double sum = 0;
@@ -317,43 +321,10 @@ void cm_lifetime_outcomes(const cm_dist *reuse, const cm_dist *residency,
                           double *p_evicted, double *p_unused)
 {
     double never = cm_dist_mass_inf(reuse);
-    *p_hit = delayed_cdf(reuse, delay, L, k);
+    *p_hit = cm_lifetime_delayed_cdf(reuse, delay, L, k);
     *p_expired = fmax(0, 1 - never - *p_hit);
-    *p_evicted = never * delayed_cdf(residency, delay, L, k);
+    *p_evicted = never * cm_lifetime_delayed_cdf(residency, delay, L, k);
     *p_unused = never - *p_evicted;
-}
-
-void cm_lifetime_event_rates(const cm_lifetime_input *in, double L,
-                             cm_lifetime_rates *r)
-{
-    const cm_dist *v = in->last_use ? in->last_use : in->reuse;
-    double l1 = 1 - cm_dist_mass_inf(v) -
-                delayed_cdf(v, in->lease_delay, L, 1);
-    r->l1_expired = in->l1_fills * fmax(0, l1);
-    r->l2_expired = in->l2_loads * finite_above(in->load_gap, L);
-    r->unexpired_evictions = evict_young(in, L);
-    r->unexpired_stores = in->write_update
-                              ? in->l2_stores *
-                                    (in->read_to_write
-                                         ? cm_dist_cdf(in->read_to_write, L)
-                                         : 0)
-                              : 0;
-}
-
-static double drift_of(const cm_lifetime_input *in,
-                       const cm_lifetime_rates *r)
-{
-    return (in->t_hit * (r->l1_expired + r->l2_expired) -
-            in->t_evict * r->unexpired_evictions -
-            in->t_write * r->unexpired_stores) /
-           in->banks;
-}
-
-double cm_lifetime_drift(const cm_lifetime_input *in, double L)
-{
-    cm_lifetime_rates r;
-    cm_lifetime_event_rates(in, L, &r);
-    return drift_of(in, &r);
 }
 
 /* E[max(0, L - S - D)] over independent S and D (D = inf gives 0). */
@@ -462,8 +433,9 @@ static double fence_wait_pairs(const cm_lifetime_input *in, double L,
 }
 
 /* The root of f in [lo, hi], where f changes sign, by GSL's Brent. */
-static cm_status brent_root(gsl_function *f, double lo, double hi,
-                            double *root, const char *what, cm_err *err)
+cm_status cm_lifetime_brent_root(gsl_function *f, double lo, double hi,
+                                 double *root, const char *what,
+                                 cm_err *err)
 {
     gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     if (!s) return cm_err_set(err, CM_EINTERNAL, "%s: out of memory", what);
@@ -643,7 +615,8 @@ static cm_status speed_bound(const cm_lifetime_input *in,
         gsl_function f = {speed_excess, &c};
         double lo = 1e-9;
         if (speed_excess(*k, &c) <= 0 || speed_excess(lo, &c) >= 0) continue;
-        cm_status st = brent_root(&f, lo, *k, k, "lifetime speed", err);
+        cm_status st =
+            cm_lifetime_brent_root(&f, lo, *k, k, "lifetime speed", err);
         if (st) return st;
     }
     return CM_OK;
@@ -689,6 +662,66 @@ static cm_status speed_at(const cm_lifetime_input *in, const stall_src *stall,
     return st;
 }
 
+/* ---- the fills that happen at L ---------------------------------------- */
+
+/* The replies that fill at L against those at the profile's L0: a reply
+ * d after its lease began fills iff d <= L (header, 2). */
+static double fill_share(const cm_lifetime_input *in, double L)
+{
+    const cm_dist *d = in->lease_delay;
+    if (!d || !(cm_dist_total(d) > 0) || !(in->fill_lifetime > 0) ||
+        L >= in->fill_lifetime)
+        return 1;
+    double at0 = cm_dist_cdf(d, in->fill_lifetime);
+    if (!(at0 > 0)) return 1;
+    return fmax(1e-9, fmin(1, cm_dist_cdf(d, L) / at0));
+}
+
+/* P(T < c E) for independent T and E (E = inf: P(T < inf)); each bin of
+ * E has a uniform density, and int F_T(c e) de over it is a difference of
+ * m_T = int F_T: exact. */
+static double below_scaled(const cm_dist *t, const cm_dist *e, double c)
+{
+    double tot = cm_dist_total(e), sum = 0;
+    if (!(tot > 0)) return 0;
+    for (size_t j = 0; j < e->n; j++) {
+        double lo = e->lo[j], hi = e->hi[j], w = e->w[j];
+        if (w == 0) continue;
+        if (!(hi > lo)) {
+            sum += w * cm_dist_cdf(t, c * lo);
+            continue;
+        }
+        sum += w *
+               (cm_dist_mean_excess_below(t, c * hi) -
+                cm_dist_mean_excess_below(t, c * lo)) /
+               (c * (hi - lo));
+    }
+    return sum / tot +
+           cm_dist_mass_inf(e) * (1 - cm_dist_mass_inf(t));
+}
+
+/* The outcomes of the fills at L on a machine k times as fast, a share
+ * phi of the profile's replies filling (header, 2): a copy stays 1 / phi
+ * times as long, so P(held at its next load) moves from P(R < inf) by
+ * P(T < E / phi) / P(T < E). */
+static void filled_outcomes(const cm_lifetime_input *in, double L, double k,
+                            double phi, double *hit, double *expired,
+                            double *evicted, double *unused)
+{
+    double held = 1 - cm_dist_mass_inf(in->reuse);
+    if (phi < 1 && in->l1_load_gap && cm_dist_total(in->l1_load_gap) > 0) {
+        double at0 = below_scaled(in->l1_load_gap, in->residency, 1);
+        double at = below_scaled(in->l1_load_gap, in->residency, 1 / phi);
+        if (at0 > 0) held = fmin(1, held * at / at0);
+    }
+    *hit = cm_lifetime_delayed_cdf(in->reuse, in->lease_delay, L, k);
+    *expired = fmax(0, held - *hit);
+    double never = fmax(0, 1 - held);
+    *evicted = never * cm_lifetime_delayed_cdf(in->residency,
+                                               in->lease_delay, L, k * phi);
+    *unused = never - *evicted;
+}
+
 cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
                            cm_lifetime_result *r, cm_err *err)
 {
@@ -729,12 +762,12 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
     r->speed_strong = k_shared;
     /* each family's fills at its own speed (header: "Carrying the L1
      * outcomes") */
-    cm_lifetime_outcomes(in->reuse, in->residency, in->lease_delay, L,
-                         r->speed_weak, &r->p_hit, &r->p_expired,
-                         &r->p_evicted, &r->p_unused);
-    cm_lifetime_outcomes(in->reuse, in->residency, in->lease_delay, L,
-                         r->speed_strong, &r->p_hit_strong, &r->p_expired_strong,
-                         &r->p_evicted_strong, &r->p_unused_strong);
+    r->fill_share = fill_share(in, L);
+    filled_outcomes(in, L, r->speed_weak, r->fill_share, &r->p_hit,
+                    &r->p_expired, &r->p_evicted, &r->p_unused);
+    filled_outcomes(in, L, r->speed_strong, r->fill_share, &r->p_hit_strong,
+                    &r->p_expired_strong, &r->p_evicted_strong,
+                    &r->p_unused_strong);
     r->store_stall = s2w ? stall_per_store(&all, L, k_all) +
                                post_lease(in, &all, L, k_all)
                          : 0;
@@ -762,7 +795,7 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
         if (st) return st;
     }
 
-    r->parked_rate = evict_young(in, L);
+    r->parked_rate = cm_lifetime_evict_young(in, L);
     r->parked_mshrs = evict_parked(in, L) / in->banks;
     double kw = r->speed_weak;
     if (in->fence_ack && in->nfence_pairs &&
@@ -777,185 +810,7 @@ cm_status cm_lifetime_eval(const cm_lifetime_input *in, double L,
                                    kw * L) / kw;
     }
     cm_lifetime_event_rates(in, L, &r->rates);
-    r->drift = drift_of(in, &r->rates);
-    return CM_OK;
-}
-
-/* ---- equilibrium -------------------------------------------------------- */
-
-const char *cm_lifetime_bound_name(cm_lifetime_bound b)
-{
-    switch (b) {
-    case CM_LIFETIME_ROOT: return "root";
-    case CM_LIFETIME_AT_MIN: return "min";
-    case CM_LIFETIME_AT_MAX: return "max";
-    case CM_LIFETIME_NO_DRIFT: return "no_drift";
-    }
-    return "?";
-}
-
-static double drift_fn(double L, void *p) { return cm_lifetime_drift(p, L); }
-
-cm_status cm_lifetime_equilibrium(const cm_lifetime_input *in, double *L,
-                                  cm_lifetime_bound *bound, cm_err *err)
-{
-    double lo = in->pred_min, hi = in->pred_max;
-    double flo = cm_lifetime_drift(in, lo), fhi = cm_lifetime_drift(in, hi);
-    if (!isfinite(flo) || !isfinite(fhi))
-        return cm_err_set(err, CM_EINTERNAL, "lifetime drift is not finite");
-    if (flo == 0 && fhi == 0) {
-        *bound = CM_LIFETIME_NO_DRIFT;
-        *L = fmin(fmax(in->pred_init, lo), hi);
-        return CM_OK;
-    }
-    if (flo <= 0) {
-        *bound = CM_LIFETIME_AT_MIN;
-        *L = lo;
-        return CM_OK;
-    }
-    if (fhi >= 0) {
-        *bound = CM_LIFETIME_AT_MAX;
-        *L = hi;
-        return CM_OK;
-    }
-    gsl_function f = {drift_fn, (void *)in};
-    cm_status st = brent_root(&f, lo, hi, L, "lifetime equilibrium", err);
-    if (!st) *bound = CM_LIFETIME_ROOT;
-    return st;
-}
-
-/* ---- approach from the start ------------------------------------------ */
-
-/* y = (L, integral of L dt); the drift stops at a bound it pushes on. */
-static int run_rhs(double t, const double y[], double dydt[], void *arg)
-{
-    (void)t;
-    const cm_lifetime_input *in = arg;
-    double L = fmin(fmax(y[0], in->pred_min), in->pred_max);
-    double d = cm_lifetime_drift(in, L);
-    if ((L <= in->pred_min && d < 0) || (L >= in->pred_max && d > 0)) d = 0;
-    dydt[0] = d;
-    dydt[1] = L;
-    return isfinite(d) ? GSL_SUCCESS : GSL_EBADFUNC;
-}
-
-cm_status cm_lifetime_run_mean(const cm_lifetime_input *in, double cycles,
-                               double *mean, double *end, cm_err *err)
-{
-    double y[2] = {fmin(fmax(in->pred_init, in->pred_min), in->pred_max), 0};
-    if (!(cycles > 0) || !isfinite(cycles))
-        return cm_err_set(err, CM_EINPUT,
-                          "run length must be > 0 cycles, got %g", cycles);
-    gsl_odeiv2_system sys = {run_rhs, NULL, 2, (void *)in};
-    /* a thousandth of a cycle of lifetime, or 1e-7 of the integral */
-    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(
-        &sys, gsl_odeiv2_step_rkf45, fmin(cycles, 100), 1e-3, 1e-7);
-    if (!d) return cm_err_set(err, CM_EINTERNAL, "out of memory");
-    double t = 0;
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
-    int rc = gsl_odeiv2_driver_apply(d, &t, cycles, y);
-    gsl_set_error_handler(old);
-    gsl_odeiv2_driver_free(d);
-    if (rc != GSL_SUCCESS)
-        return cm_err_set(err, CM_EINTERNAL,
-                          "lifetime predictor approach: %s", gsl_strerror(rc));
-    *mean = y[1] / cycles;
-    if (end) *end = fmin(fmax(y[0], in->pred_min), in->pred_max);
-    return CM_OK;
-}
-
-/* ---- stationary distribution ------------------------------------------- */
-
-/* P(a jump of mean size d lattice points moves at least m >= 1 points). */
-static double jump_at_least(double d, size_t m)
-{
-    double f = floor(d);
-    if ((double)m <= f) return 1;
-    if ((double)m == f + 1) return d - f;
-    return 0;
-}
-
-void cm_lifetime_chain_free(cm_lifetime_chain *c)
-{
-    if (!c) return;
-    free(c->lifetime);
-    free(c->prob);
-    memset(c, 0, sizeof *c);
-}
-
-cm_status cm_lifetime_stationary(const cm_lifetime_input *in,
-                                 cm_lifetime_chain *out, cm_err *err)
-{
-    memset(out, 0, sizeof *out);
-    double range = in->pred_max - in->pred_min;
-    double cap = in->chain_states >= 2 ? in->chain_states : 2;
-    double g = in->t_hit > 0 ? in->t_hit : range;
-    if (range > 0 && range / g + 1 > cap) g = range / (cap - 1);
-    size_t n = range > 0 ? (size_t)floor(range / g + 1e-9) + 1 : 1;
-    double *up = malloc(n * sizeof *up), *dn_e = malloc(n * sizeof *dn_e),
-           *dn_w = malloc(n * sizeof *dn_w);
-    out->lifetime = malloc(n * sizeof *out->lifetime);
-    out->prob = malloc(n * sizeof *out->prob);
-    if (!up || !dn_e || !dn_w || !out->lifetime || !out->prob) {
-        free(up), free(dn_e), free(dn_w);
-        cm_lifetime_chain_free(out);
-        return cm_err_set(err, CM_EINTERNAL, "lifetime chain: out of memory");
-    }
-    out->n = n;
-    out->step = range > 0 ? g : 0;
-    double up_scale = range > 0 ? in->t_hit / g : 0;
-    double je = range > 0 ? in->t_evict / g : 0;
-    double jw = range > 0 ? in->t_write / g : 0;
-    int any = 0;
-    for (size_t k = 0; k < n; k++) {
-        cm_lifetime_rates r;
-        double L = in->pred_min + (double)k * g;
-        out->lifetime[k] = L;
-        cm_lifetime_event_rates(in, L, &r);
-        up[k] = (r.l1_expired + r.l2_expired) / in->banks * up_scale;
-        dn_e[k] = je > 0 ? r.unexpired_evictions / in->banks : 0;
-        dn_w[k] = jw > 0 ? r.unexpired_stores / in->banks : 0;
-        any |= up[k] > 0 || dn_e[k] > 0 || dn_w[k] > 0;
-    }
-    double *pi = out->prob;
-    memset(pi, 0, n * sizeof *pi);
-    if (!any) { /* nothing ever moves it: it stays where it starts */
-        double k = round((in->pred_init - in->pred_min) / (g > 0 ? g : 1));
-        pi[(size_t)fmin(fmax(k, 0), (double)(n - 1))] = 1;
-    } else {
-        size_t reach = (size_t)fmax(floor(je), floor(jw)) + 1;
-        pi[n - 1] = 1;
-        for (size_t k = n - 1; k-- > 0;) {
-            double flux = 0;
-            for (size_t j = k + 1; j < n && j - k <= reach; j++)
-                flux += pi[j] * (dn_e[j] * jump_at_least(je, j - k) +
-                                 dn_w[j] * jump_at_least(jw, j - k));
-            if (up[k] > 0) {
-                pi[k] = flux / up[k];
-            } else { /* the levels above are transient */
-                memset(pi + k + 1, 0, (n - k - 1) * sizeof *pi);
-                pi[k] = 1;
-            }
-            if (pi[k] > 1e250) /* keep the unnormalised weights finite */
-                for (size_t j = k; j < n; j++) pi[j] *= 1e-250;
-        }
-    }
-    double tot = 0, m = 0, m2 = 0;
-    for (size_t k = 0; k < n; k++) tot += pi[k];
-    for (size_t k = 0; k < n; k++) {
-        pi[k] /= tot;
-        m += pi[k] * out->lifetime[k];
-    }
-    for (size_t k = 0; k < n; k++)
-        m2 += pi[k] * (out->lifetime[k] - m) * (out->lifetime[k] - m);
-    out->mean = m;
-    out->sd = sqrt(m2);
-    free(up), free(dn_e), free(dn_w);
-    if (!(tot > 0) || !isfinite(m)) {
-        cm_lifetime_chain_free(out);
-        return cm_err_set(err, CM_EINTERNAL,
-                          "lifetime chain: the stationary weights vanished");
-    }
+    r->drift = cm_lifetime_drift(in, L);
     return CM_OK;
 }
 

@@ -1,7 +1,9 @@
 /* lifetime.h - lifetime-prediction outcomes of Temporal Coherence (seed 000)
  * against the lifetime L, from a workload timing profile.
  *
- * The mathematics and assumptions are in the header comment of lifetime.c.
+ * The mathematics, assumptions and the measured domain of validity are in
+ * the header comments of lifetime.c and lifetime_pred.c (the TC-Weak
+ * predictor).
  * Usage: cm_lifetime_input_from_profile fills the input from a profile
  * (models/profile.h) and the tc.* parameters; cm_lifetime_eval gives every
  * figure at one L; cm_lifetime_equilibrium finds the root of the TC-Weak
@@ -38,6 +40,11 @@ typedef struct cm_lifetime_input {
     size_t nfence_pairs;
     const cm_dist *last_use;       /* V  l1.last_use */
     const cm_dist *lease_delay;    /* d  l1.lease_delay */
+    const cm_dist *l1_load_gap;    /* T  l1.load_gap: a core's loads of a
+                                      line apart (NULL: fills' outcomes
+                                      unscaled by the fill share) */
+    double fill_lifetime;          /* rate.lifetime, the profile's L0 for
+                                      the fill share (0: unknown) */
     /* S split by the store's warp (lifetime.c, "Carrying S"): S of the
      * stores after a load by their own warp (the _shared one without
      * private writes) and of the others (the _shared one with private
@@ -103,6 +110,8 @@ typedef struct cm_lifetime_result {
     double p_hit, p_expired, p_evicted, p_unused;
     /* the same, TC-Strong (carried unscaled) */
     double p_hit_strong, p_expired_strong, p_evicted_strong, p_unused_strong;
+    double fill_share;       /* replies that fill at L over those at L0:
+                                P(d <= L) / P(d <= L0) (lifetime.c, 2) */
     /* TC-Strong */
     double store_stall;      /* E[max(0, L - S)] per store, cycles (TCSUO),
                                 and the wait after the lease where the

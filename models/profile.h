@@ -89,6 +89,10 @@
  *                      the bank folded as the directory folds them), the
  *                      (bank, index) pairs by the lines the run loaded that
  *                      they hold (y, 0 too); weight the pairs
+ *   joint.dir.index_late_<b> (joint) at that width, per number of lines
+ *                      n >= 1 a pair holds (x), the mean of them the run
+ *                      first loaded in its last quarter of GETS (y);
+ *                      weight the pairs
  *   joint.dir.set_mates_<b> (joint, b = 2 .. 14 or fewer) per GETS with a
  *                      finite dir.alloc_distance d, in a directory of 2^b
  *                      sets per bank: the distinct lines of its set loaded

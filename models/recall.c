@@ -71,38 +71,12 @@
  * (every cold miss evicts), which is the steady state of a directory that
  * the footprint overflows.  So
  *     p_evict = sum_d P(d) Q(d) + P(cold) c_full.
- * Sets (GPU-VIni, from the profile's joint.dir.set_mates_<b> and
- * joint.dir.index_lines).  Lines need not spread uniformly: the
- * directory's index XOR-folds the line's bits above the bank
- * (dir.index=hash), and a region whose high bits vary little folds onto a
- * few sets of a large directory (the built-in workloads' SM-shared
- * regions: at dir.ratio 16 on tc2013 every recall of dlb falls into 128 of
- * 8192 sets, where the binomial says ~0 recalls against 0.031-0.036 per
- * access simulated).  Nor do set-mates share a line's window as a random
- * sample of the footprint: those of the crowded sets are the hot shared
- * lines (weighting the sets' lines uniformly, a hypergeometric Q, gave
- * 0.031 evictions per GETS on dlb at 16 x 8 against 0.041 in a trace-driven
- * LRU directory; weighting them by accesses, or each mate by a Poisson
- * presence at its own rate, 0.051-0.052).  So the simulator measures Q
- * itself: for every index width b (2^b sets per bank under the
- * directory's own index function), each GETS's set-local stack distance
- * j, the distinct lines of its set loaded since its own last load, by the
- * octave of its stack distance d; an LRU directory of W ways misses it iff
- * j >= W, so Q(d) = P(j >= W | d), 0 below d = W - 1 and linear between
- * the octaves' mean distances.  A geometry of S sets per bank (the
- * simulator's: ceil(ceil(R x L1 lines / banks) / W)) reads the rows of b
- * = ceil(log2 S); when S < 2^b index i and i + S share set i (i < 2^b -
- * S), a share 2 (2^b - S) / 2^b of the lines, which then meet the other
- * index's lines too, taken as Poisson(d / (banks 2^b)) more set-mates.
- * Cold GETS: a set that n of the run's lines map to fills with its first
- * W, so c_full = sum_n g(n) (n - W)+ / sum_n n g(n) over the sets' loads
- * g (joint.dir.index_lines, paired the same way at random), and the
- * sharer-less share o below is the share of sets with n > W.  Loads alone
- * move a line in its set's list: a store refreshes an entry only while it
- * is there (j < W), which depends on W; every request moving it put the
- * misses of a trace-driven LRU directory 5-7% low on dlb, loads alone
- * 0.5-4% high.  Without the rows (other protocols, older profiles) the
- * binomial above.
+ * Sets (GPU-VIni): Q(d) is measured under the directory's own index
+ * from the profile's joint.dir.set_mates_<b> and joint.dir.index_lines
+ * (models/recall_geom.c, "Sets"); without the rows, the binomial above.
+ * The run's length: a directory that recalls less lets the machine run
+ * faster and touch more lines in the same cycles, which fills more sets
+ * (models/recall_geom.c, "The run's length").
  * Entries leave the directory only by replacement (an invalidation or an
  * L2-only eviction does not free a GPU-VIni entry).  mean_sharers is the
  * mean of dir.sharers measured at the profiled geometry (GPU-VIni: over
@@ -126,15 +100,9 @@
  * are younger than an unconditioned G would say.
  *     p_live = sum_d P(d) E_T[Q(min(d, g(T)))] / p_evict (+ the cold term).
  *
- * Footprint (accesses <-> distinct lines).  By the higher-order theory of
- * locality (Xiang et al., ASPLOS 2013) a window's footprint f grows, per
- * access, by the fully associative miss ratio at capacity f:
- * df/dr = m(f), m(c) = P(SD >= c) (cold included).  So the accesses needed
- * to see g distinct lines are r(g) = integral_0^g dc / m(c), and g(T) =
- * r^-1(T lambda).  m is piecewise linear (density uniform within each
- * stack-distance bin), so r and its inverse are closed forms per segment
- * (a logarithm and an exponential).  Without cold misses the footprint
- * saturates at the largest distance: r becomes infinite there.
+ * Footprint (accesses <-> distinct lines): g(T) = r^-1(T lambda) from the
+ * stack distances by the higher-order theory of locality
+ * (models/recall_geom.c, "Footprint").
  *
  * Numerics.  Q averaged over a range of distances is
  * cm_mrc_setassoc_miss_prob (GSL binomial tails, exact per bin), or the
@@ -163,22 +131,27 @@
  *  - the sharer-less correction takes the emptying's distance and its
  *    gap to the next load as independent;
  *  - per-cycle rates assume the directory sees rate.dir_accesses whatever
- *    its size (recall-induced re-fetches do not feed back);
+ *    its size (recall-induced re-fetches do not feed back); only the
+ *    lines a run touches follow its speed (GPU-VIni: recall_geom.c, "The
+ *    run's length", the reply ports taken as the bound);
  *  - MESI's recalled M copies write their data back; without the dirty
  *    share in the profile those flits are not counted.
  * The Monte Carlo in tests/check_recall.c simulates these assumptions and
  * agrees within 2% on p_live (exactly, up to noise, on p_evict) from
  * direct-mapped to fully associative.
- * Measured domain (cohmod validate recall, gpu-vini on tc2013, 100k
- * cycles, dir.ratio 1-16 x dir.ways 8-32, held out from each workload's
- * ratio-2, 8-way and ratio-16, 8-way points; recalls per access MARE over
- * the points that recall at all, per workload):
- *   bh cl kmn (the default grid): 10.6% (bh 7.5, cl 10.3, kmn 14.2);
- *   dlb vpr hsp: 7.1% (dlb 5.0, vpr 14.5, hsp 1.0).
- * At dir.ratio 1-4 every point is within 10% (bh at ratio 1 8-9% high,
- * dlb at ratio 4 7-10% low); the rest is at ratio 16, where a few sets
- * recall 1e-5-1e-2 per access and the model reads 16-67% low (cl, vpr,
- * bh) or 0 for 2e-5 (kmn at 16 x 16). */
+ * Measured domain (gpu-vini on tc2013, 100k cycles, dir.ratio 1-16 x
+ * dir.ways 8-32; every point predicted from its workload's ratio-2,
+ * 8-way profile; recalls per access MARE over the 30 held-out points,
+ * per workload):
+ *   cohmod validate recall (bh cl kmn): 9.1% (bh 8.6, cl 8.2, kmn 10.7);
+ *   cohmod validate recall --workloads dlb,vpr,hsp: 5.8% (dlb 4.4,
+ *     vpr 9.6, hsp 2.9).
+ * At dir.ratio 1-4 every point is within 9% (bh at ratio 1 8-9% high,
+ * dlb at ratio 4 6% low); at ratio 16, 8 ways within 10% but kmn (16%
+ * low); beyond, where a few sets recall 2e-5-1e-2 per access (3 to 350
+ * recalls in the run), the model reads 14-72% high on bh, cl, kmn, hsp
+ * and 38-43% low on vpr.  Before the run's length was modelled: 10.6%
+ * and 7.1% (kmn at 16 x 8 33% low, 16 x 16 0 for 2e-5). */
 #include "models/recall.h"
 
 #include <gsl/gsl_cdf.h>
@@ -191,6 +164,7 @@
 #include <string.h>
 
 #include "models/mrc.h"
+#include "models/recall_impl.h"
 
 /* Pieces per residency bin (equal mass in time) and at most per
  * stack-distance bin: enough that Q, whose step is ~S sqrt(W) lines wide,
@@ -220,33 +194,6 @@ const char *cm_recall_protocol_name(cm_recall_protocol p)
                : "?";
 }
 
-/* ---- geometry ------------------------------------------------------------ */
-
-static cm_status l2_geometry(const cm_params *p, uint64_t *sets,
-                             uint64_t *ways, cm_err *err)
-{
-    double lines = floor(p->l2_bank_size / p->l2_line);
-    if (lines < p->l2_ways)
-        return cm_err_set(err, CM_EINPUT,
-                          "an L2 bank of %g lines cannot hold %g ways "
-                          "(l2.bank_size / l2.line < l2.ways)",
-                          lines, p->l2_ways);
-    *ways = (uint64_t)p->l2_ways;
-    *sets = (uint64_t)p->l2_banks * (uint64_t)floor(lines / p->l2_ways);
-    return CM_OK;
-}
-
-cm_status cm_recall_geometry(const cm_params *p, cm_recall_protocol proto,
-                             uint64_t *sets, uint64_t *ways, cm_err *err)
-{
-    if (proto != CM_RECALL_GPU_VINI) return l2_geometry(p, sets, ways, err);
-    double l1_lines = p->gpu_sms * floor(p->l1_size / p->l1_line);
-    double s = round(p->dir_ratio * l1_lines / p->dir_ways);
-    *sets = s < 1 ? 1 : (uint64_t)s;
-    *ways = (uint64_t)p->dir_ways;
-    return CM_OK;
-}
-
 /* The rows the model cannot do without come from a run of a protocol that
  * keeps sharer lists: a profile taken under another one (TC, NO-COH) lacks
  * them or lists no sharer at all, and would give 0 recalls on every row.
@@ -260,150 +207,35 @@ static cm_status recall_profile_refused(cm_recall_protocol proto,
                       "--protocol %s --profile-out FILE)", what, name, name);
 }
 
-/* The profile's index rows at b bits: the points of joint name, the
- * greatest recorded b <= bits (the points, their count, that b); 0 if
- * none. */
-static size_t index_points(const cm_profile *prof, unsigned bits,
-                           const cm_point **pt, unsigned *at)
-{
-    for (unsigned b = bits + 1; b-- > 0;) {
-        char name[48];
-        size_t n;
-        snprintf(name, sizeof name, "joint.dir.set_mates_%u", b);
-        cm_profile_points(prof, name, pt, &n);
-        if (n) {
-            *at = b;
-            return n;
-        }
-    }
-    return 0;
-}
 
-/* P(j + extra >= W), j the set-mates a cell records: extra ~ Poisson(mu)
- * lines of a second index sharing the set, or j thinned to keep of them
- * (keep < 1, mu 0). */
-static double mates_full(double j, double W, double keep, double mu)
-{
-    if (keep < 1) {
-        unsigned n = (unsigned)floor(j + 0.5);
-        return n >= (unsigned)W ? gsl_cdf_binomial_Q((unsigned)W - 1, keep, n)
-                                : 0;
-    }
-    if (j >= W) return 1;
-    if (!(mu > 0)) return 0;
-    return gsl_cdf_poisson_Q((unsigned)(W - floor(j + 0.5)) - 1, mu);
-}
+static double mean_count(const cm_dist *d);
 
-/* GPU-VIni: the directory's sets measured under its own index (header:
- * "Sets"): in->q_* from the profile's joint.dir.set_mates_<b> and
- * joint.dir.index_lines at the bits this geometry's sets need, and
- * in->dir_sets the simulator's count.  Nothing (the uniform binomial)
- * without the rows, with other banks than the machine's, or with more
- * ways than the rows count set-mates to (64). */
-static cm_status measured_sets(const cm_params *p, const cm_profile *prof,
-                               cm_recall_input *in, cm_err *err)
+/* GPU-VIni: the lines this geometry's run touches against the profiled
+ * run's (recall_geom.c, "The run's length"), s = w(r0) / w(r1) with r1 the
+ * model's RCL per access at s: iterated from s = 1 (each pass moves s by
+ * the change in r1 times F_rcl / w, a few per cent at most). */
+static cm_status run_length(const cm_params *p, const cm_profile *prof,
+                            cm_recall_input *in, cm_err *err)
 {
-    const cm_point *pt, *ix;
-    size_t nix;
-    double banks, W = p->dir_ways;
-    cm_err ignored = {0};
-    cm_profile_points(prof, "joint.dir.index_lines", &ix, &nix);
-    if (!nix || cm_profile_rate(prof, "rate.l2_banks", &banks, &ignored) ||
-        banks != p->l2_banks || !(banks >= 1) || W >= 64)
-        return CM_OK;
-    /* the simulator's sets per bank and index bits (sim/l2_warm.c) */
-    double per_bank =
-        ceil(p->dir_ratio * p->gpu_sms * p->l1_size / p->l1_line / banks);
-    double sets = fmax(1, ceil(per_bank / W));
-    unsigned bits = 0, b;
-    while (bits < 62 && ldexp(1, (int)bits) < sets) bits++;
-    size_t np = index_points(prof, bits, &pt, &b);
-    if (!np) return CM_OK;
-    double idx = ldexp(1, (int)b); /* indices per bank at the rows' b */
-    /* idx >= sets: index i and i + sets share set i for i < idx - sets,
-     * a share fp of the lines, each meeting the other index's lines in
-     * its window as Poisson(d / (banks idx)); idx < sets (the rows stop
-     * short): each set-mate is in the line's set with P keep */
-    double fp = idx > sets ? 2 * (idx - sets) / idx : 0;
-    double keep = idx < sets ? idx / sets : 1;
-    /* Q per octave of d: the GETS whose set-mates fill the ways */
-    double wsum[64] = {0}, dsum[64] = {0}, qsum[64] = {0};
-    for (size_t i = 0; i < np; i++) {
-        double d = pt[i].x, j = pt[i].y, w = pt[i].w;
-        int k = d < 1 ? 0 : 1 + (int)floor(log2(d));
-        if (k > 63) k = 63;
-        double mu = d / (banks * idx);
-        wsum[k] += w;
-        dsum[k] += w * d;
-        qsum[k] += w * ((1 - fp) * mates_full(j, W, keep, 0) +
-                        fp * mates_full(j, W, keep, mu));
+    double acc = cm_dist_total(in->stack_distance);
+    double r0 = acc > 0 ? mean_count(in->sharers) *
+                              cm_dist_total(in->sharers) / acc
+                        : 0;
+    if (!in->nq || !in->run_rows) return CM_OK; /* lines as profiled */
+    double w0 = cm_recall_port_work(p, in->alloc_share, r0), s = 1;
+    for (int it = 0; it < 8; it++) {
+        cm_recall_result r;
+        cm_status st = cm_recall_solve(in, &r, err);
+        if (st) return st;
+        double next =
+            w0 / cm_recall_port_work(p, in->alloc_share,
+                                     r.recall_msgs_per_access);
+        if (!(next > 0) || fabs(next - s) <= 1e-6 * s) break;
+        s = next;
+        in->run_scale = s;
+        if ((st = cm_recall_measured_sets(p, prof, s, in, err))) return st;
+        if (!in->nq) break;
     }
-    /* fewer than W distinct lines hold no W set-mates: Q is 0 up to
-     * W - 1, then linear through the octaves' means */
-    in->q_at[0] = W - 1;
-    in->q_val[0] = 0;
-    in->nq = 1;
-    for (int k = 0; k < 64 && in->nq < CM_RECALL_QPTS; k++) {
-        if (!(wsum[k] > 0) || !(dsum[k] / wsum[k] > W - 1)) continue;
-        in->q_at[in->nq] = dsum[k] / wsum[k];
-        in->q_val[in->nq++] = qsum[k] / wsum[k];
-    }
-    /* cold GETS: a set holding n of the run's lines fills with its first
-     * W, so (n - W)+ / n of its lines' first GETS find it full (line
-     * weighted); the sets holding more than W ever take a full
-     * allocation */
-    unsigned bi = 0;
-    int have = 0;
-    for (size_t i = 0; i < nix; i++)
-        if (ix[i].x <= bits && (!have || ix[i].x > bi)) {
-            bi = (unsigned)ix[i].x;
-            have = 1;
-        }
-    double ii = ldexp(1, (int)bi), tot = 0, nmax = 0;
-    for (size_t i = 0; have && i < nix; i++)
-        if (ix[i].x == bi) {
-            tot += ix[i].w;
-            nmax = fmax(nmax, ix[i].y);
-        }
-    if (!(tot > 0)) {
-        in->nq = 0;
-        return CM_OK;
-    }
-    size_t nf = (size_t)nmax + 1, ng = 2 * nf;
-    double *f = calloc(nf, sizeof *f), *g = calloc(ng, sizeof *g);
-    if (!f || !g) {
-        free(f);
-        free(g);
-        return cm_err_set(err, CM_EINTERNAL, "out of memory");
-    }
-    for (size_t i = 0; i < nix; i++)
-        if (ix[i].x == bi) f[(size_t)ix[i].y] += ix[i].w / tot;
-    if (ii >= sets) { /* pairs of indices, taken at random */
-        double pairs = ii - sets, singles = sets - pairs;
-        for (size_t n = 0; n < nf; n++) {
-            g[n] += singles / sets * f[n];
-            for (size_t m = 0; m < nf; m++)
-                g[n + m] += pairs / sets * f[n] * f[m];
-        }
-    } else { /* each index's lines spread over sets / ii sets */
-        for (size_t n = 0; n < nf; n++)
-            for (size_t m = 0; m <= n; m++)
-                g[m] += f[n] * gsl_ran_binomial_pdf((unsigned)m, ii / sets,
-                                                    (unsigned)n);
-    }
-    double mean = 0, full = 0, over = 0;
-    for (size_t n = 0; n < ng; n++) {
-        mean += (double)n * g[n];
-        if ((double)n > W) {
-            full += ((double)n - W) * g[n];
-            over += g[n];
-        }
-    }
-    free(f);
-    free(g);
-    in->q_cold = mean > 0 ? full / mean : 0;
-    in->q_sets_over = over;
-    in->dir_sets = (uint64_t)(sets * banks);
     return CM_OK;
 }
 
@@ -467,144 +299,19 @@ cm_status cm_recall_input_from_params(const cm_params *p,
             load_distance, prof_lines, floor(p->l1_size / p->l1_line));
     if ((st = cm_recall_geometry(p, proto, &in->dir_sets, &in->dir_ways,
                                  err)) ||
-        (st = l2_geometry(p, &in->l2_sets, &in->l2_ways, err)))
+        (st = cm_recall_l2_geometry(p, &in->l2_sets, &in->l2_ways, err)))
         return st;
     if (proto == CM_RECALL_GPU_VINI && in->alloc_distance &&
-        (st = measured_sets(p, prof, in, err)))
+        (st = cm_recall_measured_sets(p, prof, 1, in, err)))
         return st;
     /* RCL and INVACK carry no data: one header each. */
     double flits = ceil(p->noc_header / p->noc_flit);
     in->ctrl_flits = flits < 1 ? 1 : flits;
+    if (proto == CM_RECALL_GPU_VINI && in->alloc_distance)
+        return run_length(p, prof, in, err);
     return CM_OK;
 }
 
-/* ---- the footprint function ----------------------------------------------- */
-
-/* m(x) = P(SD >= x) is linear between consecutive edges x[k]; r[k] is the
- * number of accesses a window needs to hold x[k] distinct lines (INFINITY
- * once the footprint has saturated). */
-typedef struct footprint {
-    size_t n;
-    double *x, *m, *r;
-    double m_tail; /* m beyond the last edge: the cold share */
-} footprint;
-
-/* Below this m counts as zero: the footprint has stopped growing. */
-#define M_ZERO 1e-14
-
-/* Accesses to go from xa to xb with m linear from ma to mb. */
-static double seg_accesses(double xa, double xb, double ma, double mb)
-{
-    double len = xb - xa;
-    if (len <= 0) return 0;
-    if (mb < M_ZERO) return INFINITY;
-    if (ma - mb <= 1e-12 * ma) return len / ma;
-    return len * log(ma / mb) / (ma - mb);
-}
-
-static void footprint_free(footprint *f)
-{
-    free(f->x);
-    free(f->m);
-    free(f->r);
-}
-
-static cm_status footprint_build(const cm_dist *sd, footprint *f, cm_err *err)
-{
-    memset(f, 0, sizeof *f);
-    size_t cap = 2 * sd->n + 1;
-    f->x = malloc(cap * sizeof *f->x);
-    f->m = malloc(cap * sizeof *f->m);
-    f->r = malloc(cap * sizeof *f->r);
-    if (!f->x || !f->m || !f->r) {
-        footprint_free(f);
-        return cm_err_set(err, CM_EINTERNAL, "out of memory");
-    }
-    double tot = sd->w_total, below = 0;
-    f->x[0] = 0;
-    f->m[0] = 1;
-    f->r[0] = 0;
-    f->n = 1;
-    for (size_t b = 0; b < sd->n; b++) {
-        double edges[2] = {sd->lo[b], sd->hi[b]};
-        for (int e = 0; e < 2; e++) {
-            if (e == 1) below += sd->w[b];
-            double x = edges[e], m = 1 - below / tot;
-            if (m < M_ZERO) m = 0;
-            size_t k = f->n - 1;
-            if (x <= f->x[k]) { /* a bin starting at 0, or adjacent bins */
-                f->m[k] = m;
-                continue;
-            }
-            f->x[f->n] = x;
-            f->m[f->n] = m;
-            f->r[f->n] = f->r[k] + seg_accesses(f->x[k], x, f->m[k], m);
-            f->n++;
-        }
-    }
-    f->m_tail = sd->w_inf / tot;
-    return CM_OK;
-}
-
-/* r(x): accesses for a window to hold x distinct lines. */
-static double fp_accesses(const footprint *f, double x)
-{
-    if (x <= 0) return 0;
-    size_t last = f->n - 1;
-    if (x >= f->x[last]) {
-        if (x == f->x[last]) return f->r[last];
-        return f->m_tail > 0 ? f->r[last] + (x - f->x[last]) / f->m_tail
-                             : INFINITY;
-    }
-    size_t lo = 0, hi = last; /* x[lo] <= x < x[hi] */
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (f->x[mid] <= x) lo = mid;
-        else hi = mid;
-    }
-    if (isinf(f->r[lo])) return INFINITY;
-    double mx = f->m[lo] + (f->m[hi] - f->m[lo]) * (x - f->x[lo]) /
-                               (f->x[hi] - f->x[lo]);
-    return f->r[lo] + seg_accesses(f->x[lo], x, f->m[lo], mx);
-}
-
-/* g(r) = r^-1: distinct lines in a window of r accesses. */
-static double fp_lines(const footprint *f, double r)
-{
-    if (r <= 0) return 0;
-    size_t last = f->n - 1;
-    if (r >= f->r[last]) /* only when r[last] is finite */
-        return f->m_tail > 0 ? f->x[last] + (r - f->r[last]) * f->m_tail
-                             : f->x[last];
-    size_t lo = 0, hi = last; /* r[lo] <= r < r[hi] */
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (f->r[mid] <= r) lo = mid;
-        else hi = mid;
-    }
-    double xa = f->x[lo], xb = f->x[hi], ma = f->m[lo], mb = f->m[hi];
-    double dr = r - f->r[lo];
-    if (ma - mb <= 1e-12 * ma) return xa + dr * ma;
-    /* invert dr = (xb - xa) ln(ma / m) / (ma - mb) for m, then x */
-    double m = ma * exp(-dr * (ma - mb) / (xb - xa));
-    double x = xa + (ma - m) * (xb - xa) / (ma - mb);
-    return x < xb ? x : xb;
-}
-
-double cm_recall_residency_scale(const cm_dist *load_distance,
-                                 double prof_lines, double l1_lines)
-{
-    if (!load_distance || !(prof_lines > 0) || !(l1_lines > 0) ||
-        prof_lines == l1_lines || !(load_distance->w_total > 0))
-        return 1;
-    footprint f;
-    cm_err ignored = {0};
-    if (footprint_build(load_distance, &f, &ignored)) return 1;
-    double a = fp_accesses(&f, prof_lines), b = fp_accesses(&f, l1_lines);
-    footprint_free(&f);
-    double k = isinf(a) && isinf(b) ? 1 : !(a > 0) ? 1e3 : b / a;
-    return k < 1e-3 ? 1e-3 : k > 1e3 ? 1e3 : k;
-}
 
 /* ---- liveness against the residency distribution -------------------------- */
 
@@ -664,7 +371,7 @@ static double q_mean(const setq *q, double a, double b)
     return q_range(q, lo, hi);
 }
 
-static cm_status liveness_build(const cm_dist *res, const footprint *f,
+static cm_status liveness_build(const cm_dist *res, const cm_recall_fp *f,
                                 double lambda, const setq *q, liveness *lv,
                                 cm_err *err)
 {
@@ -684,8 +391,8 @@ static cm_status liveness_build(const cm_dist *res, const footprint *f,
         for (int i = 0; i < k; i++) {
             double ta = lo + (hi - lo) * i / k, tb = lo + (hi - lo) * (i + 1) / k;
             piece *p = &lv->pc[lv->n];
-            p->ga = fp_lines(f, ta * lambda);
-            p->gb = fp_lines(f, tb * lambda);
+            p->ga = cm_recall_fp_lines(f, ta * lambda);
+            p->gb = cm_recall_fp_lines(f, tb * lambda);
             p->mass = res->w[b] / tot / k;
             p->q = q_mean(q, p->ga, p->gb);
             lv->cum[lv->n++] = h;
@@ -721,10 +428,10 @@ static double live_below(const liveness *lv, double x)
 }
 
 /* P(g(T) >= x) = P(T >= r(x) / lambda). */
-static double live_at_least(const cm_dist *res, const footprint *f,
+static double live_at_least(const cm_dist *res, const cm_recall_fp *f,
                             double lambda, const liveness *lv, double x)
 {
-    double r = fp_accesses(f, x);
+    double r = cm_recall_fp_accesses(f, x);
     if (isinf(r)) return lv->p_inf;
     return cm_dist_survival(res, r / lambda);
 }
@@ -842,11 +549,11 @@ static double sharerless_victim(const cm_recall_input *in, const setq *q,
      * at rate r per GETS there;
      * averaging r over every set overstated the life, hence the
      * sharer-less share, in a directory the footprint does not fill */
+    double lines = in->alloc_footprint;
     double o = in->nq ? in->q_sets_over
                : in->alloc_footprint > 0
                    ? cm_mrc_setassoc_miss_prob(in->dir_sets, in->dir_ways + 1,
-                                               in->alloc_footprint,
-                                               in->alloc_footprint + 1)
+                                               lines, lines + 1)
                    : 1;
     double r = p_full / (S * (o > 1e-12 ? o : 1e-12)), life = g->w_inf / r;
     for (size_t b = 0; b < g->n; b++) {
@@ -891,13 +598,13 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
     /* a residency k times longer holds the lines of k times the accesses */
     double lambda_live =
         lambda * (in->residency_scale > 0 ? in->residency_scale : 1);
-    footprint fp;
+    cm_recall_fp fp;
     liveness lv;
-    if ((st = footprint_build(sd, &fp, err))) return st;
+    if ((st = cm_recall_fp_build(sd, &fp, err))) return st;
     gsl_error_handler_t *old = gsl_set_error_handler_off();
     if ((st = liveness_build(in->residency, &fp, lambda_live, &q, &lv, err))) {
         gsl_set_error_handler(old);
-        footprint_free(&fp);
+        cm_recall_fp_free(&fp);
         return st;
     }
 
@@ -939,7 +646,7 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
                                  cold_full(&l2q, in->footprint), NULL);
     gsl_set_error_handler(old);
     liveness_free(&lv);
-    footprint_free(&fp);
+    cm_recall_fp_free(&fp);
 
     double pe = res->p_dir_evict;
     double pl = pe > 0 ? live / pe : 0;

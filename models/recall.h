@@ -2,8 +2,10 @@
  * and associativity (spec/models.md section 3, seed 000).
  *
  * The mathematics, assumptions and approximations are in the header comment
- * of recall.c.  Usage: read a workload profile (models/profile.h), fill a
- * cm_recall_input with cm_recall_input_from_params, call cm_recall_solve;
+ * of recall.c and recall_geom.c (sets, footprint, the run's length),
+ * and recall.c's states the measured domain of validity.  Usage: read a
+ * workload profile (models/profile.h), fill a cm_recall_input with
+ * cm_recall_input_from_params, call cm_recall_solve;
  * or evaluate a whole parameter grid with cm_recall_grid_table.
  *
  * Profile quantities read (exact names; the simulator writes them):
@@ -48,6 +50,12 @@
  *                            hold (y), weight the pairs (cold misses)
  *   rate.l2_banks            the banks the directory is split over (the L2
  *                            geometry is the l2.* parameters)
+ *   joint.dir.index_late_<b> optional, GPU-VIni: per index pair of n lines
+ *                            (x), the mean of them first loaded in the
+ *                            run's last quarter of GETS (y): the rate a
+ *                            longer run adds lines at (recall_geom.c,
+ *                            "The run's length"; without it the lines are
+ *                            the profiled run's at every geometry)
  * Count-valued distributions (stack distance, sharers) read a bin [lo, hi)
  * as the integers lo .. hi-1 with equal weight, as models/setassoc.c does. */
 #ifndef CM_RECALL_H
@@ -75,7 +83,7 @@ cm_status cm_recall_protocol_parse(const char *name, cm_recall_protocol *out,
                                    cm_err *err);
 const char *cm_recall_protocol_name(cm_recall_protocol p);
 
-/* Most points of a measured Q(d) (recall.c, "Sets"). */
+/* Most points of a measured Q(d) (recall_geom.c, "Sets"). */
 #define CM_RECALL_QPTS 50
 
 typedef struct cm_recall_input {
@@ -106,6 +114,14 @@ typedef struct cm_recall_input {
      * the first, the last value beyond), the share of cold GETS that find
      * their set full, and the share of the sets holding more than
      * dir_ways of the run's lines */
+    double run_scale;              /* GPU-VIni: the run's GETS over the
+                                      profiled run's (recall_geom.c, "The
+                                      run's length"); q_cold and q_sets_over
+                                      are already at it; 0 or 1: as
+                                      profiled */
+    int run_rows;                  /* the profile measures how its run
+                                      gained lines (index_late rows): the
+                                      run's length is modelled */
     size_t nq;
     double q_at[CM_RECALL_QPTS], q_val[CM_RECALL_QPTS];
     double q_cold, q_sets_over;
@@ -164,7 +180,7 @@ cm_status cm_recall_input_from_params(const cm_params *p,
 /* How much longer an L1 copy lives at l1_lines lines per L1 than at the
  * profiled prof_lines, from the core's load stream (stack distances
  * load_distance): the accesses a window needs to touch C distinct lines,
- * r(C), grow as in recall.c's footprint function, and a capacity
+ * r(C), grow as in recall_geom.c's footprint function, and a capacity
  * residency is the time the core takes to touch the cache's lines after
  * the copy's last use, so it scales by r(l1_lines) / r(prof_lines) at a
  * constant access rate.  Clamped to [1e-3, 1e3] (a saturating footprint

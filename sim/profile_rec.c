@@ -111,7 +111,7 @@ struct cm_profile_rec {
     cm_linemap hmap, gmap, amap;
     struct hrec { uint64_t load_t, store_t, atomic_t, any_t; } *hrec;
     struct grec { uint64_t w_t, w2_t, holders; int32_t writer; } *grec;
-    struct arec { uint64_t sharers, empty_at; } *arec;
+    struct arec { uint64_t sharers, empty_at, first_load; } *arec;
     struct setlocal *sl; /* GPU-VIni: the directory's sets at every size */
     size_t hn, hcap, gn, gcap, an, acap;
     int oom; /* out of memory inside a hook: reported at the end */
@@ -604,7 +604,10 @@ static void dir_stream(cm_profile_rec *r, const cm_mreq *m)
         a = grow_rec(r, &r->amap, m->line, (void **)&r->arec, &r->an, &r->acap,
                      sizeof *a, &fresh);
         if (!a) return;
-        if (fresh) a->sharers = 0;
+        if (fresh) {
+            a->sharers = 0;
+            a->first_load = (uint64_t)r->n_l2_loads;
+        }
     } else {
         cm_linemap_entry *e = cm_linemap_find(&r->amap, m->line);
         if (!e) return; /* never loaded: no entry to touch */
@@ -960,7 +963,11 @@ static void dist_rows(cm_profile_rec *r, rows *o)
  * the lines per bank, the (bank, index) pairs by the lines they hold: the
  * point (b, n) weighs the pairs holding n lines (n = 0 too).  The model
  * reduces an index modulo the sets as the directory does.  Stops at 2^22
- * counters. */
+ * counters.  And how the pairs fill as the run goes on: at width b,
+ * joint.dir.index_late_<b> has per number n of lines a pair holds (x) the
+ * mean of them first loaded in the run's last quarter of GETS (y),
+ * weight the pairs (n >= 1): a longer or shorter run of the same program
+ * adds or drops lines at that rate (models/recall_geom.c, "The run's length"). */
 static void index_rows(cm_profile_rec *r, rows *o)
 {
     if (!r->asd || !r->an || o->st) return;
@@ -970,9 +977,13 @@ static void index_rows(cm_profile_rec *r, rows *o)
     top += 3;
     while (top > 0 && ((size_t)r->banks << top) > ((size_t)1 << 22)) top--;
     uint32_t *cnt = malloc(((size_t)r->banks << top) * sizeof *cnt);
-    double *hist = NULL;
+    uint32_t *late = malloc(((size_t)r->banks << top) * sizeof *late);
+    double *hist = NULL, *hlate = NULL;
     size_t hcap = 0;
-    if (!cnt) {
+    uint64_t last_quarter = (uint64_t)(r->n_l2_loads * 3 / 4);
+    if (!cnt || !late) {
+        free(cnt);
+        free(late);
         r->oom = 1;
         return;
     }
@@ -980,28 +991,42 @@ static void index_rows(cm_profile_rec *r, rows *o)
         size_t n = (size_t)r->banks << b, most = 0;
         uint64_t mask = ((uint64_t)1 << b) - 1;
         memset(cnt, 0, n * sizeof *cnt);
+        memset(late, 0, n * sizeof *late);
         for (size_t i = 0; i <= r->amap.mask; i++) {
             const cm_linemap_entry *e = &r->amap.e[i];
             if (e->val == CM_LINEMAP_EMPTY) continue;
             uint64_t idx = cm_l2_dir_fold(e->key, r->banks, b, r->dir_hash);
             size_t k = (size_t)(e->key % r->banks) << b | (size_t)(idx & mask);
             if (++cnt[k] > most) most = cnt[k];
+            if (r->arec[e->val].first_load >= last_quarter) late[k]++;
         }
         if (most + 1 > hcap) {
             double *nh = realloc(hist, (most + 1) * sizeof *nh);
-            if (!nh) {
+            double *nl = nh ? realloc(hlate, (most + 1) * sizeof *nl) : NULL;
+            if (nh) hist = nh;
+            if (nl) hlate = nl;
+            if (!nh || !nl) {
                 r->oom = 1;
                 break;
             }
-            hist = nh;
             hcap = most + 1;
         }
         memset(hist, 0, (most + 1) * sizeof *hist);
-        for (size_t k = 0; k < n; k++) hist[cnt[k]] += 1;
+        memset(hlate, 0, (most + 1) * sizeof *hlate);
+        for (size_t k = 0; k < n; k++) {
+            hist[cnt[k]] += 1;
+            hlate[cnt[k]] += late[k];
+        }
         for (size_t v = 0; v <= most; v++)
             if (hist[v] > 0) row(o, "joint.dir.index_lines", b, v, hist[v], 0);
+        char name[48];
+        snprintf(name, sizeof name, "joint.dir.index_late_%u", b);
+        for (size_t v = 1; v <= most && !o->st; v++)
+            if (hist[v] > 0) row(o, name, v, hlate[v] / hist[v], hist[v], 0);
     }
     free(hist);
+    free(hlate);
+    free(late);
     free(cnt);
     for (unsigned b = 0; r->sl && b < r->sl->nbits && !o->st; b++) {
         char name[48];

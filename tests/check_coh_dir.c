@@ -229,6 +229,18 @@ START_TEST(test_profile_directory_stream)
 }
 END_TEST
 
+/* One warp runs prog (n steps) on GPU-VIni, the directory indexed by
+ * address bits on the strided machine, to its end. */
+static void run_bits(step *prog, size_t n, cm_params *prm, tu_sim *r)
+{
+    stride_machine(prm);
+    set_param(prm, "dir.index", "bits");
+    script sc = {prog, n, 0, 0};
+    tu_sim_run(prm, "gpu-vini", (cm_warp_source){script_next, &sc}, NULL, 1,
+               r);
+    ck_assert(r->finished);
+}
+
 /* The directory's sets in the profile, and the recall model reading them,
  * against the simulator (recall.c, "Sets").  Lines 0, 4 and 8 loaded in
  * turn, five times, in a directory of 4 sets of 2 ways indexed by address
@@ -251,13 +263,8 @@ START_TEST(test_profile_measured_sets)
         }
     prog[n++] = (step){CM_INST_END, 0};
     cm_params prm;
-    stride_machine(&prm);
-    set_param(&prm, "dir.index", "bits");
-    script sc = {prog, n, 0, 0};
     tu_sim r;
-    tu_sim_run(&prm, "gpu-vini", (cm_warp_source){script_next, &sc}, NULL, 1,
-               &r);
-    ck_assert(r.finished);
+    run_bits(prog, n, &prm, &r);
     double evictions = tu_sim_stat(&r, "dir.evictions");
     ck_assert_double_eq(evictions, 13);
     const cm_point *pt;
@@ -290,6 +297,55 @@ START_TEST(test_profile_measured_sets)
 }
 END_TEST
 
+/* How the run gained its lines (joint.dir.index_late_<b>, recall_geom.c,
+ * "The run's length"), against the simulator: lines 0 and 4 loaded in
+ * turn five times, then line 8 once, last.  Only line 8 is first loaded
+ * in the run's last quarter of GETS, so at every index width the late
+ * lines sum to 1, and a pair never has more late lines than lines; with
+ * 8 sets by address bits (b = 3) lines 0 and 8 share a pair (n = 2, one
+ * late) and line 4 is alone (n = 1, none). */
+START_TEST(test_profile_late_lines)
+{
+    step prog[2 * 2 * 5 + 3];
+    size_t n = 0;
+    for (int round = 0; round < 5; round++)
+        for (uint64_t line = 0; line <= 4; line += 4) {
+            prog[n++] = (step){CM_INST_LOAD, line};
+            prog[n++] = (step){CM_INST_COMPUTE, 0};
+        }
+    prog[n++] = (step){CM_INST_LOAD, 8};
+    prog[n++] = (step){CM_INST_COMPUTE, 0};
+    prog[n++] = (step){CM_INST_END, 0};
+    cm_params prm;
+    tu_sim r;
+    run_bits(prog, n, &prm, &r);
+    int widths = 0;
+    for (unsigned b = 0; b < 8; b++) {
+        char name[48];
+        snprintf(name, sizeof name, "joint.dir.index_late_%u", b);
+        const cm_point *pt;
+        size_t np;
+        cm_profile_points(r.prof, name, &pt, &np);
+        if (!np) continue;
+        widths++;
+        double late = 0;
+        for (size_t i = 0; i < np; i++) {
+            ck_assert(pt[i].x >= 1 && pt[i].y >= 0 && pt[i].y <= pt[i].x);
+            late += pt[i].w * pt[i].y;
+            if (b == 3)
+                ck_assert_msg((pt[i].x == 2 && pt[i].y == 1 && pt[i].w == 1) ||
+                                  (pt[i].x == 1 && pt[i].y == 0 &&
+                                   pt[i].w == 1),
+                              "b = 3: point (%g, %g, %g)", pt[i].x, pt[i].y,
+                              pt[i].w);
+        }
+        ck_assert_double_eq_tol(late, 1, 1e-12);
+    }
+    ck_assert(widths >= 4);
+    tu_sim_free(&r);
+}
+END_TEST
+
 Suite *suite_coh_dir(void)
 {
     Suite *s = suite_create("coh_dir");
@@ -298,6 +354,7 @@ Suite *suite_coh_dir(void)
     tcase_add_test(tc, test_directory_index_hash_spreads_strides);
     tcase_add_test(tc, test_profile_directory_stream);
     tcase_add_test(tc, test_profile_measured_sets);
+    tcase_add_test(tc, test_profile_late_lines);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -900,6 +900,62 @@ END_TEST
  * expired-load event iff V > L, whether or not it hit first: the rate is
  * fills P(L < V < inf), closed form for an exponential V, and it exceeds
  * the first-reuse rate that counts only copies unused before expiry. */
+/* The fills that happen at L (lifetime.c, 2): with the lease delay d
+ * uniform on [0, 800) a share phi = P(d <= L) / P(d <= L0) of the replies
+ * fills, L0 = 16000, and a copy is held at its core's next load, T ~
+ * Exp(600) after its fill, with P(R < inf) P(T < E / phi) / P(T < E);
+ * E is Exp(3000) or never (0.2): P(T < c E) = 0.2 + 0.8 c 3000 / (600 +
+ * c 3000) in closed form.  The hit is unchanged, the expired share takes
+ * the rest of the held ones, the never-held evict on the E / phi clock;
+ * without l1.load_gap, or at L >= L0, every outcome is the phi = 1 one
+ * (cm_lifetime_outcomes). */
+START_TEST(fill_share_lengthens_residency)
+{
+    dists x;
+    cm_lifetime_input in = exponential_input(&x, 200);
+    cm_dist d, t;
+    cm_err err = {0};
+    cm_dist_init(&d);
+    ck_assert_int_eq(cm_dist_add_bin(&d, 0, 800, 1, &err), CM_OK);
+    dg_exponential(&t, 600, 0, 200);
+    in.lease_delay = &d;
+    in.fill_lifetime = 16000;
+    double held0 = 0.7; /* dists_exponential: R never with 0.3 */
+    for (double L = 100; L <= 16000; L *= 2) {
+        cm_lifetime_result with, without;
+        in.l1_load_gap = &t;
+        ck_assert_int_eq(cm_lifetime_eval(&in, L, &with, &err), CM_OK);
+        in.l1_load_gap = NULL;
+        ck_assert_int_eq(cm_lifetime_eval(&in, L, &without, &err), CM_OK);
+        double phi = fmin(1, L / 800);
+        ck_assert_double_eq_tol(with.fill_share, phi, 1e-12);
+        double c = 1 / phi, at0 = 0.2 + 0.8 * 3000 / (600 + 3000.0),
+               at = 0.2 + 0.8 * c * 3000 / (600 + c * 3000);
+        double held = fmin(1, held0 * at / at0);
+        double p[4], k = with.speed_weak;
+        cm_lifetime_outcomes(&x.r, &x.e, &d, L, k, &p[0], &p[1], &p[2], &p[3]);
+        ck_assert_double_eq_tol(with.p_hit, p[0], 1e-12);
+        ck_assert_double_eq_tol(with.p_expired, held - p[0], 2e-3 * held);
+        ck_assert_double_eq_tol(with.p_hit + with.p_expired + with.p_evicted +
+                                    with.p_unused, 1, 1e-9);
+        ck_assert_double_eq_tol(with.p_evicted + with.p_unused, 1 - held,
+                                2e-3);
+        if (phi < 1) {
+            ck_assert(with.p_expired > without.p_expired + 1e-3);
+            ck_assert(with.p_evicted < without.p_evicted);
+        } else {
+            ck_assert_double_eq_tol(with.p_expired, p[1], 1e-12);
+            ck_assert_double_eq_tol(with.p_evicted, p[2], 1e-12);
+        }
+        /* without the gaps only the residency's clock moves */
+        ck_assert_double_eq_tol(without.p_expired, p[1], 1e-12);
+    }
+    cm_dist_free(&d);
+    cm_dist_free(&t);
+    dists_free(&x);
+}
+END_TEST
+
 START_TEST(l1_expired_from_last_use)
 {
     dists x;
@@ -989,6 +1045,7 @@ Suite *suite_lifetime(void)
     tcase_add_test(tc, out_of_order_stalls_share_the_bank);
     tcase_add_test(tc, wait_after_lease_out_of_order);
     tcase_add_test(tc, l1_expired_from_last_use);
+    tcase_add_test(tc, fill_share_lengthens_residency);
     tcase_add_test(tc, run_mean_approach);
     suite_add_tcase(s, tc);
     return s;

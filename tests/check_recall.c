@@ -15,6 +15,7 @@
  * counts per eviction in the multi-L1 test, which is how the simulator
  * reports dir.sharers. */
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "models/dist.h"
 #include "models/profile.h"
 #include "models/recall.h"
+#include "models/recall_impl.h"
 #include "tests/testutil.h"
 
 /* ---- laws ------------------------------------------------------------------ */
@@ -625,18 +627,20 @@ END_TEST
  * reduced modulo 96: indices 0-31 share a set with 96-127, so half the
  * lines meet Poisson(100 / (8 x 128)) more set-mates in their window, and
  * those sets hold 24 lines against 12 (worked below). */
-static cm_profile *measured_profile(unsigned b, double j, double lines)
+static cm_profile *measured_profile_of(unsigned b, double j, double lines,
+                                      double acc)
 {
     cm_err err = {0};
     cm_profile *p = cm_profile_new();
     ck_assert_ptr_nonnull(p);
     const char *names[] = {"dir.stack_distance", "dir.alloc_distance"};
-    for (int k = 0; k < 2; k++) {
-        ck_assert_int_eq(cm_profile_add_bin(p, names[k], 100, 101, 3, &err),
-                         CM_OK);
+    for (int k = 0; k < 2; k++) { /* acc accesses: 3 in 4 at 100, 1 cold */
         ck_assert_int_eq(
-            cm_profile_add_bin(p, names[k], INFINITY, INFINITY, 1, &err),
+            cm_profile_add_bin(p, names[k], 100, 101, 0.75 * acc, &err),
             CM_OK);
+        ck_assert_int_eq(cm_profile_add_bin(p, names[k], INFINITY, INFINITY,
+                                            0.25 * acc, &err),
+                         CM_OK);
     }
     ck_assert_int_eq(cm_profile_add_bin(p, "l1.residency", 0, 1000, 1, &err),
                      CM_OK);
@@ -655,6 +659,11 @@ static cm_profile *measured_profile(unsigned b, double j, double lines)
                          CM_OK);
     }
     return p;
+}
+
+static cm_profile *measured_profile(unsigned b, double j, double lines)
+{
+    return measured_profile_of(b, j, lines, 4);
 }
 
 START_TEST(test_measured_sets)
@@ -688,6 +697,97 @@ START_TEST(test_measured_sets)
     ck_assert_double_eq_tol(r.p_dir_evict,
                             f * (0.75 * 0.5 * mates + 0.25 * 0.5), 1e-12);
     cm_profile_free(p);
+}
+END_TEST
+
+/* The reply port's work per access (recall_geom.c, "The run's length") by
+ * the simulator's flit count on the default machine (8-byte header,
+ * 32-byte flits, 128-byte lines): a data reply 5 flits, an ack or an RCL
+ * one. */
+START_TEST(test_port_work_flits)
+{
+    cm_params p;
+    cm_params_init(&p);
+    ck_assert_double_eq(p.noc_header, 8);
+    ck_assert_double_eq(p.noc_flit, 32);
+    ck_assert_double_eq(p.l1_line, 128);
+    ck_assert_double_eq_tol(cm_recall_port_work(&p, 1, 0), 5, 1e-12);
+    ck_assert_double_eq_tol(cm_recall_port_work(&p, 0, 0), 1, 1e-12);
+    ck_assert_double_eq_tol(cm_recall_port_work(&p, 0.5, 0.2), 3.2, 1e-12);
+}
+END_TEST
+
+/* c_full of the run s times as long, for test_run_length's pairs (12
+ * lines of which 3 came last, W = 8; with empty = 1 as many empty pairs
+ * too): the other half of the fixed point s = w(r0) / w(r1(s)). */
+static double run_cfull(double s, int empty)
+{
+    if (s >= 1) { /* every pair gains Poisson(4 (s - 1) E[late]) lines */
+        double mu = 4 * (s - 1) * (empty ? 1.5 : 3), excess = 0;
+        if (empty) /* an empty pair over W = 8: E[(X - 8)+] */
+            for (unsigned k = 9; k < 200; k++)
+                excess += (k - 8.0) * gsl_ran_poisson_pdf(k, mu);
+        return empty ? (4 + mu + excess) / (12 + 2 * mu)
+                     : (4 + mu) / (12 + mu);
+    }
+    double q = fmin(1, 4 * (1 - s)); /* each of the 3 late lines goes */
+    return (4 - 3 * q) / (12 - 3 * q);
+}
+
+/* measured_profile(7, 5, 12)'s directory (no reuse misses: j = 5 < W; a
+ * third of the cold GETS find their set full) with the run's late lines
+ * (3 of each pair's 12), listing `listed` RCL per access for its own run
+ * (the one listed sharer over 1 / listed accesses); empty: as many empty
+ * index pairs as full ones. */
+static cm_profile *run_profile(double listed, int empty)
+{
+    cm_err err = {0};
+    cm_profile *p = measured_profile_of(7, 5, 12, 1 / listed);
+    ck_assert_int_eq(cm_profile_add_point(p, "joint.dir.index_late_7", 12, 3,
+                                          8 << 7, &err), CM_OK);
+    if (empty)
+        ck_assert_int_eq(cm_profile_add_point(p, "joint.dir.index_lines", 7,
+                                              0, 8 << 7, &err), CM_OK);
+    return p;
+}
+
+/* The run's length (recall_geom.c): a profile that recalled r0 per access
+ * where this geometry recalls r1 makes s = w(r0) / w(r1) times its GETS,
+ * w(r) = 0.75 x 5 + 0.25 x 1 + r flits; the model's pairs grow or shrink
+ * by the late lines and its c_full follows.  The fixed point is found here
+ * by bisection from closed forms, independently of the model's
+ * iteration. */
+START_TEST(test_run_length)
+{
+    double f = 0.3 / 0.4; /* GETS per directory access */
+    const struct {
+        double listed;
+        int empty;
+    } cases[] = {{0.25, 0}, {0.25, 1}, {0.01, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        cm_profile *p = run_profile(cases[c].listed, cases[c].empty);
+        double w0 = 4 + cases[c].listed, lo = 0.5, hi = 2;
+        for (int it = 0; it < 200; it++) { /* s - w0 / w(r1(s)) rises */
+            double s = (lo + hi) / 2;
+            double r1 = f * 0.25 * run_cfull(s, cases[c].empty);
+            if (s - w0 / (4 + r1) > 0) hi = s;
+            else lo = s;
+        }
+        double s = (lo + hi) / 2;
+        cm_recall_result r;
+        solve_at(p, CM_RECALL_GPU_VINI, 2, 8, &r);
+        assert_invariants(&r);
+        ck_assert_msg(isfinite(r.p_dir_evict), "case %zu", c);
+        ck_assert_double_eq_tol(r.p_dir_evict,
+                                f * 0.25 * run_cfull(s, cases[c].empty),
+                                1e-6);
+        /* longer when the profile recalled more, shorter when less */
+        if (cases[c].listed > r.recall_msgs_per_access)
+            ck_assert(r.p_dir_evict > f * 0.25 / 3 + 1e-4);
+        else
+            ck_assert(r.p_dir_evict < f * 0.25 / 3 - 1e-4);
+        cm_profile_free(p);
+    }
 }
 END_TEST
 
@@ -779,6 +879,8 @@ Suite *suite_recall(void)
     tcase_add_test(tc, test_zero_limits);
     tcase_add_test(tc, test_gpu_vini_stream_and_sharerless);
     tcase_add_test(tc, test_measured_sets);
+    tcase_add_test(tc, test_port_work_flits);
+    tcase_add_test(tc, test_run_length);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_residency_scale_closed_form);
     suite_add_tcase(s, tc);
