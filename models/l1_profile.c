@@ -29,6 +29,10 @@
  *    set it touches: 1 for lines scattered over many sets, F / S for a
  *    sweep over every set, and large when the lines camp on few sets
  *    (scluster's stride of 32 lines, exactly li2014's 32 sets).
+ *  - for the shared pools (the generator's SM-shared, GPU-shared and
+ *    false-shared regions, whose lines every warp of an SM draws from):
+ *    their loads by (t, k), by t alone, cold, and in all; the pools'
+ *    sizes are the profile's region sizes.
  * Reuse times are binned exactly below 32, then 8 bins per octave; a bin
  * is represented by its middle t.
  *
@@ -49,6 +53,7 @@ enum {
     NLEV = CM_L1_PROFILE_MAX_LOG2_SETS + 1,
     DEPTH = CM_L1_PROFILE_DEPTH,
     NPROF = CM_L1_PROFILE_WARPS,
+    NPOOL = CM_L1_PROFILE_POOLS,
     CACHE_MAX = 64
 };
 
@@ -67,13 +72,20 @@ struct cm_l1_profile {
     double *cnt;            /* [NLEV][nbins][DEPTH] */
     double *occ;            /* [NLEV][nbins] */
     double *fp;             /* [nbins] */
+    /* Loads of the shared pools (SM-shared, GPU-shared, false-shared):
+     * by set-local distance as cnt, by reuse time (any distance), cold,
+     * all, and each pool's lines (the profile's region sizes). */
+    double *scnt; /* [NPOOL][NLEV][nbins][DEPTH] */
+    double *sall; /* [NPOOL][nbins] */
+    double scold[CM_L1_PROFILE_POOLS], sloads[CM_L1_PROFILE_POOLS];
+    double pool_lines[CM_L1_PROFILE_POOLS];
     cm_warp_profile *wp[NPROF];
     size_t nwp;
     int wp_built;
 };
 
 static cm_l1_profile *cache[CACHE_MAX];
-static size_t cache_next;
+static size_t cache_next, cache_last;
 
 static unsigned floor_log2(uint64_t x)
 {
@@ -89,6 +101,20 @@ static unsigned floor_log2(uint64_t x)
 size_t cm_l1_profile_nbins(void)
 {
     return rt_bin(CM_L1_PREDICT_MAX_ACCESSES) + 1;
+}
+
+void cm_l1_profile_bin_bounds(size_t b, double *lo, double *hi)
+{
+    if (b < RT_EXACT) {
+        *lo = (double)b;
+        *hi = (double)b + 1;
+        return;
+    }
+    size_t j = b - RT_EXACT, sub = j & ((1u << RT_SUB_LOG2) - 1);
+    unsigned sh = (unsigned)(j >> RT_SUB_LOG2) + floor_log2(RT_EXACT) -
+                  RT_SUB_LOG2;
+    *lo = (double)((8 + sub) << sh);
+    *hi = (double)((9 + sub) << sh);
 }
 
 double cm_l1_profile_bin_t(size_t b)
@@ -219,6 +245,17 @@ static void add_footprints(const double *h, size_t n, double m, double wt,
     }
 }
 
+/* The shared pool of a line, or -1 (private, streaming, renamed). */
+static int pool_of(uint64_t line)
+{
+    switch (cm_wline_region(line)) {
+    case CM_WR_SM_SHARED: return 0;
+    case CM_WR_GPU_SHARED: return 1;
+    case CM_WR_FALSE_SHARED: return 2;
+    default: return -1;
+    }
+}
+
 /* Per load its reuse time t (0: cold), and the line footprints. */
 static cm_status line_stats(cm_l1_profile *p, const uint64_t *x, size_t n,
                             uint32_t *t, double *h, cm_err *err)
@@ -239,6 +276,14 @@ static cm_status line_stats(cm_l1_profile *p, const uint64_t *x, size_t n,
     }
     free(r);
     add_footprints(h, n, m, 1.0 / NPROF, p->fp);
+    size_t nb = cm_l1_profile_nbins();
+    for (size_t i = 0; i < n; i++) {
+        int q = pool_of(x[i]);
+        if (q < 0) continue;
+        p->sloads[q] += 1.0 / NPROF;
+        if (t[i] == 0) p->scold[q] += 1.0 / NPROF;
+        else p->sall[(size_t)q * nb + rt_bin(t[i])] += 1.0 / NPROF;
+    }
     return CM_OK;
 }
 
@@ -261,6 +306,7 @@ static cm_status set_stats(cm_l1_profile *p, unsigned lev, const uint64_t *x,
     memset(h, 0, (n + 2) * sizeof *h);
     for (size_t s = 0; s < S; s++) last[s] = -1;
     double *cnt = p->cnt + (size_t)lev * nb * DEPTH;
+    double *scnt = p->scnt + (size_t)lev * nb * DEPTH;
     for (size_t i = 0; i < n; i++) {
         size_t s = (size_t)(x[i] & (S - 1));
         h[last[s] < 0 ? i + 1 : i - (size_t)last[s]] += 1;
@@ -268,7 +314,12 @@ static cm_status set_stats(cm_l1_profile *p, unsigned lev, const uint64_t *x,
         uint64_t *tg = tags + s * DEPTH;
         uint32_t f = fill[s], k = 0;
         while (k < f && tg[k] != x[i]) k++;
-        if (k < f) cnt[rt_bin(t[i]) * DEPTH + k] += 1.0 / NPROF;
+        if (k < f) {
+            size_t c = rt_bin(t[i]) * DEPTH + k;
+            int q = pool_of(x[i]);
+            cnt[c] += 1.0 / NPROF;
+            if (q >= 0) scnt[(size_t)q * NLEV * nb * DEPTH + c] += 1.0 / NPROF;
+        }
         else if (f < DEPTH) fill[s] = f + 1;
         else k = f - 1; /* the least recent line drops out */
         memmove(tg + 1, tg, k * sizeof *tg);
@@ -319,6 +370,8 @@ static void profile_free(cm_l1_profile *p)
     free(p->cnt);
     free(p->occ);
     free(p->fp);
+    free(p->scnt);
+    free(p->sall);
     for (size_t i = 0; i < p->nwp; i++) cm_warp_profile_free(p->wp[i]);
     free(p);
 }
@@ -338,7 +391,12 @@ static cm_status profile_build(const cm_workload_profile *w, uint64_t seed,
     p->cnt = calloc((size_t)NLEV * nb * DEPTH, sizeof *p->cnt);
     p->occ = calloc((size_t)NLEV * nb, sizeof *p->occ);
     p->fp = calloc(nb, sizeof *p->fp);
-    cm_status st = p->cnt && p->occ && p->fp
+    p->scnt = calloc((size_t)NPOOL * NLEV * nb * DEPTH, sizeof *p->scnt);
+    p->sall = calloc((size_t)NPOOL * nb, sizeof *p->sall);
+    p->pool_lines[0] = w->sm_shared_lines;
+    p->pool_lines[1] = w->gpu_shared_lines;
+    p->pool_lines[2] = w->false_share_lines;
+    cm_status st = p->cnt && p->occ && p->fp && p->scnt && p->sall
                        ? CM_OK
                        : cm_err_set(err, CM_EINTERNAL, "out of memory");
     for (uint32_t k = 0; !st && k < NPROF; k++) st = warp_stats(p, k, err);
@@ -363,8 +421,16 @@ cm_status cm_l1_profile_get(const cm_workload_profile *w, uint64_t seed,
                             uint32_t line, const cm_l1_profile **out,
                             cm_err *err)
 {
+    /* Fast path: the last profile asked for, byte for byte. */
+    cm_l1_profile *last = cache[cache_last];
+    if (last && last->seed == seed && last->line == line &&
+        !memcmp(&last->wl, w, sizeof *w)) {
+        *out = last;
+        return CM_OK;
+    }
     for (size_t i = 0; i < CACHE_MAX; i++)
         if (cache[i] && profile_is(cache[i], w, seed, line)) {
+            cache_last = i;
             *out = cache[i];
             return CM_OK;
         }
@@ -373,6 +439,7 @@ cm_status cm_l1_profile_get(const cm_workload_profile *w, uint64_t seed,
     if (st) return st;
     profile_free(cache[cache_next]);
     cache[cache_next] = p;
+    cache_last = cache_next;
     cache_next = (cache_next + 1) % CACHE_MAX;
     *out = p;
     return CM_OK;
@@ -384,7 +451,7 @@ void cm_l1_profile_cache_clear(void)
         profile_free(cache[i]);
         cache[i] = NULL;
     }
-    cache_next = 0;
+    cache_next = cache_last = 0;
 }
 
 /* ---- accessors -------------------------------------------------------- */
@@ -404,6 +471,48 @@ double cm_l1_profile_sets_touched(const cm_l1_profile *p, unsigned log2_sets,
                                   size_t b)
 {
     return p->occ[(size_t)log2_sets * cm_l1_profile_nbins() + b];
+}
+
+const double *cm_l1_profile_shared_counts(const cm_l1_profile *p, int pool,
+                                          unsigned log2_sets, size_t b)
+{
+    size_t nb = cm_l1_profile_nbins();
+    return p->scnt + (((size_t)pool * NLEV + log2_sets) * nb + b) * DEPTH;
+}
+
+double cm_l1_profile_shared_reused(const cm_l1_profile *p, int pool,
+                                   size_t b)
+{
+    return p->sall[(size_t)pool * cm_l1_profile_nbins() + b];
+}
+
+double cm_l1_profile_shared_cold(const cm_l1_profile *p, int pool)
+{
+    return p->scold[pool];
+}
+
+double cm_l1_profile_shared_loads(const cm_l1_profile *p, int pool)
+{
+    return p->sloads[pool];
+}
+
+double cm_l1_profile_pool_lines(const cm_l1_profile *p, int pool)
+{
+    return p->pool_lines[pool];
+}
+
+void cm_l1_profile_level_view(const cm_l1_profile *p, unsigned log2_sets,
+                              cm_l1_profile_level *out)
+{
+    size_t nb = cm_l1_profile_nbins();
+    out->counts = p->cnt + (size_t)log2_sets * nb * DEPTH;
+    out->sets_touched = p->occ + (size_t)log2_sets * nb;
+    out->lines_touched = p->fp;
+    for (int q = 0; q < NPOOL; q++) {
+        out->shared_counts[q] =
+            p->scnt + ((size_t)q * NLEV + log2_sets) * nb * DEPTH;
+        out->shared_reused[q] = p->sall + (size_t)q * nb;
+    }
 }
 
 double cm_l1_profile_lines_touched(const cm_l1_profile *p, size_t b)

@@ -23,6 +23,10 @@
  * it use the set-local statistics, larger ones the binomial model. */
 #define CM_L1_PROFILE_DEPTH 32
 
+/* Shared pools: SM-shared, GPU-shared and false-shared lines (the
+ * generator's regions); every warp of an SM draws from the same lines. */
+#define CM_L1_PROFILE_POOLS 3
+
 typedef struct cm_l1_profile cm_l1_profile;
 
 /* The profile of workload w for sim.seed `seed` and `line`-byte lines,
@@ -42,10 +46,12 @@ double cm_l1_profile_loads(const cm_l1_profile *p);
 double cm_l1_profile_mem_insts(const cm_l1_profile *p);
 double cm_l1_profile_compute(const cm_l1_profile *p);
 
-/* Reuse-time bins: how many, and bin b's representative window t (in
- * accesses of one warp). */
+/* Reuse-time bins: how many (at most CM_L1_PROFILE_NBINS_MAX), and bin
+ * b's representative window t (in loads of one warp) and bounds. */
+#define CM_L1_PROFILE_NBINS_MAX 128
 size_t cm_l1_profile_nbins(void);
 double cm_l1_profile_bin_t(size_t b);
+void cm_l1_profile_bin_bounds(size_t b, double *lo, double *hi);
 
 /* Mean-warp statistics at 2^log2_sets sets: the loads of reuse-time bin
  * b at set-local distance k, k = 0 .. CM_L1_PROFILE_DEPTH-1 (an array),
@@ -56,6 +62,27 @@ const double *cm_l1_profile_counts(const cm_l1_profile *p,
 double cm_l1_profile_sets_touched(const cm_l1_profile *p, unsigned log2_sets,
                                   size_t b);
 double cm_l1_profile_lines_touched(const cm_l1_profile *p, size_t b);
+
+/* Per mean warp, of the loads of shared pool `pool`: by set-local distance
+ * (as cm_l1_profile_counts), by reuse-time bin at any distance, cold, all;
+ * and the pool's lines. */
+const double *cm_l1_profile_shared_counts(const cm_l1_profile *p, int pool,
+                                          unsigned log2_sets, size_t b);
+double cm_l1_profile_shared_reused(const cm_l1_profile *p, int pool,
+                                   size_t b);
+double cm_l1_profile_shared_cold(const cm_l1_profile *p, int pool);
+double cm_l1_profile_shared_loads(const cm_l1_profile *p, int pool);
+double cm_l1_profile_pool_lines(const cm_l1_profile *p, int pool);
+
+/* Everything of one set count at once, for the per-point loop: arrays
+ * indexed by reuse-time bin (counts: [bin * CM_L1_PROFILE_DEPTH + k]). */
+typedef struct cm_l1_profile_level {
+    const double *counts, *sets_touched, *lines_touched;
+    const double *shared_counts[CM_L1_PROFILE_POOLS];
+    const double *shared_reused[CM_L1_PROFILE_POOLS];
+} cm_l1_profile_level;
+void cm_l1_profile_level_view(const cm_l1_profile *p, unsigned log2_sets,
+                              cm_l1_profile_level *out);
 
 /* The sample warps' reuse profiles (interleave.c), built on first use:
  * the fallback for geometries the set-local statistics do not cover. */
