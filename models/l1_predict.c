@@ -105,7 +105,11 @@
  *    16 KB, 24 warps; the shared-pool term, which counts touches of fills
  *    still in flight as hits, costs 0.004 of it);
  *  - `cohmod validate reuse --config li2014 --workloads
- *    comd,sssp,scluster,atax,kmn`: LI_BEFORE -> LI_AFTER;
+ *    comd,sssp,scluster,atax,kmn` (li2014's 16 KB 4-way L1, GTO, 32
+ *    MSHRs, 15 SMs): 0.109 -> 0.029, worst point 0.334 -> 0.082 (atax,
+ *    48 warps: 0.457 against 0.539); per workload comd 0.037 -> 0.021,
+ *    sssp 0.072 -> 0.035, scluster 0.189 -> 0.040, atax 0.076 -> 0.037,
+ *    kmn 0.158 -> 0.011; f fitted 0.17 -> 0.80;
  *  - `cohmod validate reuse --design lhs:200 --seed 1` (every workload,
  *    tc2013 and li2014, 8-128 KB, 4-48 warps): 0.065 -> 0.024; tc2013
  *    0.069 -> 0.017, li2014 0.061 -> 0.031; worst workload gesummv 0.159

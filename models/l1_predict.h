@@ -1,7 +1,21 @@
 /* l1_predict.h - the L1 miss ratio of one SM predicted from a workload
- * profile: per-warp reuse profiles of the generator's own streams,
- * composed by the warp-interleaving model (models/interleave.c).  The
- * assumptions and how stores count are in l1_predict.c's header. */
+ * profile: set-local reuse statistics of the generator's own warp streams
+ * (l1_profile.h, built once per workload and cached), composed over the
+ * interleaved warps, at the degree the warp scheduler leads to.  The
+ * mathematics, assumptions and how accesses count are in l1_predict.c's
+ * header.
+ *
+ * Measured domain of validity (held-out mean |error| of l1.miss_ratio
+ * under NO-COH, LRU; model.l1_interleave_fraction fitted on a fifth):
+ *   cohmod validate reuse                                      0.017
+ *   cohmod validate reuse --config li2014
+ *       --workloads comd,sssp,scluster,atax,kmn                0.029
+ *   cohmod validate reuse --design lhs:200 --seed 1            0.024
+ *       (tc2013 0.017, li2014 0.031, worst workload gesummv 0.071,
+ *        worst point 0.16: li2014 gesummv at 16 KB, 37 warps)
+ * Known to over-predict heavy sharing (80% of fresh lines from a small
+ * shared pool) and to under-predict uncoalesced kernels under GTO with
+ * few MSHRs (queueing is not in the degree's bound). */
 #ifndef CM_L1_PREDICT_H
 #define CM_L1_PREDICT_H
 
