@@ -99,7 +99,7 @@ static size_t dist_bin(uint64_t d)
     return PROF_EXACT_BINS + floor_log2(d / PROF_EXACT_BINS);
 }
 
-static size_t rt_bin(uint64_t t)
+size_t cm_reuse_time_bin(uint64_t t)
 {
     if (t < RT_EXACT) return (size_t)t;
     unsigned k = floor_log2(t);
@@ -217,7 +217,8 @@ static cm_status scan_stream(cm_warp_profile *p, const uint64_t *lines,
         }
         uint64_t t = (uint64_t)rt + 1;
         gaps[t] += 1;
-        double *cell = grid + 2 * (rt_bin(t) * nd + dist_bin((uint64_t)d));
+        double *cell =
+            grid + 2 * (cm_reuse_time_bin(t) * nd + dist_bin((uint64_t)d));
         cell[0] += 1;
         cell[1] += (double)t;
     }
@@ -239,7 +240,7 @@ cm_status cm_warp_profile_new(const uint64_t *lines, size_t n,
     p->accesses = (double)n;
     cm_status st = cm_reuse_hist_init(&p->hist, PROF_EXACT_BINS, err);
     /* Distances are below n and reuse-time indices at most n. */
-    size_t nd = dist_bin(n) + 1, nt = rt_bin(n) + 1;
+    size_t nd = dist_bin(n) + 1, nt = cm_reuse_time_bin(n) + 1;
     double *grid = calloc(2 * nt * nd, sizeof *grid);
     double *gaps = calloc(n + 2, sizeof *gaps);
     if (!st && (!grid || !gaps))

@@ -1,7 +1,21 @@
 /* l1_predict.h - the L1 miss ratio of one SM predicted from a workload
- * profile: per-warp reuse profiles of the generator's own streams,
- * composed by the warp-interleaving model (models/interleave.c).  The
- * assumptions and how stores count are in l1_predict.c's header. */
+ * profile: set-local reuse statistics of the generator's own warp streams
+ * (l1_profile.h, built once per workload and cached), composed over the
+ * interleaved warps, at the degree the warp scheduler leads to.  The
+ * mathematics, assumptions and how accesses count are in l1_predict.c's
+ * header.
+ *
+ * Measured domain of validity (held-out mean |error| of l1.miss_ratio
+ * under NO-COH, LRU; model.l1_interleave_fraction fitted on a fifth):
+ *   cohmod validate reuse                                      0.017
+ *   cohmod validate reuse --config li2014
+ *       --workloads comd,sssp,scluster,atax,kmn                0.029
+ *   cohmod validate reuse --design lhs:200 --seed 1            0.024
+ *       (tc2013 0.017, li2014 0.031, worst workload gesummv 0.071,
+ *        worst point 0.16: li2014 gesummv at 16 KB, 37 warps)
+ * Known to over-predict heavy sharing (80% of fresh lines from a small
+ * shared pool) and to under-predict uncoalesced kernels under GTO with
+ * few MSHRs (queueing is not in the degree's bound). */
 #ifndef CM_L1_PREDICT_H
 #define CM_L1_PREDICT_H
 
@@ -18,11 +32,14 @@
 
 typedef struct cm_l1_prediction {
     double miss_ratio; /* as the simulator's l1.miss_ratio counts it */
-    double hit_rate_fa; /* the same streams in a fully associative LRU
-                           cache of l1.size: 1 - hit_rate_fa is the
-                           capacity + cold part, the rest is conflicts */
-    size_t warps;       /* warp streams generated: ceil(warps_interleaved) */
-    uint64_t accesses;  /* their line accesses (loads, stores, atomics) */
+    double warps_interleaved; /* the degree W the prediction is at */
+    size_t warps;      /* ceil(warps_interleaved) */
+    double accesses_per_warp; /* line accesses (loads, stores, atomics) of
+                                 the profile's mean warp */
+    int set_local;     /* 1: the exact set-local statistics were used (sets
+                          a power of two up to 2^CM_L1_PROFILE_MAX_LOG2_SETS,
+                          ways <= CM_L1_PROFILE_DEPTH); 0: the binomial
+                          placement model of interleave.c */
 } cm_l1_prediction;
 
 /* Predicts the L1 miss ratio of one SM running `warps_interleaved` warps
@@ -37,5 +54,15 @@ cm_status cm_l1_predict_miss_ratio(const cm_params *p,
                                    const cm_workload_profile *w,
                                    double warps_interleaved,
                                    cm_l1_prediction *out, cm_err *err);
+
+/* The same at the degree the scheduler leads to (l1_predict.c's header,
+ * "Interleaving degree"): W = clamp(fraction x sched.active_warps, 1,
+ * gpu.warps_per_sm) under LRR; under GTO and two-level at most the warps
+ * the SM keeps in play at the predicted miss ratio, a fixed point.
+ * fraction in (0, 1] is the calibrated model.l1_interleave_fraction. */
+cm_status cm_l1_predict_scheduled(const cm_params *p,
+                                  const cm_workload_profile *w,
+                                  double fraction, cm_l1_prediction *out,
+                                  cm_err *err);
 
 #endif

@@ -102,6 +102,10 @@ void cm_mrc_fit_note(const cm_mrc_fit *fit, char *buf, size_t len);
 
 /* Per-warp profile: the stack-distance histogram of one warp's own stream
  * and the footprint curve of that stream. */
+/* The reuse-time bin of t >= 1 that warp profiles use: t itself below 32,
+ * then 8 bins per octave. */
+size_t cm_reuse_time_bin(uint64_t t);
+
 typedef struct cm_warp_profile cm_warp_profile;
 
 /* Builds the profile of one warp from its line addresses. */

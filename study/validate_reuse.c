@@ -3,10 +3,10 @@
  * (models/l1_predict.h) against the simulator's l1.miss_ratio.
  *
  * The one calibrated input.  The reuse model interleaves W warps round
- * robin; the simulator's scheduler (GTO by default) keeps fewer warps in
- * play than sched.active_warps lets it, so W is taken as a fraction f of
- * the active warps,
- *     W = clamp(f x sched.active_warps, 1, gpu.warps_per_sm),
+ * robin, W a fraction f of the active warps,
+ *     W = clamp(f x sched.active_warps, 1, gpu.warps_per_sm)
+ * under LRR, and under GTO at most the warps the SM keeps in play at the
+ * predicted miss ratio (cm_l1_predict_scheduled, l1_predict.c's header),
  * one f for the whole grid (model.l1_interleave_fraction, a registry
  * parameter so calib.csv works as a --config).  f is fitted on the
  * calibration points by weighted least squares (solvers/lsq.h), residual
@@ -47,9 +47,13 @@ typedef struct reuse_fit {
     double fraction, stderr_;
 } reuse_fit;
 
+/* Found once: a registry search per prediction cost half the model's
+ * time (run_bench models). */
 static const cm_param_info *fraction_param(void)
 {
-    return cm_param_find("model.l1_interleave_fraction");
+    static const cm_param_info *pi;
+    if (!pi) pi = cm_param_find("model.l1_interleave_fraction");
+    return pi;
 }
 
 static cm_status reuse_observe(const cm_validate_run_info *run, void *obs,
@@ -74,10 +78,8 @@ static cm_status reuse_model(const reuse_obs *o, double f, double *miss,
 {
     const cm_param_info *pi = fraction_param();
     f = fmin(fmax(f, pi->min), pi->max);
-    double w = fmin(fmax(f * o->params.sched_active_warps, 1),
-                    o->params.gpu_warps_per_sm);
     cm_l1_prediction pr;
-    cm_status st = cm_l1_predict_miss_ratio(&o->params, o->wl, w, &pr, err);
+    cm_status st = cm_l1_predict_scheduled(&o->params, o->wl, f, &pr, err);
     if (!st) *miss = pr.miss_ratio;
     return st;
 }

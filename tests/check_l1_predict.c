@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "models/l1_predict.h"
+#include "models/l1_profile.h"
 #include "models/mrc.h"
 #include "models/reuse.h"
 #include "sim/gpu.h"
@@ -72,80 +73,254 @@ static int u64_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-START_TEST(test_one_warp_is_setassoc_of_its_histogram)
+/* Brute force: the miss ratio of a sets x ways LRU cache (set = line
+ * mod sets) over the round-robin interleaving of nw streams, one access
+ * per warp per turn (a finished warp drops out). */
+static double lru_sim(uint64_t *const *st, const size_t *n, size_t nw,
+                      uint64_t sets, uint64_t ways)
 {
+    uint64_t *tag = malloc(sets * ways * sizeof *tag);
+    uint64_t *age = calloc(sets * ways, sizeof *age);
+    size_t *pos = calloc(nw, sizeof *pos);
+    double miss = 0, acc = 0;
+    uint64_t now = 0;
+    for (size_t i = 0; i < sets * ways; i++) tag[i] = UINT64_MAX;
+    for (int more = 1; more;) {
+        more = 0;
+        for (size_t w = 0; w < nw; w++) {
+            if (pos[w] == n[w]) continue;
+            more = 1;
+            uint64_t x = st[w][pos[w]++], *t = tag + (x % sets) * ways;
+            uint64_t *a = age + (x % sets) * ways;
+            size_t hit = ways, old = 0;
+            for (size_t k = 0; k < ways; k++) {
+                if (t[k] == x) hit = k;
+                if (a[k] < a[old]) old = k;
+            }
+            acc += 1;
+            if (hit == ways) {
+                miss += 1;
+                t[old] = x;
+                hit = old;
+            }
+            a[hit] = ++now;
+        }
+    }
+    free(tag);
+    free(age);
+    free(pos);
+    return miss / acc;
+}
+
+/* The streams of warps 0 .. nw-1 (loads only: write_frac 0). */
+static void streams(const cm_params *p, const cm_workload_profile *w,
+                    size_t nw, uint64_t **st, size_t *n)
+{
+    enum { CAP = 70000 };
+    for (size_t k = 0; k < nw; k++) {
+        st[k] = malloc(CAP * sizeof **st);
+        n[k] = warp_lines(p, w, (uint32_t)k, st[k], CAP);
+    }
+}
+
+static void geometry(cm_params *p, uint64_t sets, uint64_t ways)
+{
+    p->l1_ways = (double)ways;
+    p->l1_size = (double)(sets * ways) * p->l1_line;
+}
+
+START_TEST(test_one_warp_is_exact_lru)
+{
+    /* W = 1: the prediction is the mean over the profile's warps of each
+     * warp alone in the cache, exactly: fully associative (1 set of 16
+     * ways), direct mapped, 4-way; contiguous and strided data. */
+    static const uint64_t geo[][2] = {{1, 16}, {64, 1}, {16, 4}, {32, 4}};
+    static const double stride[] = {1, 32};
     cm_params p;
     machine(&p, 4);
-    cm_workload_profile w = private_profile(512, 0); /* loads only */
-    w.kernel_len = 3000;
-    cm_l1_prediction pr = predict(&p, &w, 1);
-    /* The reference: warp 0's exact stack distances, the binomial
-     * set-associative model (same 1024 exact bins as a warp profile). */
-    enum { CAP = 4000 };
-    uint64_t *lines = malloc(CAP * sizeof *lines);
-    size_t n = warp_lines(&p, &w, 0, lines, CAP);
-    ck_assert_uint_eq(pr.accesses, n);
-    ck_assert_uint_eq(pr.warps, 1);
-    cm_sample_spec none = {.kind = CM_SAMPLE_NONE};
-    cm_reuse_engine *e = NULL;
-    cm_reuse_hist h;
-    cm_err err = {0};
-    ck_assert_int_eq(cm_reuse_engine_new(&none, 1024, &e, &err), CM_OK);
-    for (size_t i = 0; i < n; i++)
-        ck_assert_int_eq(cm_reuse_engine_access(e, lines[i], &err), CM_OK);
-    ck_assert_int_eq(cm_reuse_engine_finish(e, &h, &err), CM_OK);
-    double ref;
-    uint64_t sets = (uint64_t)(p.l1_size / (p.l1_ways * p.l1_line));
-    ck_assert_int_eq(cm_mrc_setassoc(&h, sets, (uint64_t)p.l1_ways, &ref,
-                                     &err),
-                     CM_OK);
-    ck_assert_close(pr.miss_ratio, ref, 1e-9);
-    /* and fully associative: the LRU miss ratio of the whole capacity */
-    ck_assert_close(1 - pr.hit_rate_fa,
-                    cm_reuse_hist_miss_ratio(&h, p.l1_size / p.l1_line),
-                    1e-9);
-    ck_assert(ref > 0.05 && ref < 0.95); /* a case with something to get */
-    cm_reuse_hist_free(&h);
-    cm_reuse_engine_free(e);
-    free(lines);
+    uint64_t *st[CM_L1_PROFILE_WARPS];
+    size_t n[CM_L1_PROFILE_WARPS];
+    for (size_t s = 0; s < 2; s++) {
+        cm_workload_profile w = private_profile(512, 0); /* loads only */
+        w.kernel_len = 1500;
+        w.reqs_mean = 4;
+        w.line_stride = stride[s];
+        streams(&p, &w, CM_L1_PROFILE_WARPS, st, n);
+        for (size_t g = 0; g < 4; g++) {
+            geometry(&p, geo[g][0], geo[g][1]);
+            double ref = 0;
+            for (size_t k = 0; k < CM_L1_PROFILE_WARPS; k++)
+                ref += lru_sim(&st[k], &n[k], 1, geo[g][0], geo[g][1]) /
+                       CM_L1_PROFILE_WARPS;
+            cm_l1_prediction pr = predict(&p, &w, 1);
+            ck_assert_int_eq(pr.set_local, 1);
+            ck_assert_msg(fabs(pr.miss_ratio - ref) < 1e-9,
+                          "stride %g, %llu x %llu: model %.6f, LRU %.6f",
+                          stride[s], (unsigned long long)geo[g][0],
+                          (unsigned long long)geo[g][1], pr.miss_ratio, ref);
+            ck_assert(ref > 0.02 && ref < 0.98); /* something to get */
+        }
+        for (size_t k = 0; k < CM_L1_PROFILE_WARPS; k++) free(st[k]);
+    }
+}
+END_TEST
+
+/* Loads only, 4 lines per instruction, 80% reuses within 16 lines, 1024
+ * private lines: the brute-force comparisons' streams. */
+static cm_workload_profile reuse_profile(void)
+{
+    cm_workload_profile w = private_profile(1024, 0);
+    w.kernel_len = 1500;
+    w.reqs_mean = 4;
+    w.reuse_prob = 0.8;
+    return w;
+}
+
+/* The geometries of the brute-force comparisons, sets x ways. */
+static const uint64_t bf_geo[][2] = {{32, 4}, {64, 1}};
+
+/* For profile w, per geometry g and degree warps[j] (j < nw <= 3): the
+ * model into model[g][j], the brute-force round-robin LRU of warps
+ * 0 .. warps[j]-1 into ref[g][j] (W = 1: the mean over the profile's
+ * warps of each alone, what the model's mean warp stands for). */
+static void brute_force(const cm_workload_profile *w, const size_t *warps,
+                        size_t nw, double model[2][3], double ref[2][3])
+{
+    cm_params p;
+    machine(&p, 16);
+    uint64_t *st[16];
+    size_t n[16];
+    streams(&p, w, 16, st, n);
+    for (size_t g = 0; g < 2; g++) {
+        geometry(&p, bf_geo[g][0], bf_geo[g][1]);
+        for (size_t j = 0; j < nw; j++) {
+            model[g][j] = predict(&p, w, (double)warps[j]).miss_ratio;
+            ref[g][j] = 0;
+            for (size_t k = 0; warps[j] == 1 && k < CM_L1_PROFILE_WARPS;
+                 k++)
+                ref[g][j] += lru_sim(&st[k], &n[k], 1, bf_geo[g][0],
+                                     bf_geo[g][1]) / CM_L1_PROFILE_WARPS;
+            if (warps[j] > 1)
+                ref[g][j] = lru_sim(st, n, warps[j], bf_geo[g][0],
+                                    bf_geo[g][1]);
+        }
+    }
+    for (size_t k = 0; k < 16; k++) free(st[k]);
+}
+
+/* Measured (model - brute-force round-robin LRU, warps 0..W-1) over
+ * stride 1 and 32 (an instruction's 4 lines in one set of a 32-set L1:
+ * scluster's pattern, where the binomial placement model under-predicted
+ * li2014's misses by 0.33), W = 4 and 16, 32 x 4 and 64 x 1 caches: see
+ * the assertion's message; tolerance 0.05. */
+START_TEST(test_interleaved_against_brute_force)
+{
+    static const double stride[] = {1, 32};
+    static const size_t warps[] = {4, 16};
+    for (size_t s = 0; s < 2; s++) {
+        cm_workload_profile w = reuse_profile();
+        w.line_stride = stride[s];
+        double model[2][3], ref[2][3];
+        brute_force(&w, warps, 2, model, ref);
+        for (size_t g = 0; g < 2; g++)
+            for (size_t j = 0; j < 2; j++)
+                ck_assert_msg(fabs(model[g][j] - ref[g][j]) < 0.05,
+                              "stride %g, %llu x %llu, W %zu: model %.4f, "
+                              "LRU %.4f", stride[s],
+                              (unsigned long long)bf_geo[g][0],
+                              (unsigned long long)bf_geo[g][1], warps[j],
+                              model[g][j], ref[g][j]);
+    }
+}
+END_TEST
+
+/* Shared data: every warp of the SM draws from one pool of lines.  The
+ * model credits a pool's load with the other warps' touches of its line
+ * but still counts their copies of the pool's lines as distinct in its
+ * set, so it stays above the truth.  Measured against the brute-force
+ * round-robin LRU of the same streams (32 x 4 and 64 x 1, W = 4 and 16):
+ * 40% of 64 SM-shared lines + 30% of 512 GPU-shared -0.014 .. +0.078;
+ * 80% of 64 SM-shared +0.039 .. +0.35.  Asserted: never more than 0.02
+ * below, and W = 1 exact (no other warp to share with). */
+START_TEST(test_shared_pool_bounds)
+{
+    static const size_t warps[] = {1, 4, 16};
+    for (size_t s = 0; s < 2; s++) {
+        cm_workload_profile w = reuse_profile();
+        w.share_sm = s ? 0.8 : 0.4;
+        w.sm_shared_lines = 64;
+        w.share_gpu = s ? 0 : 0.3;
+        w.gpu_shared_lines = 512;
+        double model[2][3], ref[2][3];
+        brute_force(&w, warps, 3, model, ref);
+        for (size_t g = 0; g < 2; g++) {
+            ck_assert_close(model[g][0], ref[g][0], 1e-9);
+            for (size_t j = 1; j < 3; j++)
+                ck_assert_msg(model[g][j] > ref[g][j] - 0.02,
+                              "sharing %zu, %llu x %llu, W %zu: model "
+                              "%.4f, LRU %.4f", s,
+                              (unsigned long long)bf_geo[g][0],
+                              (unsigned long long)bf_geo[g][1], warps[j],
+                              model[g][j], ref[g][j]);
+        }
+    }
 }
 END_TEST
 
 START_TEST(test_fitting_footprint_leaves_cold_misses)
 {
-    /* 8 warps of 16 private lines: 128 lines in a 256-line L1. */
+    /* 2 warps of 8 private lines in a fully associative 32-line L1: only
+     * the cold misses, exactly (profile's mean warp: each of its warps'
+     * distinct lines over its accesses). */
     cm_params p;
-    machine(&p, 8);
-    cm_workload_profile w = private_profile(16, 0);
-    cm_l1_prediction pr = predict(&p, &w, 8);
-    enum { CAP = 2000 };
+    machine(&p, 2);
+    geometry(&p, 1, 32);
+    cm_workload_profile w = private_profile(8, 0);
+    cm_l1_prediction pr = predict(&p, &w, 2);
+    enum { CAP = 4000 };
     uint64_t *lines = malloc(CAP * sizeof *lines);
     double cold = 0, accesses = 0;
-    for (uint32_t k = 0; k < 8; k++) {
+    for (uint32_t k = 0; k < CM_L1_PROFILE_WARPS; k++) {
         size_t n = warp_lines(&p, &w, k, lines, CAP);
         qsort(lines, n, sizeof *lines, u64_cmp);
         for (size_t i = 0; i < n; i++) cold += !i || lines[i] != lines[i - 1];
         accesses += (double)n;
     }
     free(lines);
-    ck_assert_double_eq((double)pr.accesses, accesses);
-    /* Fully associative: exactly the cold misses, no capacity miss. */
-    ck_assert_close(1 - pr.hit_rate_fa, cold / accesses, 1e-9);
-    /* Set-associative adds conflicts only.  Random placement of 128 lines
-     * in 64 sets of 4 predicts about 0.05 of them (the simulator, whose
-     * contiguous footprints spread evenly over sets, shows 0.002: the
-     * model's placement assumption, measured); one warp's 16 lines
-     * conflict almost never. */
-    ck_assert(pr.miss_ratio >= 1 - pr.hit_rate_fa - 1e-12);
-    ck_assert(pr.miss_ratio < cold / accesses + 0.08);
-    cm_l1_prediction one = predict(&p, &w, 1);
-    ck_assert(one.miss_ratio - (1 - one.hit_rate_fa) < 0.002);
-    ck_assert(1 - one.hit_rate_fa > 0.01); /* the cold misses are there */
+    ck_assert_close(pr.accesses_per_warp, accesses / CM_L1_PROFILE_WARPS,
+                    1e-9);
+    ck_assert_close(pr.miss_ratio, cold / accesses, 1e-9);
+    ck_assert(cold / accesses > 0.005);
     /* Stores always miss and are excluded from the reuse streams: with
      * 30% stores the miss ratio rises by about 0.3. */
-    cm_workload_profile ws = private_profile(16, 0.3);
-    cm_l1_prediction prs = predict(&p, &ws, 8);
-    ck_assert(prs.miss_ratio > pr.miss_ratio + 0.25);
+    machine(&p, 8);
+    cm_workload_profile w16 = private_profile(16, 0),
+                        ws = private_profile(16, 0.3);
+    ck_assert(predict(&p, &ws, 8).miss_ratio >
+              predict(&p, &w16, 8).miss_ratio + 0.25);
+}
+END_TEST
+
+START_TEST(test_profile_cache_keys)
+{
+    /* One profile per (workload parameters, seed, line); a change in any
+     * of them is another profile. */
+    cm_workload_profile a = private_profile(64, 0), b = a;
+    b.reuse_window = 8;
+    const cm_l1_profile *pa, *pa2, *pb, *ps, *pl;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_l1_profile_get(&a, 1, 128, &pa, &err), CM_OK);
+    ck_assert_int_eq(cm_l1_profile_get(&a, 1, 128, &pa2, &err), CM_OK);
+    ck_assert_ptr_eq(pa, pa2);
+    ck_assert_int_eq(cm_l1_profile_get(&b, 1, 128, &pb, &err), CM_OK);
+    ck_assert_int_eq(cm_l1_profile_get(&a, 2, 128, &ps, &err), CM_OK);
+    ck_assert_int_eq(cm_l1_profile_get(&a, 1, 64, &pl, &err), CM_OK);
+    ck_assert_ptr_ne(pa, pb);
+    ck_assert_ptr_ne(pa, ps);
+    ck_assert_ptr_ne(pa, pl);
+    ck_assert(cm_l1_profile_loads(pa) > 0);
+    ck_assert_uint_le(cm_l1_profile_nbins(), CM_L1_PROFILE_NBINS_MAX);
+    cm_l1_profile_cache_clear();
 }
 END_TEST
 
@@ -191,6 +366,43 @@ START_TEST(test_rejects_bad_degree)
     }
     w.reuse_prob = 2;
     ck_assert_int_eq(cm_l1_predict_miss_ratio(&p, &w, 2, &pr, &err),
+                     CM_EINPUT);
+}
+END_TEST
+
+/* The interleaving degree from the scheduler: LRR interleaves the fraction
+ * of the active warps; GTO at most the warps in play, which for a workload
+ * bound by its MSHRs (32 lines per instruction, 8 MSHRs) does not grow
+ * with the active warps (the simulator: atax on li2014 misses 0.546 at
+ * both 26 and 37 active warps). */
+START_TEST(test_scheduler_degree)
+{
+    cm_params p;
+    machine(&p, 48);
+    p.l1_mshrs = 8;
+    cm_workload_profile w = private_profile(1024, 0);
+    w.reqs_mean = 32;
+    w.reuse_prob = 0.7;
+    w.kernel_len = 300;
+    cm_l1_prediction a, b, c, d;
+    cm_err err = {0};
+    p.sched_active_warps = 40;
+    ck_assert_int_eq(cm_l1_predict_scheduled(&p, &w, 0.5, &a, &err), CM_OK);
+    ck_assert_close(a.warps_interleaved, 20, 1e-12); /* LRR: f x active */
+    ck_assert_close(a.miss_ratio, predict(&p, &w, 20).miss_ratio, 1e-12);
+    p.sched_policy = 1; /* GTO */
+    ck_assert_int_eq(cm_l1_predict_scheduled(&p, &w, 0.5, &b, &err), CM_OK);
+    p.sched_active_warps = 24;
+    ck_assert_int_eq(cm_l1_predict_scheduled(&p, &w, 0.5, &c, &err), CM_OK);
+    ck_assert(b.warps_interleaved < 4);
+    ck_assert_close(b.warps_interleaved, c.warps_interleaved, 1e-9);
+    ck_assert_close(b.miss_ratio, c.miss_ratio, 1e-9);
+    ck_assert(b.miss_ratio < a.miss_ratio - 0.05);
+    /* more MSHRs keep more warps in play */
+    p.l1_mshrs = 128;
+    ck_assert_int_eq(cm_l1_predict_scheduled(&p, &w, 0.5, &d, &err), CM_OK);
+    ck_assert(d.warps_interleaved > c.warps_interleaved + 1);
+    ck_assert_int_eq(cm_l1_predict_scheduled(&p, &w, 0, &d, &err),
                      CM_EINPUT);
 }
 END_TEST
@@ -245,10 +457,14 @@ Suite *suite_l1_predict(void)
     Suite *s = suite_create("l1_predict");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_one_warp_is_setassoc_of_its_histogram);
+    tcase_add_test(tc, test_one_warp_is_exact_lru);
+    tcase_add_test(tc, test_interleaved_against_brute_force);
+    tcase_add_test(tc, test_shared_pool_bounds);
     tcase_add_test(tc, test_fitting_footprint_leaves_cold_misses);
+    tcase_add_test(tc, test_profile_cache_keys);
     tcase_add_test(tc, test_more_warps_never_fewer_misses);
     tcase_add_test(tc, test_rejects_bad_degree);
+    tcase_add_test(tc, test_scheduler_degree);
     tcase_add_test(tc, test_agrees_with_simulator);
     suite_add_tcase(s, tc);
     return s;
