@@ -510,7 +510,7 @@ static int dir_make_room(l2_bank *b, uint64_t line, uint64_t now)
         if (!v || !replace(b, v->line, CM_L2E_DIR_REPLACE, now, &retry))
             return 0;
     }
-    *v = (l2_dirent){.line = line, .stamp = ++b->stamp, .valid = 1};
+    l2_dir_put(b, v, line);
     return 1;
 }
 

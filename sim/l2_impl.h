@@ -69,6 +69,8 @@ typedef struct l2_bank {
     uint32_t *free_stack, nfree;
     int32_t *map;
     l2_dirent *dir;
+    l2_dirent *dir_last; /* l2_dir_find's last entry found: NULL or stale */
+    uint64_t dir_absent; /* its last line found absent, or L2_NONE */
     cm_mreq *qh, *qt;
     uint32_t qn;
     cm_mreq *pipe_first; /* the first request still in the input pipeline */
@@ -125,8 +127,10 @@ l2_ent *l2_ent_new(cm_l2 *l2, l2_bank *b, uint64_t line, uint8_t kind,
 void l2_ent_free(cm_l2 *l2, l2_bank *b, l2_ent *e);
 uint32_t l2_ents_used(const cm_l2 *l2, const l2_bank *b);
 uint64_t *l2_sharers(cm_l2 *l2, l2_bank *b, uint64_t line, l2_way *way);
-l2_dirent *l2_dir_find(const cm_l2 *l2, const l2_bank *b, uint64_t line);
+l2_dirent *l2_dir_find(const cm_l2 *l2, l2_bank *b, uint64_t line);
 l2_dirent *l2_dir_set(const cm_l2 *l2, const l2_bank *b, uint64_t line);
+/* Gives directory entry v to line (the only way an entry gets one). */
+void l2_dir_put(l2_bank *b, l2_dirent *v, uint64_t line);
 uint64_t l2_mem_read(const cm_l2 *l2, uint64_t line);
 void l2_mem_write(cm_l2 *l2, uint64_t line, uint64_t value);
 void l2_todram(cm_l2 *l2, l2_bank *b, l2_ent *e);

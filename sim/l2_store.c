@@ -144,12 +144,28 @@ l2_dirent *l2_dir_set(const cm_l2 *l2, const l2_bank *b, uint64_t line)
     return &b->dir[(idx % l2->dir_sets) * l2->dir_ways];
 }
 
-l2_dirent *l2_dir_find(const cm_l2 *l2, const l2_bank *b, uint64_t line)
+l2_dirent *l2_dir_find(const cm_l2 *l2, l2_bank *b, uint64_t line)
 {
+    /* A request looks its line up five to ten times (state, event, room,
+     * actions, observers).  A line has at most one entry, so the last one
+     * found is the answer while it still holds the line; and a line found
+     * absent stays absent until l2_dir_put, the one way an entry gets a
+     * line, forgets it. */
+    l2_dirent *d = b->dir_last;
+    if (d && d->valid && d->line == line) return d;
+    if (line == b->dir_absent) return NULL;
     l2_dirent *set = l2_dir_set(l2, b, line);
     for (uint32_t i = 0; i < l2->dir_ways; i++)
-        if (set[i].valid && set[i].line == line) return &set[i];
+        if (set[i].valid && set[i].line == line) return b->dir_last = &set[i];
+    b->dir_absent = line;
     return NULL;
+}
+
+void l2_dir_put(l2_bank *b, l2_dirent *v, uint64_t line)
+{
+    *v = (l2_dirent){.line = line, .stamp = ++b->stamp, .valid = 1};
+    b->dir_last = v;
+    b->dir_absent = L2_NONE;
 }
 
 /* The line's sharer set, where the protocol keeps one; NULL if none. */

@@ -123,7 +123,7 @@ static void warm_dir_room(cm_l2 *l2, l2_bank *b, uint64_t line, uint64_t vtime)
     if (!v) return;
     if (v->valid && v->sharers)
         warm_replace(l2, b, v->line, CM_L2E_DIR_REPLACE, vtime);
-    *v = (l2_dirent){.line = line, .stamp = ++b->stamp, .valid = 1};
+    l2_dir_put(b, v, line);
 }
 
 static l2_way *warm_install(cm_l2 *l2, l2_bank *b, uint64_t line,
@@ -365,6 +365,7 @@ static cm_status bank_init(cm_l2 *l2, l2_bank *b, unsigned id, cm_err *err)
     b->out = malloc(l2->out_cap * sizeof *b->out);
     if (c->proto->sharers == CM_SHARERS_DIR)
         b->dir = calloc((size_t)l2->dir_sets * l2->dir_ways, sizeof *b->dir);
+    b->dir_absent = L2_NONE;
     if (!b->tags || !b->ent || !b->free_stack || !b->map || !b->todram ||
         !b->out || (c->proto->sharers == CM_SHARERS_DIR && !b->dir))
         return cm_err_set(err, CM_EINTERNAL, "out of memory for L2 bank %u",

@@ -17,6 +17,7 @@
 #include "models/profile.h"
 #include "models/recall.h"
 #include "sim/gpu.h"
+#include "sim/l2_impl.h" /* the directory lookup, white-box */
 #include "sim/stats.h"
 #include "tests/testutil.h"
 
@@ -346,6 +347,33 @@ START_TEST(test_profile_late_lines)
 }
 END_TEST
 
+/* l2_dir_find remembers its last entry found and its last line found
+ * absent.  A line found absent, then given an entry, then looked up after
+ * another line's lookup must be found (the absent memo must not outlive
+ * l2_dir_put); an entry given to another line must not answer for the old
+ * one.  One set of two ways, so every line shares it. */
+START_TEST(test_directory_lookup_memo)
+{
+    cm_l2 l2 = {0};
+    l2.cfg.banks = 1;
+    l2.dir_sets = 1;
+    l2.dir_ways = 2;
+    l2_dirent dir[2] = {{0}};
+    l2_bank b = {.l2 = &l2, .dir = dir, .dir_absent = L2_NONE};
+    ck_assert_ptr_null(l2_dir_find(&l2, &b, LINE_A));
+    l2_dir_put(&b, &dir[0], LINE_A);
+    l2_dir_put(&b, &dir[1], LINE_B);
+    ck_assert_ptr_eq(l2_dir_find(&l2, &b, LINE_B), &dir[1]);
+    ck_assert_ptr_eq(l2_dir_find(&l2, &b, LINE_A), &dir[0]);
+    ck_assert_ptr_null(l2_dir_find(&l2, &b, LINE_C));
+    l2_dir_put(&b, &dir[0], LINE_C); /* A's entry goes to C */
+    ck_assert_ptr_eq(l2_dir_find(&l2, &b, LINE_B), &dir[1]);
+    ck_assert_ptr_eq(l2_dir_find(&l2, &b, LINE_C), &dir[0]);
+    ck_assert_ptr_null(l2_dir_find(&l2, &b, LINE_A));
+    ck_assert_ptr_null(l2_dir_find(&l2, &b, LINE_A));
+}
+END_TEST
+
 Suite *suite_coh_dir(void)
 {
     Suite *s = suite_create("coh_dir");
@@ -355,6 +383,7 @@ Suite *suite_coh_dir(void)
     tcase_add_test(tc, test_profile_directory_stream);
     tcase_add_test(tc, test_profile_measured_sets);
     tcase_add_test(tc, test_profile_late_lines);
+    tcase_add_test(tc, test_directory_lookup_memo);
     suite_add_tcase(s, tc);
     return s;
 }
