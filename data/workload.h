@@ -231,6 +231,7 @@ static inline cm_wregion cm_wline_region(uint64_t line)
 #define CM_WGEN_STACK_MAX (256 + CM_WINST_MAX_LINES)
 #define CM_WGEN_FILTER 1024 /* power of two, > 3 x CM_WGEN_STACK_MAX */
 #define CM_WGEN_RNG_BYTES 32 /* >= gsl_rng_taus2->size, checked */
+#define CM_WGEN_GUIDE 64 /* zipf guide buckets: a power of two */
 
 typedef struct cm_wgen {
     /* Fields every call touches first, together: a machine's thousands of
@@ -247,6 +248,8 @@ typedef struct cm_wgen {
         unsigned long ul[CM_WGEN_RNG_BYTES / sizeof(unsigned long)];
         double d;
     } rng_state;
+    /* zipf_guide[b]: the first d with zipf_cdf[d] > b / CM_WGEN_GUIDE */
+    uint8_t zipf_guide[CM_WGEN_GUIDE];
     cm_workload_profile prof;
     double zipf_cdf[256]; /* cumulative P(D <= d), d < K */
     /* Distinct lines, MRU first: position i is stack[(top + i) mod
