@@ -286,8 +286,7 @@ static void expire_ev(cm_engine *eng, void *obj, uint64_t arg);
 static void install(cm_l2 *l2, l2_bank *b, l2_way *v, uint64_t line,
                     uint64_t now)
 {
-    *v = (l2_way){.line = line, .value = l2_mem_read(l2, line), .valid = 1,
-                  .owner = -1, .reader = -1, .stamp = ++b->stamp};
+    l2_way_install(l2, b, v, line);
     /* a TC-Weak refetch takes the parked timestamps (GT >= every LT) */
     for (uint32_t i = 0; l2->timestamps && i < l2->cfg.mshrs; i++)
         if (b->ent[i].kind == ENT_SIDE && b->ent[i].line == line &&
@@ -312,7 +311,7 @@ static void evict(l2_bank *b, l2_way *w, uint64_t now)
     /* the way leaves before its write-back is queued: queueing can wake
      * the bank, which must not serve the line from it (bug: a GETX was
      * granted on the leaving way, and its owner's PUT later met I) */
-    w->valid = 0;
+    l2_way_clear(b, w);
     if (w->dirty) l2_writeback(l2, b, w->line, w->value, NULL);
 }
 

@@ -65,6 +65,9 @@ typedef struct l2_bank {
     cm_l2 *l2;
     unsigned id, ch;
     l2_way *tags;
+    /* per way, its line while valid, else L2_NONE: a set's search reads
+     * these 8 bytes a way, not the ways themselves (a cache line each) */
+    uint64_t *tagl;
     l2_ent *ent;
     uint32_t *free_stack, nfree;
     int32_t *map;
@@ -128,6 +131,9 @@ void l2_ent_free(cm_l2 *l2, l2_bank *b, l2_ent *e);
 uint32_t l2_ents_used(const cm_l2 *l2, const l2_bank *b);
 uint64_t *l2_sharers(cm_l2 *l2, l2_bank *b, uint64_t line, l2_way *way);
 l2_dirent *l2_dir_find(const cm_l2 *l2, l2_bank *b, uint64_t line);
+/* Way v takes line, fresh from memory (LRU stamp now); way w leaves. */
+void l2_way_install(cm_l2 *l2, l2_bank *b, l2_way *v, uint64_t line);
+void l2_way_clear(l2_bank *b, l2_way *w);
 l2_dirent *l2_dir_set(const cm_l2 *l2, const l2_bank *b, uint64_t line);
 /* Gives directory entry v to line (the only way an entry gets one). */
 void l2_dir_put(l2_bank *b, l2_dirent *v, uint64_t line);

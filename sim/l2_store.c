@@ -18,19 +18,20 @@ void l2_fail(cm_l2 *l2, const char *fmt, const char *a, const char *c)
 
 /* ---- tags ------------------------------------------------------------------ */
 
-static l2_way *set_of(const cm_l2 *l2, const l2_bank *b, uint64_t line)
+/* The index of line's set's first way. */
+static size_t set_of(const cm_l2 *l2, uint64_t line)
 {
     /* line mod banks chose the bank; the set comes from the bits above */
     uint64_t set = l2->set_mask ? (line >> l2->bank_shift) & l2->set_mask
                                 : (line / l2->cfg.banks) % l2->sets;
-    return b->tags + set * l2->cfg.ways;
+    return (size_t)set * l2->cfg.ways;
 }
 
 l2_way *l2_way_find(const cm_l2 *l2, const l2_bank *b, uint64_t line)
 {
-    l2_way *set = set_of(l2, b, line);
+    size_t s = set_of(l2, line);
     for (uint32_t i = 0; i < l2->cfg.ways; i++)
-        if (set[i].valid && set[i].line == line) return &set[i];
+        if (b->tagl[s + i] == line) return &b->tags[s + i];
     return NULL;
 }
 
@@ -38,13 +39,28 @@ l2_way *l2_way_find(const cm_l2 *l2, const l2_bank *b, uint64_t line)
  * entry (transient lines stay); NULL when none. */
 l2_way *l2_victim(cm_l2 *l2, l2_bank *b, uint64_t line)
 {
-    l2_way *set = set_of(l2, b, line), *v = NULL;
+    size_t s = set_of(l2, line);
+    for (uint32_t i = 0; i < l2->cfg.ways; i++)
+        if (b->tagl[s + i] == L2_NONE) return &b->tags[s + i];
+    l2_way *set = &b->tags[s], *v = NULL;
     for (uint32_t i = 0; i < l2->cfg.ways; i++) {
-        if (!set[i].valid) return &set[i];
-        if (l2_ent_find(l2, b, set[i].line)) continue;
-        if (!v || set[i].stamp < v->stamp) v = &set[i];
+        if (v && set[i].stamp >= v->stamp) continue;
+        if (!l2_ent_find(l2, b, set[i].line)) v = &set[i];
     }
     return v;
+}
+
+void l2_way_install(cm_l2 *l2, l2_bank *b, l2_way *v, uint64_t line)
+{
+    *v = (l2_way){.line = line, .value = l2_mem_read(l2, line), .valid = 1,
+                  .owner = -1, .reader = -1, .stamp = ++b->stamp};
+    b->tagl[v - b->tags] = line;
+}
+
+void l2_way_clear(l2_bank *b, l2_way *w)
+{
+    w->valid = 0;
+    b->tagl[w - b->tags] = L2_NONE;
 }
 
 /* ---- entries ------------------------------------------------------------- */

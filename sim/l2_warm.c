@@ -42,7 +42,7 @@ static void warm_base(const cm_l2 *l2, const l2_bank *b, const cm_mreq *m,
 
 static void warm_evict(cm_l2 *l2, l2_bank *b, l2_way *w)
 {
-    w->valid = 0; /* first, as evict (l2.c) */
+    l2_way_clear(b, w); /* first, as evict (l2.c) */
     if (w->dirty) l2_writeback(l2, b, w->line, w->value, NULL);
 }
 
@@ -135,8 +135,7 @@ static l2_way *warm_install(cm_l2 *l2, l2_bank *b, uint64_t line,
         v = l2_victim(l2, b, line);
     }
     if (!v || v->valid) return NULL;
-    *v = (l2_way){.line = line, .value = l2_mem_read(l2, line), .valid = 1,
-                  .owner = -1, .reader = -1, .stamp = ++b->stamp};
+    l2_way_install(l2, b, v, line);
     return v;
 }
 
@@ -358,6 +357,7 @@ static cm_status bank_init(cm_l2 *l2, l2_bank *b, unsigned id, cm_err *err)
     b->ch = id % c->channels;
     b->pred = l2->p->tc_predictor_init;
     b->tags = calloc(l2->sets * c->ways, sizeof *b->tags);
+    b->tagl = malloc(l2->sets * c->ways * sizeof *b->tagl);
     b->ent = calloc(c->mshrs, sizeof *b->ent);
     b->free_stack = malloc(c->mshrs * sizeof *b->free_stack);
     b->map = malloc(((size_t)l2->map_mask + 1) * sizeof *b->map);
@@ -366,14 +366,16 @@ static cm_status bank_init(cm_l2 *l2, l2_bank *b, unsigned id, cm_err *err)
     if (c->proto->sharers == CM_SHARERS_DIR)
         b->dir = calloc((size_t)l2->dir_sets * l2->dir_ways, sizeof *b->dir);
     b->dir_absent = L2_NONE;
-    if (!b->tags || !b->ent || !b->free_stack || !b->map || !b->todram ||
-        !b->out || (c->proto->sharers == CM_SHARERS_DIR && !b->dir))
+    if (!b->tags || !b->tagl || !b->ent || !b->free_stack || !b->map ||
+        !b->todram || !b->out ||
+        (c->proto->sharers == CM_SHARERS_DIR && !b->dir))
         return cm_err_set(err, CM_EINTERNAL, "out of memory for L2 bank %u",
                           id);
     for (uint32_t k = 0; k < c->mshrs; k++)
         b->free_stack[k] = c->mshrs - 1 - k; /* entry 0 first */
     b->nfree = c->mshrs;
     memset(b->map, 0xff, ((size_t)l2->map_mask + 1) * sizeof *b->map);
+    for (size_t k = 0; k < l2->sets * c->ways; k++) b->tagl[k] = L2_NONE;
     return CM_OK;
 }
 
@@ -490,6 +492,7 @@ void cm_l2_free(cm_l2 *l2)
     for (unsigned i = 0; l2->bank && i < l2->cfg.banks; i++) {
         l2_bank *b = &l2->bank[i];
         free(b->tags);
+        free(b->tagl);
         free(b->ent);
         free(b->free_stack);
         free(b->map);
