@@ -76,7 +76,7 @@
  *                      L1-miss stream (a count, not cycles); inf if first
  *   dir.sharers        per directory-entry eviction: the L1s on its sharer
  *                      list, bins [k, k+1)
- * and, GPU-VIni only (optional for readers; sim/profile_rec.c dir_stream):
+ * and, GPU-VIni only (optional for readers; sim/profile_dirsets.c):
  *   dir.alloc_distance per GETS: LRU stack distance over the requests to
  *                      lines loaded before (a count); inf if first
  *   dir.empty_distance per store or atomic that empties a line's sharer

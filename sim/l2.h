@@ -91,7 +91,7 @@ void cm_l2_free(cm_l2 *l2);
  * in chunks of `bits` bits (hash != 0, dir.index=hash; bits 0 leaves them
  * whole) or left as they are (dir.index=bits).  The directory indexes by
  * it; the profile recorder tells with it how a run's lines spread over the
- * sets of any directory size (sim/profile_rec.c). */
+ * sets of any directory size (sim/profile_table.c, sim/profile_dirsets.c). */
 uint64_t cm_l2_dir_fold(uint64_t line, unsigned banks, unsigned bits, int hash);
 
 size_t cm_l2_events(const cm_l2_config *cfg);
