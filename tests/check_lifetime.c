@@ -1,11 +1,12 @@
-/* check_lifetime.c - the lifetime-outcome model (models/lifetime.h).
+/* check_lifetime.c - the lifetime-outcome model (models/lifetime.h) at a
+ * given lifetime: the L1 copies' outcomes, the bank's delay, the stores'
+ * stalls and the fences' waits, and the speeds that carry a profile across
+ * lifetimes.  The TC-Weak predictor that picks the lifetime is tested in
+ * check_lifetime_pred.c; the inputs both build are tests/distgen.h's.
  *
  * References: closed forms for exponential times, Monte Carlo with a GSL
- * generator of the same independence assumptions, the Pollaczek-Khinchine
- * formula written out here, the closed-form root of a two-event drift, a
- * truncated geometric law, and the predictor chain's generator solved
- * densely with GSL's LU (not the model's cut recursion). */
-#include <gsl/gsl_linalg.h>
+ * generator of the same independence assumptions, and the
+ * Pollaczek-Khinchine formula written out here. */
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,71 +15,6 @@
 #include "models/lifetime.h"
 #include "tests/distgen.h"
 #include "tests/testutil.h"
-
-/* The six distributions of an input. */
-typedef struct dists {
-    cm_dist r, e, s, g, a, d;
-} dists;
-
-static void dists_free(dists *x)
-{
-    cm_dist_free(&x->r), cm_dist_free(&x->e), cm_dist_free(&x->s);
-    cm_dist_free(&x->g), cm_dist_free(&x->a), cm_dist_free(&x->d);
-}
-
-/* Exponential times of the given means and masses at infinity. */
-static void dists_exponential(dists *x, int per_mean)
-{
-    dg_exponential(&x->r, 800, 0.3, per_mean);
-    dg_exponential(&x->e, 3000, 0.2, per_mean);
-    dg_exponential(&x->s, 2000, 0.4, per_mean);
-    dg_exponential(&x->g, 1500, 0.3, per_mean);
-    dg_exponential(&x->a, 5000, 0.1, per_mean);
-    dg_exponential(&x->d, 200, 0.5, per_mean);
-}
-
-static cm_lifetime_input input_of(const dists *x)
-{
-    cm_lifetime_input in = {0};
-    in.reuse = &x->r;
-    in.residency = &x->e;
-    in.read_to_write = &x->s;
-    in.load_gap = &x->g;
-    in.evict_age = &x->a;
-    in.store_to_fence = &x->d;
-    in.l1_fills = 0.5;
-    in.l2_loads = 0.6;
-    in.l2_stores = 0.2;
-    in.l2_evictions = 0.3;
-    in.fences = 0.01;
-    in.banks = 8;
-    in.l2_service = 2;
-    in.t_hit = 4, in.t_evict = 8, in.t_write = 8;
-    in.write_update = 1;
-    in.pred_min = 8, in.pred_max = 50000, in.pred_init = 1600;
-    in.chain_states = 100000;
-    return in;
-}
-
-/* Exponential times and the rates above. */
-static cm_lifetime_input exponential_input(dists *x, int per_mean)
-{
-    dists_exponential(x, per_mean);
-    return input_of(x);
-}
-
-/* The equilibrium, which must be of the given kind. */
-static double equilibrium(const cm_lifetime_input *in, cm_lifetime_bound want)
-{
-    double L;
-    cm_lifetime_bound b;
-    cm_err err = {0};
-    ck_assert_msg(cm_lifetime_equilibrium(in, &L, &b, &err) == CM_OK, "%s",
-                  err.msg);
-    ck_assert_msg(b == want, "bound %s, want %s", cm_lifetime_bound_name(b),
-                  cm_lifetime_bound_name(want));
-    return L;
-}
 
 static cm_lifetime_result eval(const cm_lifetime_input *in, double L)
 {
@@ -93,8 +29,8 @@ START_TEST(outcomes_exponential)
     /* R = inf w.p. u else Exp(a); E = inf w.p. v else Exp(b).  R is the
      * first reuse while the copy is held, so a finite R decides hit or
      * expired alone; E splits the never-reused copies. */
-    dists x;
-    cm_lifetime_input in = exponential_input(&x, 500);
+    dg_dists x;
+    cm_lifetime_input in = dg_exponential_input(&x, 500);
     double a = 1.0 / 800, u = 0.3, b = 1.0 / 3000, v = 0.2;
     for (double L = 0; L <= 6400; L += 400) {
         cm_lifetime_result r = eval(&in, L);
@@ -121,7 +57,7 @@ START_TEST(outcomes_exponential)
                       (L - (1 - exp(-aa * L)) / aa) / in.banks;
         ck_assert_double_eq_tol(r.parked_mshrs, held, 1e-4 + 1e-6 * held);
     }
-    dists_free(&x);
+    dg_dists_free(&x);
 }
 END_TEST
 
@@ -139,14 +75,14 @@ START_TEST(outcomes_monte_carlo)
 {
     gsl_rng *rng = dg_rng(2024);
     for (int rep = 0; rep < 8; rep++) {
-        dists x;
+        dg_dists x;
         dg_random(&x.r, rng, 1000);
         dg_random(&x.e, rng, 1000);
         dg_random(&x.s, rng, 1000);
         dg_random(&x.g, rng, 1000);
         dg_random(&x.a, rng, 1000);
         dg_random(&x.d, rng, 1000);
-        cm_lifetime_input in = input_of(&x);
+        cm_lifetime_input in = dg_lifetime_input(&x);
         double L = gsl_rng_uniform(rng) * 1000;
         cm_lifetime_result r = eval(&in, L);
         /* a lease delay (finite: every fill has one) and a speed */
@@ -187,7 +123,7 @@ START_TEST(outcomes_monte_carlo)
                       "rep %d: fence wait MC %g model %g", rep, m,
                       r.fence_wait);
         cm_dist_free(&dl);
-        dists_free(&x);
+        dg_dists_free(&x);
     }
     gsl_rng_free(rng);
 }
@@ -220,8 +156,8 @@ END_TEST
 
 START_TEST(hol_delay_pollaczek_khinchine)
 {
-    dists x;
-    cm_lifetime_input in = exponential_input(&x, 100);
+    dg_dists x;
+    cm_lifetime_input in = dg_exponential_input(&x, 100);
     double as = 1.0 / 2000;
     for (double L = 0; L <= 1200; L += 200) {
         cm_lifetime_result r = eval(&in, L);
@@ -242,54 +178,7 @@ START_TEST(hol_delay_pollaczek_khinchine)
     /* a lifetime that saturates the bank has no finite delay */
     cm_lifetime_result r = eval(&in, 20000);
     ck_assert(r.bank_util >= 1 && isinf(r.hol_delay));
-    dists_free(&x);
-}
-END_TEST
-
-/* Only L2 loads (+t_hit when G > L) and stores (-t_write when S < L), G
- * and S Exp(1/m) with no mass at infinity: the drift
- *     t_h l (1 - F(L)) - t_w s F(L),  F(L) = 1 - e^{-L/m},
- * vanishes at L* = m ln((t_h l + t_w s) / (t_w s)). */
-START_TEST(drift_root_closed_form)
-{
-    dists x;
-    dists_exponential(&x, 50);
-    cm_dist_free(&x.g), cm_dist_free(&x.s);
-    double m = 1000;
-    dg_exponential(&x.g, m, 0, 500);
-    dg_exponential(&x.s, m, 0, 500);
-    cm_lifetime_input in = input_of(&x);
-    in.l1_fills = 0, in.l2_evictions = 0;
-    double want = m * log((in.t_hit * in.l2_loads +
-                           in.t_write * in.l2_stores) /
-                          (in.t_write * in.l2_stores));
-    double L = equilibrium(&in, CM_LIFETIME_ROOT);
-    ck_assert_double_eq_tol(L, want, 1e-4 * want);
-    ck_assert(cm_lifetime_drift(&in, L - 10) > 0);
-    ck_assert(cm_lifetime_drift(&in, L + 10) < 0);
-    /* with write updates off (tc.write_update) the stores stop pulling */
-    in.write_update = 0;
-    ck_assert_double_eq(equilibrium(&in, CM_LIFETIME_AT_MAX), in.pred_max);
-    dists_free(&x);
-}
-END_TEST
-
-START_TEST(drift_one_signed_clamps)
-{
-    dists x;
-    cm_lifetime_input in = exponential_input(&x, 20);
-    /* only decrements: the predictor sinks to its lower bound */
-    in.l1_fills = 0, in.l2_loads = 0;
-    ck_assert_double_eq(equilibrium(&in, CM_LIFETIME_AT_MIN), in.pred_min);
-    /* only increments: it rises to its upper bound */
-    in = input_of(&x);
-    in.l2_evictions = 0, in.l2_stores = 0;
-    ck_assert_double_eq(equilibrium(&in, CM_LIFETIME_AT_MAX), in.pred_max);
-    /* no events: it stays where it starts */
-    in.l1_fills = 0, in.l2_loads = 0;
-    ck_assert_double_eq(equilibrium(&in, CM_LIFETIME_NO_DRIFT),
-                        in.pred_init);
-    dists_free(&x);
+    dg_dists_free(&x);
 }
 END_TEST
 
@@ -300,8 +189,8 @@ END_TEST
  * with 0.4. */
 START_TEST(fence_wait_acks_and_gwct)
 {
-    dists x;
-    cm_lifetime_input in = exponential_input(&x, 1);
+    dg_dists x;
+    cm_lifetime_input in = dg_exponential_input(&x, 1);
     cm_dist ack, slack;
     cm_dist_init(&ack);
     cm_dist_init(&slack);
@@ -330,7 +219,7 @@ START_TEST(fence_wait_acks_and_gwct)
     }
     cm_dist_free(&ack);
     cm_dist_free(&slack);
-    dists_free(&x);
+    dg_dists_free(&x);
 }
 END_TEST
 
@@ -376,8 +265,8 @@ static double strong_speed(double k_L, double k_L0, double L0, double L)
  * at L0, each found by bisection here, and the stall E[(kL - S)+] / k. */
 START_TEST(speed_carries_profile_across_lifetimes)
 {
-    dists x, half;
-    cm_lifetime_input in = exponential_input(&x, 20);
+    dg_dists x, half;
+    cm_lifetime_input in = dg_exponential_input(&x, 20);
     in.profile_lifetime = 8000;
     in.reply_busy = 0.5;
     in.mshr_inflight = 0;
@@ -390,7 +279,7 @@ START_TEST(speed_carries_profile_across_lifetimes)
     dg_exponential(&half.g, 750, 0.3, 20);
     dg_exponential(&half.a, 2500, 0.1, 20);
     dg_exponential(&half.d, 100, 0.5, 20);
-    cm_lifetime_input ref = input_of(&half);
+    cm_lifetime_input ref = dg_lifetime_input(&half);
     for (double L = 500; L <= 2000; L += 500) {
         cm_lifetime_result r = eval(&in, L);
         ck_assert_double_eq_tol(r.speed_weak, 2, 1e-5);
@@ -418,16 +307,16 @@ START_TEST(speed_carries_profile_across_lifetimes)
         ck_assert_double_eq_tol(r.store_stall_shared, r.store_stall,
                                 1e-12 * (1 + stall));
     }
-    dists_free(&x);
-    dists_free(&half);
+    dg_dists_free(&x);
+    dg_dists_free(&half);
 }
 END_TEST
 
 /* Exponential times with the speed rates of a profile at L0 = 8000
  * whose reply ports allow 2x and whose MSHRs never bind; no S'. */
-static cm_lifetime_input strong_speed_input(dists *x)
+static cm_lifetime_input strong_speed_input(dg_dists *x)
 {
-    cm_lifetime_input in = exponential_input(x, 20);
+    cm_lifetime_input in = dg_exponential_input(x, 20);
     in.profile_lifetime = 8000;
     in.reply_busy = 0.5;
     in.mshr_inflight = 0;
@@ -450,7 +339,7 @@ static cm_lifetime_input strong_speed_input(dists *x)
  * while it does (no lease delay here: P(R / k <= L) = P(R <= L0)). */
 START_TEST(lease_clock_until_a_resource_binds)
 {
-    dists x;
+    dg_dists x;
     cm_lifetime_input in = strong_speed_input(&x);
     in.l2_stores = 1e-5;
     in.lease_delay = NULL;
@@ -465,7 +354,7 @@ START_TEST(lease_clock_until_a_resource_binds)
     ck_assert_double_eq_tol(eval(&in, L0 / 4).speed_strong, 2, 1e-9);
     /* TC-Weak's stores never wait on a lease: its speed is the bound's */
     ck_assert_double_eq_tol(r.speed_weak, 1, 1e-9);
-    dists_free(&x);
+    dg_dists_free(&x);
 }
 END_TEST
 
@@ -481,7 +370,7 @@ END_TEST
  * one. */
 START_TEST(out_of_order_stalls_share_the_bank)
 {
-    dists x;
+    dg_dists x;
     cm_lifetime_input in = strong_speed_input(&x);
     in.l2_stores = 0.2;
     in.stall_block = 0.25;
@@ -502,7 +391,7 @@ START_TEST(out_of_order_stalls_share_the_bank)
             ck_assert_msg(k <= k_full, "L=%g: %g above in-order %g", L, k,
                           k_full);
     }
-    dists_free(&x);
+    dg_dists_free(&x);
 }
 END_TEST
 
@@ -518,7 +407,7 @@ END_TEST
  * until its lease passes. */
 START_TEST(wait_after_lease_out_of_order)
 {
-    dists x;
+    dg_dists x;
     cm_lifetime_input in = strong_speed_input(&x);
     in.l2_stores = 0.2;
     in.stall_block = 0.25;
@@ -554,7 +443,7 @@ START_TEST(wait_after_lease_out_of_order)
     double own = cm_dist_mean_excess_below(&x.s, L0) +
                  in.stall_share * in.post_wait;
     ck_assert_double_eq_tol(eval(&in, L0).store_stall, own, 1e-6 * own);
-    dists_free(&x);
+    dg_dists_free(&x);
 }
 END_TEST
 
@@ -656,7 +545,7 @@ static cm_lifetime_result split_check(const split_ref *ref, double L,
  * follow a reference built by bisection and quadrature. */
 START_TEST(own_round_trip_does_not_scale)
 {
-    dists x;
+    dg_dists x;
     cm_lifetime_input in = strong_speed_input(&x);
     cm_dist own, other;
     exponential_share(&own, 1500, 0, 0.6);
@@ -681,7 +570,7 @@ START_TEST(own_round_trip_does_not_scale)
     }
     cm_dist_free(&own);
     cm_dist_free(&other);
-    dists_free(&x);
+    dg_dists_free(&x);
 }
 END_TEST
 
@@ -699,7 +588,7 @@ END_TEST
  * a stall, so no drain is blocked) ignores the split. */
 START_TEST(behind_store_blocked_part_scales_with_lease)
 {
-    dists x;
+    dg_dists x;
     cm_lifetime_input in = strong_speed_input(&x);
     in.reply_busy = 0; /* speed 1 at every L */
     cm_dist other;
@@ -736,7 +625,7 @@ START_TEST(behind_store_blocked_part_scales_with_lease)
     ck_assert_msg(fabs(ooo.store_stall - 255) <= 1e-9,
                   "out of order: %.10g", ooo.store_stall);
     cm_dist_free(&other);
-    dists_free(&x);
+    dg_dists_free(&x);
 }
 END_TEST
 
@@ -751,7 +640,7 @@ END_TEST
  * (0.2), so its later part is known exactly. */
 START_TEST(next_instruction_store_does_not_scale)
 {
-    dists x;
+    dg_dists x;
     cm_lifetime_input in = strong_speed_input(&x);
     cm_dist own, next, other;
     exponential_share(&own, 1500, 0, 0.6);
@@ -777,129 +666,10 @@ START_TEST(next_instruction_store_does_not_scale)
     cm_dist_free(&own);
     cm_dist_free(&next);
     cm_dist_free(&other);
-    dists_free(&x);
+    dg_dists_free(&x);
 }
 END_TEST
 
-static cm_lifetime_chain chain_of(const cm_lifetime_input *in)
-{
-    cm_lifetime_chain ch;
-    cm_err err = {0};
-    ck_assert_msg(cm_lifetime_stationary(in, &ch, &err) == CM_OK, "%s",
-                  err.msg);
-    double sum = 0;
-    for (size_t k = 0; k < ch.n; k++) sum += ch.prob[k];
-    ck_assert_double_eq_tol(sum, 1, 1e-12);
-    return ch;
-}
-
-/* Rates that do not depend on L in [min, max] and steps of one lattice
- * point each way: a birth-death chain, pi_k ~ (up/down)^k. */
-START_TEST(stationary_geometric)
-{
-    dists x;
-    dists_exponential(&x, 20);
-    cm_err err = {0};
-    cm_dist_free(&x.g), cm_dist_free(&x.a);
-    cm_dist_init(&x.g), cm_dist_init(&x.a);
-    ck_assert_int_eq(cm_dist_add_bin(&x.g, 1e6, 2e6, 1, &err), CM_OK);
-    ck_assert_int_eq(cm_dist_add_bin(&x.a, 0, 1, 1, &err), CM_OK);
-    cm_lifetime_input in = input_of(&x);
-    in.l1_fills = 0, in.write_update = 0;
-    in.t_evict = in.t_hit;
-    in.pred_max = in.pred_min + 50 * in.t_hit;
-    double rho = in.l2_loads / in.l2_evictions; /* 2: mass at the top */
-    cm_lifetime_chain ch = chain_of(&in);
-    ck_assert_uint_eq(ch.n, 51);
-    double norm = (pow(rho, 51) - 1) / (rho - 1);
-    for (size_t k = 0; k < ch.n; k++) {
-        ck_assert_double_eq(ch.lifetime[k], in.pred_min + 4.0 * (double)k);
-        ck_assert_double_eq_tol(ch.prob[k], pow(rho, (double)k) / norm,
-                                1e-12);
-    }
-    cm_lifetime_chain_free(&ch);
-    dists_free(&x);
-}
-END_TEST
-
-/* The same chain built as a dense generator and solved by LU: jumps of
- * 1.5 and 2.5 points split between floor and ceiling, clamped at 0. */
-START_TEST(stationary_against_dense_generator)
-{
-    dists x;
-    cm_lifetime_input in = exponential_input(&x, 20);
-    in.t_hit = 40, in.t_evict = 60, in.t_write = 100;
-    in.pred_min = 0, in.pred_max = 40 * 30;
-    in.l2_evictions = 3; /* pull the mass off the upper bound */
-    cm_lifetime_chain ch = chain_of(&in);
-    size_t n = ch.n;
-    ck_assert_uint_eq(n, 31);
-    gsl_matrix *Q = gsl_matrix_calloc(n, n);
-    for (size_t k = 0; k < n; k++) {
-        cm_lifetime_rates r;
-        cm_lifetime_event_rates(&in, ch.lifetime[k], &r);
-        double up = (r.l1_expired + r.l2_expired) / in.banks;
-        double de = r.unexpired_evictions / in.banks;
-        double dw = r.unexpired_stores / in.banks;
-        struct { double rate; size_t to; } moves[5] = {
-            {up, k + 1 < n ? k + 1 : k},
-            {de * 0.5, k >= 1 ? k - 1 : 0}, {de * 0.5, k >= 2 ? k - 2 : 0},
-            {dw * 0.5, k >= 2 ? k - 2 : 0}, {dw * 0.5, k >= 3 ? k - 3 : 0}};
-        for (int m = 0; m < 5; m++) {
-            *gsl_matrix_ptr(Q, k, moves[m].to) += moves[m].rate;
-            *gsl_matrix_ptr(Q, k, k) -= moves[m].rate;
-        }
-    }
-    /* pi Q = 0 and sum pi = 1: solve Q^T pi = 0 with one row replaced */
-    gsl_matrix *A = gsl_matrix_alloc(n, n);
-    gsl_matrix_transpose_memcpy(A, Q);
-    gsl_vector *rhs = gsl_vector_calloc(n), *pi = gsl_vector_alloc(n);
-    for (size_t j = 0; j < n; j++) gsl_matrix_set(A, n - 1, j, 1);
-    gsl_vector_set(rhs, n - 1, 1);
-    gsl_permutation *perm = gsl_permutation_alloc(n);
-    int sign;
-    ck_assert_int_eq(gsl_linalg_LU_decomp(A, perm, &sign), 0);
-    ck_assert_int_eq(gsl_linalg_LU_solve(A, perm, rhs, pi), 0);
-    double mass_low = 0;
-    for (size_t k = 0; k < n; k++) {
-        ck_assert_double_eq_tol(ch.prob[k], gsl_vector_get(pi, k), 1e-10);
-        if (k < n / 2) mass_low += ch.prob[k];
-    }
-    ck_assert(mass_low > 0.05 && mass_low < 0.95); /* not a corner case */
-    gsl_permutation_free(perm);
-    gsl_vector_free(rhs), gsl_vector_free(pi);
-    gsl_matrix_free(A), gsl_matrix_free(Q);
-    cm_lifetime_chain_free(&ch);
-    dists_free(&x);
-}
-END_TEST
-
-/* Steps small against the scale on which the rates change: the walk
- * concentrates around the root of its drift. */
-START_TEST(stationary_mean_near_root)
-{
-    dists x;
-    cm_lifetime_input in = exponential_input(&x, 20);
-    in.pred_max = 6000;
-    double L = equilibrium(&in, CM_LIFETIME_ROOT);
-    cm_lifetime_chain ch = chain_of(&in);
-    ck_assert_double_eq_tol(ch.mean, L, 0.02 * L);
-    ck_assert(ch.sd > 0 && ch.sd < 0.2 * L);
-    cm_lifetime_chain_free(&ch);
-    /* a coarse lattice keeps its size bound and the drift */
-    in.chain_states = 50;
-    ch = chain_of(&in);
-    ck_assert_uint_eq(ch.n, 50);
-    ck_assert_double_eq_tol(ch.mean, L, 0.05 * L);
-    cm_lifetime_chain_free(&ch);
-    dists_free(&x);
-}
-END_TEST
-
-/* With the profile's last use V, an L1 copy raises the predictor's
- * expired-load event iff V > L, whether or not it hit first: the rate is
- * fills P(L < V < inf), closed form for an exponential V, and it exceeds
- * the first-reuse rate that counts only copies unused before expiry. */
 /* The fills that happen at L (lifetime.c, 2): with the lease delay d
  * uniform on [0, 800) a share phi = P(d <= L) / P(d <= L0) of the replies
  * fills, L0 = 16000, and a copy is held at its core's next load, T ~
@@ -911,8 +681,8 @@ END_TEST
  * (cm_lifetime_outcomes). */
 START_TEST(fill_share_lengthens_residency)
 {
-    dists x;
-    cm_lifetime_input in = exponential_input(&x, 200);
+    dg_dists x;
+    cm_lifetime_input in = dg_exponential_input(&x, 200);
     cm_dist d, t;
     cm_err err = {0};
     cm_dist_init(&d);
@@ -920,7 +690,7 @@ START_TEST(fill_share_lengthens_residency)
     dg_exponential(&t, 600, 0, 200);
     in.lease_delay = &d;
     in.fill_lifetime = 16000;
-    double held0 = 0.7; /* dists_exponential: R never with 0.3 */
+    double held0 = 0.7; /* dg_dists_exponential: R never with 0.3 */
     for (double L = 100; L <= 16000; L *= 2) {
         cm_lifetime_result with, without;
         in.l1_load_gap = &t;
@@ -952,74 +722,7 @@ START_TEST(fill_share_lengthens_residency)
     }
     cm_dist_free(&d);
     cm_dist_free(&t);
-    dists_free(&x);
-}
-END_TEST
-
-START_TEST(l1_expired_from_last_use)
-{
-    dists x;
-    cm_lifetime_input in = exponential_input(&x, 20);
-    cm_dist v;
-    dg_exponential(&v, 2500, 0.25, 20);
-    for (double L = 0; L <= 6000; L += 1500) {
-        cm_lifetime_rates first, last;
-        cm_lifetime_event_rates(&in, L, &first);
-        in.last_use = &v;
-        cm_lifetime_event_rates(&in, L, &last);
-        in.last_use = NULL;
-        double want = in.l1_fills * 0.75 * exp(-L / 2500);
-        ck_assert_double_eq_tol(last.l1_expired, want, 1e-3 * want);
-        ck_assert_double_eq(last.l2_expired, first.l2_expired);
-        ck_assert(last.l1_expired > first.l1_expired);
-    }
-    cm_dist_free(&v);
-    dists_free(&x);
-}
-END_TEST
-
-/* dL/dt = drift(L) by explicit Euler, one cycle per step: the mean of L
- * over the first T cycles. */
-static double euler_run_mean(const cm_lifetime_input *in, double T)
-{
-    double L = in->pred_init, area = 0;
-    for (double t = 0; t < T; t += 1) {
-        area += L;
-        L = fmin(fmax(L + cm_lifetime_drift(in, L), in->pred_min),
-                 in->pred_max);
-    }
-    return area / T;
-}
-
-/* The predictor's mean-field approach from its start: the time average
- * agrees with an Euler integration, stays between the start and the
- * equilibrium, and tends to the equilibrium for long runs. */
-START_TEST(run_mean_approach)
-{
-    dists x;
-    cm_lifetime_input in = exponential_input(&x, 4);
-    in.pred_max = 6000;
-    double eq = equilibrium(&in, CM_LIFETIME_ROOT);
-    cm_err err = {0};
-    for (int k = 0; k < 2; k++) {
-        in.pred_init = k ? 5900 : 100; /* below and above the root */
-        double m, end;
-        ck_assert_msg(cm_lifetime_run_mean(&in, 10000, &m, &end, &err) ==
-                          CM_OK, "%s", err.msg);
-        double ref = euler_run_mean(&in, 10000);
-        ck_assert_msg(fabs(m - ref) <= 2e-3 * ref, "RKF45 %g, Euler %g", m,
-                      ref);
-        ck_assert(fmin(in.pred_init, eq) < m && m < fmax(in.pred_init, eq));
-        ck_assert(fmin(in.pred_init, eq) <= end &&
-                  end <= fmax(in.pred_init, eq));
-        ck_assert_int_eq(cm_lifetime_run_mean(&in, 1e9, &m, NULL, &err),
-                         CM_OK);
-        ck_assert_double_eq_tol(m, eq, 1e-3 * eq);
-    }
-    double m;
-    ck_assert_int_eq(cm_lifetime_run_mean(&in, 0, &m, NULL, &err),
-                     CM_EINPUT);
-    dists_free(&x);
+    dg_dists_free(&x);
 }
 END_TEST
 
@@ -1031,11 +734,6 @@ Suite *suite_lifetime(void)
     tcase_add_test(tc, outcomes_monte_carlo);
     tcase_add_test(tc, outcomes_sum_to_one);
     tcase_add_test(tc, hol_delay_pollaczek_khinchine);
-    tcase_add_test(tc, drift_root_closed_form);
-    tcase_add_test(tc, drift_one_signed_clamps);
-    tcase_add_test(tc, stationary_geometric);
-    tcase_add_test(tc, stationary_against_dense_generator);
-    tcase_add_test(tc, stationary_mean_near_root);
     tcase_add_test(tc, fence_wait_acks_and_gwct);
     tcase_add_test(tc, speed_carries_profile_across_lifetimes);
     tcase_add_test(tc, own_round_trip_does_not_scale);
@@ -1044,9 +742,7 @@ Suite *suite_lifetime(void)
     tcase_add_test(tc, lease_clock_until_a_resource_binds);
     tcase_add_test(tc, out_of_order_stalls_share_the_bank);
     tcase_add_test(tc, wait_after_lease_out_of_order);
-    tcase_add_test(tc, l1_expired_from_last_use);
     tcase_add_test(tc, fill_share_lengthens_residency);
-    tcase_add_test(tc, run_mean_approach);
     suite_add_tcase(s, tc);
     return s;
 }
