@@ -106,6 +106,13 @@
  *                      of the line; inf if none
  *   l1.load_distance   per L1 load: LRU stack distance in distinct lines of
  *                      this core's load stream; inf if first
+ *   joint.l1.set_mates_<w> (joint, w = 0 .. 10: an L1 of 2^w sets indexed
+ *                      by the line's low bits) per L1 load with a finite
+ *                      l1.load_distance d: the distinct lines of its set
+ *                      this core loaded since its own last load (its
+ *                      set-local stack distance j; 64 means at least 64),
+ *                      one point per cell (octave of d, j) at the cell's
+ *                      mean d (x) and j (y)
  *   l1.load_flags      per L1 load, bins [k, k+1), k a bit set: 1 another
  *                      core wrote the line, 2 this core stored to it, 4 this
  *                      core did an atomic on it, 8 this core issued a fence

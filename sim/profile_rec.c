@@ -125,6 +125,21 @@ static warp_rec *warp_of(cm_profile_rec *r, uint32_t sm, uint32_t warp)
 
 /* ---- the program-order history --------------------------------------------- */
 
+/* The L1's sets at every size (joint.l1.set_mates_<w>, 2^w sets per L1,
+ * w = 0 .. L1S_MAX_W: one set to 1024, the design's 8-128 KB L1s of 4
+ * ways and more): a core's load of line (its record id, its stack
+ * distance d in the core's load stream, -1: its first).  The L1 indexes
+ * its sets by the line's low bits (sim/l1_impl.h). */
+#define L1S_MAX_W 10
+
+static void l1_sets_access(cm_profile_rec *r, uint32_t sm, uint32_t id,
+                           uint64_t line, int64_t d)
+{
+    uint64_t idx[L1S_MAX_W + 1];
+    for (unsigned b = 0; b <= L1S_MAX_W; b++) idx[b] = line;
+    if (profile_sets_access(r->l1sl, sm, id, idx, d)) r->oom = 1;
+}
+
 static void hist_access(cm_profile_rec *r, uint32_t sm, uint64_t line,
                         uint8_t op, uint64_t now)
 {
@@ -163,6 +178,7 @@ static void hist_access(cm_profile_rec *r, uint32_t sm, uint64_t line,
         cm_err e = {0};
         if (!cm_stackdist_access(r->lsd[sm], line, &d, NULL, &e))
             hist_add(&r->h[H_LSD], d < 0 ? INFINITY : (double)d);
+        if (r->l1sl) l1_sets_access(r, sm, (uint32_t)(g - r->grec), line, d);
         h->load_t = now;
         g->holders |= me;
     } else {
@@ -531,9 +547,12 @@ cm_status cm_profile_rec_new(const cm_params *p, const cm_protocol *proto,
               cm_linemap_alloc(&r->hmap, 12) || cm_linemap_alloc(&r->gmap, 12);
     for (uint32_t i = 0; !bad && i < r->sms; i++)
         bad = !(r->lsd[i] = cm_stackdist_new());
+    if (!bad && r->history)
+        bad = !(r->l1sl = profile_sets_new(r->sms, 0, L1S_MAX_W, SIZE_MAX));
     if (!bad && proto->sharers == CM_SHARERS_DIR)
         bad = !(r->asd = cm_stackdist_new()) ||
-              cm_linemap_alloc(&r->amap, 12) || !(r->sl = profile_dirsets_new(r->banks));
+              cm_linemap_alloc(&r->amap, 12) ||
+              !(r->sl = profile_dirsets_new(r->banks));
     if (bad) {
         cm_profile_rec_free(r);
         return cm_err_set(err, CM_EINTERNAL, "out of memory for the profile");
@@ -583,7 +602,8 @@ void cm_profile_rec_free(cm_profile_rec *r)
     free(r->hrec);
     free(r->grec);
     free(r->arec);
-    profile_dirsets_free(r->sl, r->banks);
+    profile_sets_free(r->sl);
+    profile_sets_free(r->l1sl);
     free(r);
 }
 

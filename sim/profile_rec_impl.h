@@ -61,6 +61,8 @@ typedef struct req_rec {
     uint32_t next_free;
 } req_rec;
 
+typedef struct profile_sets profile_sets;
+
 struct cm_profile_rec {
     cm_observer obs;
     const cm_protocol *proto;
@@ -94,7 +96,8 @@ struct cm_profile_rec {
     struct hrec { uint64_t load_t, store_t, atomic_t, any_t; } *hrec;
     struct grec { uint64_t w_t, w2_t, holders; int32_t writer; } *grec;
     struct arec { uint64_t sharers, empty_at, first_load; } *arec;
-    struct setlocal *sl; /* GPU-VIni: the directory's sets at every size */
+    profile_sets *sl;   /* GPU-VIni: the directory's sets at every size */
+    profile_sets *l1sl; /* the L1's sets at every size, per SM */
     size_t hn, hcap, gn, gcap, an, acap;
     int oom; /* out of memory inside a hook: reported at the end */
 };
@@ -142,11 +145,25 @@ typedef struct profile_rows {
 void profile_table_row(profile_rows *o, const char *q, double lo, double hi,
                        double v, int rate);
 
+/* profile_sets.c: set-local stack distances at widths min_w .. max_w
+ * (2^w sets per unit) while the sets number at most max_sets (NULL: out
+ * of memory); the widths kept (their count, the first in *min_w); an
+ * access of line `id` by unit with set index idx[b] at width min_w + b and
+ * stack distance d (-1: its first), -1 when out of memory; the rows
+ * <prefix><w> */
+profile_sets *profile_sets_new(uint32_t units, unsigned min_w, unsigned max_w,
+                               size_t max_sets);
+void profile_sets_free(profile_sets *s);
+unsigned profile_sets_widths(const profile_sets *s, unsigned *min_w);
+int profile_sets_access(profile_sets *s, uint32_t unit, uint32_t id,
+                        const uint64_t *idx, int64_t d);
+void profile_sets_rows(const profile_sets *s, const char *prefix,
+                       profile_rows *o);
+
 /* profile_dirsets.c: the set lists of a GPU-VIni recorder (NULL: out of
  * memory); a request the directory sees, recorded; the set-local rows
  * (joint.dir.set_mates_<b>) */
-struct setlocal *profile_dirsets_new(uint32_t banks);
-void profile_dirsets_free(struct setlocal *s, uint32_t banks);
+profile_sets *profile_dirsets_new(uint32_t banks);
 void profile_dirsets_record(cm_profile_rec *r, const cm_mreq *m);
 void profile_dirsets_rows(cm_profile_rec *r, profile_rows *o);
 

@@ -225,6 +225,7 @@ cm_status cm_profile_rec_table(cm_profile_rec *r, const cm_stats *stats,
     }
     dist_rows(r, &o);
     index_rows(r, &o);
+    profile_sets_rows(r->l1sl, "joint.l1.set_mates_", &o);
     if (r->oom && !o.st)
         o.st = cm_err_set(err, CM_EINTERNAL, "out of memory for the profile");
     if (o.st) {

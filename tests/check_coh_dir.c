@@ -242,6 +242,47 @@ static void run_bits(step *prog, size_t n, cm_params *prm, tu_sim *r)
     ck_assert(r->finished);
 }
 
+/* Lines 0, 4, ... last loaded in turn, five times, each load followed by
+ * a compute step; the steps written (10 per line). */
+static size_t lines_in_turn(step *prog, uint64_t last)
+{
+    size_t n = 0;
+    for (int round = 0; round < 5; round++)
+        for (uint64_t line = 0; line <= last; line += 4) {
+            prog[n++] = (step){CM_INST_LOAD, line};
+            prog[n++] = (step){CM_INST_COMPUTE, 0};
+        }
+    return n;
+}
+
+/* The L1's sets in the profile of r (joint.l1.set_mates_<w>, 2^w sets,
+ * the line's low bits) when lines 0, 4 and 8 were loaded in turn, five
+ * times, by one warp: each reload has the other two lines between
+ * (d = 2).  Up to 4 sets the three share a set (j = 2); at 8 sets 0 and 8
+ * share one and 4 is alone (j = 1 for 8 reloads, 0 for 4); from 16 sets
+ * each is alone. */
+static void check_l1_sets(const tu_sim *r)
+{
+    static const double want[6][3] = {{0, 0, 12}, {0, 0, 12}, {0, 0, 12},
+                                      {4, 8, 0},  {12, 0, 0}, {12, 0, 0}};
+    for (unsigned w = 0; w < 6; w++) {
+        char name[40];
+        snprintf(name, sizeof name, "joint.l1.set_mates_%u", w);
+        const cm_point *pt;
+        size_t np;
+        double got[3] = {0, 0, 0};
+        cm_profile_points(r->prof, name, &pt, &np);
+        for (size_t i = 0; i < np; i++) {
+            ck_assert_msg(pt[i].x == 2 && pt[i].y < 3,
+                          "%s: point (%g, %g)", name, pt[i].x, pt[i].y);
+            got[(int)pt[i].y] += pt[i].w;
+        }
+        for (int j = 0; j < 3; j++)
+            ck_assert_msg(got[j] == want[w][j], "%s: %g loads at j = %d, "
+                          "want %g", name, got[j], j, want[w][j]);
+    }
+}
+
 /* The directory's sets in the profile, and the recall model reading them,
  * against the simulator (recall.c, "Sets").  Lines 0, 4 and 8 loaded in
  * turn, five times, in a directory of 4 sets of 2 ways indexed by address
@@ -252,16 +293,12 @@ static void run_bits(step *prog, size_t n, cm_params *prm, tu_sim *r)
  * line's L2 copy goes too) come at distance 0.  The binomial of a uniform
  * index puts two lines in one of 4 sets with probability 1/16; measured,
  * the model counts the 13 evictions exactly: 12 reloads and one cold load
- * in three (the third line into a full set). */
+ * in three (the third line into a full set).  The same run's L1 sets:
+ * check_l1_sets. */
 START_TEST(test_profile_measured_sets)
 {
     step prog[3 * 2 * 5 + 1];
-    size_t n = 0;
-    for (int round = 0; round < 5; round++)
-        for (uint64_t line = 0; line <= 8; line += 4) {
-            prog[n++] = (step){CM_INST_LOAD, line};
-            prog[n++] = (step){CM_INST_COMPUTE, 0};
-        }
+    size_t n = lines_in_turn(prog, 8);
     prog[n++] = (step){CM_INST_END, 0};
     cm_params prm;
     tu_sim r;
@@ -294,6 +331,7 @@ START_TEST(test_profile_measured_sets)
                      CM_OK);
     ck_assert_double_eq_tol(res.p_dir_evict * rate * (double)r.cycles,
                             evictions, 1e-9);
+    check_l1_sets(&r);
     tu_sim_free(&r);
 }
 END_TEST
@@ -308,12 +346,7 @@ END_TEST
 START_TEST(test_profile_late_lines)
 {
     step prog[2 * 2 * 5 + 3];
-    size_t n = 0;
-    for (int round = 0; round < 5; round++)
-        for (uint64_t line = 0; line <= 4; line += 4) {
-            prog[n++] = (step){CM_INST_LOAD, line};
-            prog[n++] = (step){CM_INST_COMPUTE, 0};
-        }
+    size_t n = lines_in_turn(prog, 4);
     prog[n++] = (step){CM_INST_LOAD, 8};
     prog[n++] = (step){CM_INST_COMPUTE, 0};
     prog[n++] = (step){CM_INST_END, 0};
