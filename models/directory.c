@@ -8,10 +8,17 @@
  * Loads.  A load sends its row's request (state I) or not (a valid copy, or
  * a fill in flight to merge on).  Its copy survives since this core's
  * previous load of the line unless
- *  - capacity: the load's LRU stack distance in the core's load stream
- *    (l1.load_distance) misses a set-associative LRU cache of the target's
- *    l1.size / l1.line lines in l1.ways ways (binomial set model,
- *    cm_mrc_setassoc_miss_prob); p_cap = P(hit);
+ *  - capacity: the load misses a set-associative LRU cache of the
+ *    target's l1.size / l1.line lines in l1.ways ways; p_cap = P(hit).
+ *    Where the profile has the loads' set-local stack distances at the
+ *    target's set count (joint.l1.set_mates_<b>), exactly: a load hits iff
+ *    fewer than l1.ways lines of its set came between (Mattson per set).
+ *    Otherwise from its LRU stack distance in the core's load stream
+ *    (l1.load_distance) under a uniform placement of lines into sets
+ *    (binomial set model, cm_mrc_setassoc_miss_prob), which misses
+ *    conflicts of lines camping on a few sets: scluster's stride of 32
+ *    lines on li2014's L1 (validate directory --design lhs:250 --seed 2:
+ *    scluster's MARE 21% binomial, 11% set-local);
  *  - coherence: an event the protocol's table turns into a lost copy
  *    happened to the line in between (l1.load_flags, recorded in program
  *    order whatever protocol ran): a remote write under a protocol with
@@ -80,6 +87,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_cdf.h>
 
 #include "models/lifetime.h"
 #include "models/mrc.h"
@@ -241,6 +250,46 @@ static double cap_hit(const cm_dist *d, uint64_t sets, uint64_t ways,
     return tot > 0 ? h / tot : 0;
 }
 
+/* P(a load hits) from the set-local stack distances of the core's load
+ * stream in an L1 of 2^b sets (joint.l1.set_mates_<b>: per cell the mean
+ * d, x, and the mean set-local distance j, y): exact LRU placement, for
+ * lines that camp on a few sets as for lines spread over all of them.  In
+ * flight, the `extra` most recent of a load's d predecessors hold no way
+ * yet (the L1 picks a victim at the fill); each of its j set mates is one
+ * of them with probability a = extra / d, so X ~ Binomial(j, a) of them do
+ * not count, and the load hits iff j - X < W.  0 if the profile has no
+ * such rows (sets not a power of two, or an older profile), or if they
+ * hold more loads than dist (l1.load_distance, whose loads at infinity
+ * miss). */
+static int cap_hit_sets(const cm_profile *prof, const cm_dist *dist,
+                        uint64_t sets, uint64_t ways, double extra,
+                        double *hit)
+{
+    if (sets & (sets - 1)) return 0;
+    char name[40];
+    snprintf(name, sizeof name, "joint.l1.set_mates_%u",
+             (unsigned)__builtin_ctzll(sets));
+    const cm_point *pt;
+    size_t n;
+    cm_profile_points(prof, name, &pt, &n);
+    double tot = 0, h = 0;
+    for (size_t i = 0; i < n; i++) {
+        double a = pt[i].x > 0 ? fmin(1, extra / pt[i].x) : 0;
+        unsigned j = (unsigned)floor(pt[i].y + 0.5);
+        tot += pt[i].w;
+        if (j < ways)
+            h += pt[i].w;
+        else if (a > 0)
+            h += pt[i].w * gsl_cdf_binomial_Q(j - (unsigned)ways, a, j);
+    }
+    /* the cells hold the loads with a finite d; those at infinity (first
+     * loads, and reuses beyond the stack's reach) miss */
+    double all = cm_dist_total(dist);
+    if (!(tot > 0) || !(all >= tot)) return 0;
+    *hit = h / all;
+    return 1;
+}
+
 static cm_status read_inputs(const cm_profile *prof, dir_in *in, cm_err *err)
 {
     memset(in, 0, sizeof *in);
@@ -394,7 +443,8 @@ cm_status cm_directory_predict(const cm_params *p,
         double per_core = in.rate_loads / (p->gpu_sms > 0 ? p->gpu_sms : 1);
         double extra = 0;
         for (int it = 0; it < 30; it++) {
-            p_cap = cap_hit(in.dist, sets, ways, extra);
+            if (!cap_hit_sets(prof, in.dist, sets, ways, extra, &p_cap))
+                p_cap = cap_hit(in.dist, sets, ways, extra);
             double want = fmin(p->l1_mshrs, (1 - p_cap) * per_core * in.rtt);
             if (fabs(want - extra) < 0.01) break;
             extra = 0.5 * (extra + want);

@@ -101,6 +101,52 @@ static const char all_miss[] = "quantity,lo,hi,value\n"
                                "l1.store_flags,0,1,10\n"
                                "l1.write_sharers,0,1,10\n";
 
+/* Loads only, each a re-load 1000 cycles after the previous one with 20
+ * distinct lines between; in an L1 of 16 sets x 4 ways.  Spread over the
+ * sets (the binomial placement) 20 lines rarely put 4 into the load's set:
+ * nearly every load hits.  Camping on a few sets, as the set-local rows
+ * say (5 set mates, 4 ways), every load misses; with 2 set mates every
+ * load hits.  Rows of another set count (32 sets) do not apply.  Loads at
+ * infinite distance, which the set rows do not hold, miss. */
+static const char camp[] = "quantity,lo,hi,value\n"
+                           "rate.l1_loads,,,0.001\n"
+                           "rate.l1_stores,,,0\n"
+                           "rate.l1_atomics,,,0\n"
+                           "rate.store_ack_latency,,,300\n"
+                           "l1.load_gap,1000,1001,100\n"
+                           "l1.load_distance,20,21,100\n"
+                           "l1.load_flags,32,33,100\n";
+
+START_TEST(test_set_local_capacity)
+{
+    cm_params p;
+    cm_params_init(&p);
+    p.l1_size = 8192;
+    p.l1_line = 128;
+    p.l1_ways = 4;
+    char text[1024];
+    const char *rows[] = {"", "joint.l1.set_mates_4,20.5,5,100\n",
+                          "joint.l1.set_mates_4,20.5,2,100\n",
+                          "joint.l1.set_mates_5,20.5,5,100\n",
+                          "joint.l1.set_mates_4,20.5,2,100\n"
+                          "l1.load_distance,inf,inf,100\n"};
+    double miss[5];
+    for (int i = 0; i < 5; i++) {
+        snprintf(text, sizeof text, "%s%s", camp, rows[i]);
+        cm_profile *prof = profile_of(text);
+        miss[i] = predict("no-coh", prof, &p).p_load_miss;
+        cm_profile_free(prof);
+    }
+    ck_assert_msg(miss[0] < 0.05, "spread: %g", miss[0]);
+    ck_assert_msg(miss[1] > 0.99, "camping: %g", miss[1]);
+    ck_assert_msg(miss[2] < 1e-9, "two set mates: %g", miss[2]);
+    ck_assert_double_eq(miss[3], miss[0]);
+    /* as many loads again beyond the stack's reach: they miss */
+    ck_assert_msg(fabs(miss[4] - 0.5) < 1e-9, "half at infinity: %g",
+                  miss[4]);
+}
+END_TEST
+
 START_TEST(test_no_l1_all_miss)
 {
     cm_profile *prof = profile_of(all_miss);
@@ -310,6 +356,7 @@ Suite *suite_directory(void)
     TCase *tc = tcase_create("model");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_every_load_hits);
+    tcase_add_test(tc, test_set_local_capacity);
     tcase_add_test(tc, test_no_l1_all_miss);
     tcase_add_test(tc, test_invalidations_follow_sharers);
     tcase_add_test(tc, test_invariants);
