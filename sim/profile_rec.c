@@ -1,7 +1,8 @@
 /* profile_rec.c - the profile recorder of profile_rec.h: its records, the
  * hooks that fill them, its setup, and the records still open at the end.
  * The GPU-VIni directory's stream and sets are profile_dirsets.c's, the
- * rows of the profile profile_table.c's; the state the three share is
+ * set lists of both the directory and the L1 profile_sets.c's, the rows
+ * of the profile profile_table.c's; the state they share is
  * profile_rec_impl.h.
  *
  * Per-slot records: an L1 copy's fill and latest load, an L2 line's latest

@@ -1,8 +1,9 @@
 /* profile_rec_impl.h - what the parts of the profile recorder share
- * (profile_rec.c: its records, hooks and setup; profile_dirsets.c: the
- * GPU-VIni directory's stream and its sets at every size; profile_table.c:
- * the profile's rows): the recorder's state, the histogram bins, and the
- * functions they call across. */
+ * (profile_rec.c: its records, hooks and setup, and the L1's sets;
+ * profile_dirsets.c: the GPU-VIni directory's stream and its sets;
+ * profile_sets.c: set-local stack distances at every size, for both;
+ * profile_table.c: the profile's rows): the recorder's state, the
+ * histogram bins, and the functions they call across. */
 #ifndef CM_PROFILE_REC_IMPL_H
 #define CM_PROFILE_REC_IMPL_H
 
