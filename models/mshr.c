@@ -148,7 +148,7 @@
 
 #include "solvers/queue.h"
 
-enum { NPH = 4 };            /* LD/ST phases of a level */
+enum { NPH = 5 };            /* LD/ST phases of a level */
 enum { RMAX_VALUES = 2 };    /* line counts an instruction can have */
 #define MAX_CELLS ((size_t)1 << 23) /* doubles of all S_j pmfs at most */
 
@@ -606,6 +606,29 @@ static double clamp01(double x)
     return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
+/* The rates at which a refused load (u1) and a refused store (u3) at
+ * level j >= 1 are let in.  The pool is full: its E requests return at
+ * E / T a cycle, and the refused instruction is in once ov of them have
+ * (u1_req, u3_in: within the level's returns), or once a returning
+ * instruction makes room (with the chance e that it had room one
+ * instruction earlier). */
+typedef struct unblock {
+    double u1, u1_req, u3, u3_in;
+} unblock;
+
+static unblock unblock_rates(const sm_net *n, unsigned long j, double T)
+{
+    unblock u;
+    double depb = (double)(j + 1) / T, nu = (double)n->E / T;
+    double em = clamp01((n->fm[j - 1] - n->fm[j]) / fmax(1e-300, 1 - n->fm[j]));
+    double es = clamp01((n->fs[j - 1] - n->fs[j]) / fmax(1e-300, 1 - n->fs[j]));
+    u.u1_req = nu / n->ovm[j];
+    u.u1 = u.u1_req + depb * em;
+    u.u3_in = nu / n->ovs[j];
+    u.u3 = u.u3_in + depb * es;
+    return u;
+}
+
 /* Blocks of level j: up (to j+1), within, down (to j-1). */
 static void level_blocks(const sm_net *n, unsigned long j, double T,
                          mat4 up, mat4 in, mat4 down)
@@ -628,10 +651,10 @@ static void level_blocks(const sm_net *n, unsigned long j, double T,
     if (j == 0) {
         /* the instruction waits for its own first requests */
         if (n->N > 0) {
-            up[1][0] = 1 / T;
+            up[1][4] = 1 / T;
             up[2][0] = 1 / T;
         }
-        in[3][0] = 1 / T;
+        in[3][4] = 1 / T;
     } else {
         /* Open, the j instructions return at rate j / T.  Blocked, the
          * unit waits for the first of their replies: with round trips of
@@ -643,21 +666,36 @@ static void level_blocks(const sm_net *n, unsigned long j, double T,
         double el = clamp01((n->fl[j - 1] - n->fl[j]) / fmax(1e-300, 1 - n->fl[j]));
         double es = clamp01((n->fs[j - 1] - n->fs[j]) / fmax(1e-300, 1 - n->fs[j]));
         down[0][0] = dep;
-        /* The pool is full: its E requests return at E / T a cycle, and
-         * the refused instruction is in once ov of them have. */
-        double nu = (double)n->E / T;
-        in[1][0] += nu / n->ovm[j];
-        in[3][0] = nu / n->ovs[j];
-        in[1][0] += depb * em;
+        {
+            /* Released by returning requests, a load joins the level
+             * above; by a returning instruction, it takes its place.
+             * Either way it took each entry as it freed, and the pool is
+             * full again (phase 4). */
+            unblock u = unblock_rates(n, j, T);
+            double up1 = j < n->N ? u.u1_req : 0;
+            up[1][4] = up1;
+            in[1][4] = u.u1 - up1;
+            in[3][4] = u.u3_in;
+            down[3][4] = u.u3 - u.u3_in;
+        }
         down[1][1] = depb * (1 - em);
         /* A full set frees a way when one of the instructions holding
          * it returns: a return lets the waiting load in with the chance
          * e_L that the set had room one instruction earlier. */
         in[2][0] = depb * el;
         down[2][2] = depb * (1 - el);
-        down[3][0] = depb * es;
         down[3][3] = depb * (1 - es);
+        down[4][0] = dep;
     }
+    /* Let in, the refused instruction took each entry as it freed
+     * (sim/sm.c retries the line every cycle a reply frees one): the pool
+     * is full until the next request returns.  A load that allocates, or
+     * a store, arriving meanwhile is refused at once. */
+    if (!replay) {
+        in[4][1] = j < n->N ? a * pil : 0;
+        in[4][3] = a * n->w;
+    }
+    in[4][0] = (double)n->E / T;
     for (int i = 0; i < NPH; i++) {
         double out = 0;
         for (int k = 0; k < NPH; k++) {
@@ -788,7 +826,8 @@ static cm_status sm_eval(sm_net *n, double T, sm_flow *fl, cm_err *err)
         for (unsigned long j = 0; j <= n->N; j++) {
             const double *p = n->pi + j * NPH;
             xi += p[0] * n->lam[n->N - j];
-            xm += (p[0] + p[1] + p[2] + p[3]) * (double)j / T;
+            xi += p[4] * n->lam[n->N - j];
+            xm += (p[0] + p[1] + p[2] + p[3] + p[4]) * (double)j / T;
         }
         /* Every instruction that reaches the unit sends its requests
          * (after a wait if refused): the requests follow from the
@@ -1019,14 +1058,15 @@ cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
     double busy = 0, p_full = 0, st_m = 0, st_l = 0, refused = 0;
     for (unsigned long j = 0; j <= n.N; j++) {
         const double *p = n.pi + j * NPH;
-        double blocked = p[1] + p[3], open = p[0] + p[2];
-        st_m += blocked;
+        double blocked = p[1] + p[3] + p[4], open = p[0] + p[2];
+        st_m += p[1] + p[3];
         st_l += p[2];
         double a = n.lam[n.N - j];
         if (j < n.N)
             refused += p[0] * a * ((1 - n.w) * n.pia *
                                    (1 - n.fm[j] * n.fl[j]) +
-                                   n.w * (1 - n.fs[j]));
+                                   n.w * (1 - n.fs[j])) +
+                       p[4] * a * ((1 - n.w) * n.pia + n.w);
         if (!(open > 0) && !(blocked > 0)) continue;
         /* In (j,0) the unit may be taking the lines of an instruction
          * that will not fit: they go in until the pool is full, and it
@@ -1036,19 +1076,34 @@ cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
             ub = clamp01(a * n.r) * ((1 - n.w) * n.pia * (1 - n.fm[j]) +
                                      n.w * (1 - n.fs[j]));
         double spread = p[2] + p[0] * (1 - ub), pinned = blocked + p[0] * ub;
-        double prev = 1, mean = 0;
+        /* Open, the j instructions in flight all fit: O_j given O_j <= E
+         * (the draw's overflow, where it is nearly sure, counts as full). */
         unsigned long top = j * n.rmax + n.nsup; /* O_j < top */
         if (top > E) top = E;
+        double over = top < E ? 0 : o_ge(&n, j, (long)E + 1);
+        double fit = 1 - over;
+        if (fit < 1e-6) {
+            pinned += spread;
+            spread = 0;
+            fit = 1;
+            over = 0;
+        }
+        double prev = 1, mean = 0;
         for (unsigned long x = 1; x <= top; x++) {
             double t = o_ge(&n, j, (long)x);
-            mean += t;
-            if (occupancy_pmf) occupancy_pmf[x - 1] += spread * (prev - t);
-            prev = t;
+            mean += (t - over) / fit;
+            if (occupancy_pmf && x < E)
+                occupancy_pmf[x - 1] += spread * (prev - t) / fit;
+            if (x < E || top < E) prev = t;
         }
-        if (top < E) prev = 0;
-        if (occupancy_pmf) occupancy_pmf[E] += spread * prev + pinned;
+        double at_top = top < E ? 0 : (o_ge(&n, j, (long)E) - over) / fit;
+        if (occupancy_pmf) {
+            if (top == E) /* x = E - 1's bin, then E's */
+                occupancy_pmf[E - 1] += spread * ((E >= 2 ? o_ge(&n, j, (long)E - 1) : 1) - o_ge(&n, j, (long)E)) / fit;
+            occupancy_pmf[E] += spread * at_top + pinned;
+        }
         busy += pinned * (double)E + spread * mean;
-        p_full += pinned + spread * prev;
+        p_full += pinned + spread * at_top;
     }
     memsys_state ms = memsys_eval(in, f.x_req);
 
