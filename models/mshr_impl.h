@@ -1,0 +1,71 @@
+/* mshr_impl.h - what the three files of the MSHR model share (mshr.c: the
+ * model's statement, inputs, memory system and the latency fixed point;
+ * mshr_net.c: the distributions that do not depend on the latency T;
+ * mshr_chain.c: the LD/ST unit's chain at a given T).  Not installed: the
+ * model's interface is mshr.h. */
+#ifndef CM_MSHR_IMPL_H
+#define CM_MSHR_IMPL_H
+
+#include <stddef.h>
+
+#include "models/mshr.h"
+
+enum { NPH = 5 };            /* LD/ST phases of a level */
+enum { RMAX_VALUES = 2 };    /* line counts an instruction can have */
+
+
+/* The SM's network: what does not depend on T, then per-T scratch. */
+typedef struct sm_net {
+    const cm_mshr_input *in;
+    unsigned long N;        /* tokens */
+    unsigned long E, A;     /* MSHRs, ways */
+    double w, mB, p, q;     /* store share, load miss, allocate, merge */
+    double c, r;            /* issue cycles and lines per instruction */
+    /* line counts R: nr values with probabilities */
+    int nr;
+    unsigned rv[RMAX_VALUES];
+    double rp[RMAX_VALUES];
+    unsigned rmax;
+    double pia;             /* P(K >= 1) */
+    double ekp;             /* E[K+] */
+    double p_allhit, p_mergeonly, p_mergefull;
+    double *kp;             /* K+ pmf, rmax + 1 */
+    /* S_j, j = 0..J: pmf over 0..B-1, bin B-1 = ">= B-1"; B = E + 2 */
+    unsigned long J, B;
+    double *st;             /* tails: st[j*B' + x] = P(S_j >= x), x=0..B */
+    double *fl;             /* f_L(j), j = 0..N */
+    double set_owners;      /* instructions whose fills fill a set: A / E[Y|Y>=1] */
+    /* per-T scratch */
+    double *lam;            /* Lambda(m), m = 0..N */
+    double *ns;             /* N_s pmf over 0..B-1 (last: >= B-1) */
+    double *ot;             /* P(O_j >= x), x = 0..E+1, one j at a time */
+    double *fm, *fs;        /* f_M(j), f_S(j) */
+    double *ovm, *ovs;      /* mean overflow of a refused load, store */
+    double *R;              /* R_j, 16 per level */
+    double *pi;             /* stationary law, NPH per level */
+    unsigned long nsup;     /* support of ns */
+    double mus;             /* store instructions in flight */
+} sm_net;
+
+
+static inline double cm_mshr_clamp01(double x)
+{
+    return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+/* mshr_net.c */
+/* P(S_j + N_s >= x): requests of j load instructions and the stores. */
+double cm_mshr_o_ge(const sm_net *n, unsigned long j, long x);
+/* Line counts, K+, the S_j tails and the ways' f_L(j), from n->in. */
+cm_status cm_mshr_net_setup(sm_net *n, double *scratch, cm_err *err);
+/* Lambda(m): the core's throughput with m tokens (z: short waits). */
+void cm_mshr_core_throughput(sm_net *n, double z);
+/* N_s, the store requests in flight, for n->mus store instructions. */
+void cm_mshr_store_pmf(sm_net *n);
+/* f_M, f_S and the mean overflow of a refused load or store. */
+void cm_mshr_fit_probs(sm_net *n);
+
+/* mshr_chain.c: the stationary law n->pi of the chain at T. */
+cm_status cm_mshr_chain_solve(sm_net *n, double T, cm_err *err);
+
+#endif
