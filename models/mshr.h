@@ -79,7 +79,8 @@ typedef struct cm_mshr_result {
                                merge entry) */
     double miss_throughput; /* requests sent per cycle per SM */
     double merge_rate;      /* load misses merged into an entry, /cycle */
-    double merge_full_rate; /* merges refused by the merge limit, /cycle */
+    double merge_full_rate; /* load misses refused by the merge limit (their
+                               line's entry full), /cycle */
     double inst_rate;       /* memory instructions per cycle per SM */
     double issue_fraction;  /* instructions issued per cycle (IPC of the
                                SM): inst_rate / mem_rate; 1 = never
