@@ -23,6 +23,11 @@ static cm_mshr_input ideal_input(double warps, double rate, double mshrs,
     in.merge_prob = 0;
     in.merge_limit = 8;
     in.mshrs = mshrs;
+    /* an L1 whose ways never bind: one line per instruction, 4096 ways */
+    in.sets = 64;
+    in.ways = 4096;
+    in.line_stride = 1;
+    in.set_clustering = 1;
     in.hit_latency = 1;
     in.sms = 1;
     in.l2_miss = 0;
@@ -234,21 +239,27 @@ END_TEST
 
 START_TEST(test_merging)
 {
+    /* Load misses only (no stores): of the load misses a share q find
+     * their line in flight; an entry holds M accesses, the waiters on a
+     * line geometric, so a share q^(M-1) of those find it full and are
+     * refused (sim/l1.c FAIL_MERGE).  Against the allocations (load misses
+     * x (1 - q)): merges / allocations = (q - q^M) / (1 - q), refusals /
+     * allocations = q^M / (1 - q). */
     cm_params p;
     cm_params_init(&p);
+    p.wl_write_frac = 0;
     p.wl_merge_prob = 0.5;
     p.l1_mshr_merge = 1; /* an entry holds one request: nothing merges */
     cm_mshr_result one = solve_params(&p, NULL);
     ck_assert_double_eq_tol(one.merge_rate, 0, 1e-15);
     p.l1_mshr_merge = 8;
     cm_mshr_result eight = solve_params(&p, NULL);
-    /* misses per allocation = 1/a = (1 - q^M)/(1 - q) */
-    double per_alloc = (1 - pow(0.5, 8)) / 0.5;
-    ck_assert_close(eight.merge_rate / eight.miss_throughput, per_alloc - 1,
-                    1e-12);
+    ck_assert_close(eight.merge_rate / eight.miss_throughput,
+                    (0.5 - pow(0.5, 8)) / 0.5, 1e-12);
     ck_assert_close(eight.merge_full_rate / eight.miss_throughput,
-                    pow(0.5, 8), 1e-12);
-    ck_assert(eight.mean_occupancy < one.mean_occupancy);
+                    pow(0.5, 8) / 0.5, 1e-12);
+    /* a full entry stalls the LD/ST unit as a full set does */
+    ck_assert(one.p_stall_line > eight.p_stall_line);
 }
 END_TEST
 
@@ -264,8 +275,8 @@ START_TEST(test_li2014_mshrs_saturate_first)
     p.wl_reqs_per_inst = 8;
     p.wl_l1_miss_ratio = 0.6;
     cm_mshr_result r = solve_params(&p, NULL);
-    ck_assert_int_eq(r.bottleneck, CM_RES_MSHR);
-    ck_assert(r.saturated);
+    /* the LD/ST unit waits on MSHRs more than on ways */
+    ck_assert(r.p_stall_mshr > r.p_stall_line);
     ck_assert(r.p_full > 0.5);
     p.l1_mshrs = 256;
     cm_mshr_result big = solve_params(&p, NULL);
@@ -279,6 +290,7 @@ START_TEST(test_no_misses)
     cm_params p;
     cm_params_init(&p);
     p.wl_l1_miss_ratio = 0;
+    p.wl_write_frac = 0; /* stores always miss */
     double pmf[129];
     cm_mshr_result r = solve_params(&p, pmf);
     ck_assert_double_eq(r.mean_occupancy, 0);
