@@ -146,6 +146,26 @@ static void level_blocks(const sm_net *n, unsigned long j, double T,
     }
 }
 
+/* M_j is the level-j block of the chain censored to levels 0..j, so its
+ * rows and those of the down block D_j sum to zero.  Its diagonal is set
+ * from that (Grassmann-Taksar-Heyman): adding R_{j+1} D_{j+1}, which
+ * returns the rate of the up moves, to the diagonal of I_j, which
+ * subtracts it, cancels every digit when the up rate dwarfs the rest
+ * (a loaded core far below the top level), and the law came out with
+ * negative, clipped, levels.  Every off-diagonal term is >= 0: no
+ * cancellation is left. */
+static void fix_diagonal(mat4 M, const mat4 down)
+{
+    for (int i = 0; i < NPH; i++) {
+        double out = 0;
+        for (int k = 0; k < NPH; k++) {
+            out += down[i][k];
+            if (k != i) out += M[i][k];
+        }
+        M[i][i] = -out;
+    }
+}
+
 /* pi over levels 0..N by linear level reduction:
  *   R_N = -U_{N-1} M_N^{-1},  M_N = I_N,
  *   R_j = -U_{j-1} (I_j + R_{j+1} D_{j+1})^{-1},
@@ -170,6 +190,7 @@ cm_status cm_mshr_chain_solve(sm_net *n, double T, cm_err *err)
                     M[i][k] += s;
                 }
         }
+        fix_diagonal(M, down);
         if (inv4(M, inv))
             return cm_err_set(err, CM_EINTERNAL,
                               "mshr model: singular level %lu", j);
@@ -193,6 +214,7 @@ cm_status cm_mshr_chain_solve(sm_net *n, double T, cm_err *err)
                 for (int l = 0; l < NPH; l++) s += R[1][i][l] * dnext[l][k];
                 M[i][k] += s;
             }
+    fix_diagonal(M, down);
     /* pi_0 = [1, x_1 .. x_{NPH-1}]: columns 1.. of pi_0 M = 0 */
     enum { U = NPH - 1 };
     double a3[U][U + 1];
