@@ -175,11 +175,18 @@ cm_status cm_mshr_chain_solve(sm_net *n, double T, cm_err *err)
     unsigned long N = n->N;
     mat4 up, in, down, uprev, inv, M;
     mat4 *R = (mat4 *)n->R;
-    /* down blocks are needed from the level above: recompute */
-    mat4 dnext;
+    /* down blocks are needed from the level above; level j - 1's blocks,
+     * built for U_{j-1}, are level j - 1's on the next pass (half the
+     * block building of building each level twice) */
+    mat4 dnext, in0, dn0;
     int have_next = 0;
+    if (N >= 1) level_blocks(n, N, T, up, in, down);
     for (unsigned long j = N; j >= 1; j--) {
-        level_blocks(n, j, T, up, in, down);
+        if (j < N) {
+            memcpy(up, uprev, sizeof up);
+            memcpy(in, in0, sizeof in);
+            memcpy(down, dn0, sizeof down);
+        }
         memcpy(M, in, sizeof M);
         if (have_next) {
             /* M += R_{j+1} D_{j+1} */
@@ -194,7 +201,6 @@ cm_status cm_mshr_chain_solve(sm_net *n, double T, cm_err *err)
         if (inv4(M, inv))
             return cm_err_set(err, CM_EINTERNAL,
                               "mshr model: singular level %lu", j);
-        mat4 in0, dn0;
         level_blocks(n, j - 1, T, uprev, in0, dn0);
         for (int i = 0; i < NPH; i++)
             for (int k = 0; k < NPH; k++) {
@@ -205,7 +211,13 @@ cm_status cm_mshr_chain_solve(sm_net *n, double T, cm_err *err)
         memcpy(dnext, down, sizeof dnext);
         have_next = 1;
     }
-    level_blocks(n, 0, T, up, in, down);
+    if (N >= 1) { /* level 0's, built on the last pass */
+        memcpy(up, uprev, sizeof up);
+        memcpy(in, in0, sizeof in);
+        memcpy(down, dn0, sizeof down);
+    } else {
+        level_blocks(n, 0, T, up, in, down);
+    }
     memcpy(M, in, sizeof M);
     if (N >= 1)
         for (int i = 0; i < NPH; i++)
