@@ -476,6 +476,18 @@ static cm_status find_latency(cm_mshr_ws *ws, root_ctx *rc, double lo,
     return CM_OK;
 }
 
+/* A probability summed over the chain's states: in [0, 1], and 0 below
+ * PROB_FLOOR.  The law is normalised to 1 over (N + 1) x 5 states, so a
+ * sum of them is good to a few ulps of 1 times the states (48 warps: about
+ * 1e-13), and a pool no load fills in practice read P(full) 1e-13 to 1e-18
+ * (a figure's log axis then spans 10^-18 of noise). */
+#define PROB_FLOOR 1e-12
+
+static double prob_out(double x)
+{
+    return x < PROB_FLOOR ? 0 : clamp01(x);
+}
+
 static void fill_no_misses(const cm_mshr_input *in, double unloaded,
                            cm_mshr_result *res, double *occupancy_pmf)
 {
@@ -591,10 +603,10 @@ cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
     memsys_state ms = memsys_eval(in, f.x_req);
 
     res->mean_occupancy = fmin(busy, (double)E);
-    res->p_full = clamp01(p_full);
-    res->p_stall_mshr = clamp01(st_m);
-    res->p_stall_line = clamp01(st_l);
-    res->p_resfail = f.x_inst > 0 ? clamp01(refused / f.x_inst) : 0;
+    res->p_full = prob_out(p_full);
+    res->p_stall_mshr = prob_out(st_m);
+    res->p_stall_line = prob_out(st_l);
+    res->p_resfail = f.x_inst > 0 ? prob_out(refused / f.x_inst) : 0;
     res->miss_throughput = f.x_req;
     /* A load miss finds its line in flight (q); its entry already holds
      * M accesses with chance q^(M-1) (waiters geometric), and then it is

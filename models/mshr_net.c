@@ -35,7 +35,9 @@ double cm_mshr_o_ge(const sm_net *n, unsigned long j, long x)
         tot += n->ns[y] * s_ge(n, j, x - (long)y);
         below += n->ns[y];
     }
-    return tot + fmax(0, 1 - below);
+    /* N_s >= x: none when its whole support lies below x (what 1 - below
+     * holds then is rounding) */
+    return tot + ((long)n->nsup <= x ? 0 : fmax(0, 1 - below));
 }
 
 static double binom_pmf(unsigned k, double p, unsigned r)
@@ -225,7 +227,12 @@ void cm_mshr_store_pmf(sm_net *n)
         n->ns[x] = n->mus / (double)x * s;
         cum += n->ns[x];
     }
-    if (x == BN) n->ns[BN - 1] += fmax(0, 1 - cum);
+    if (x == BN)
+        n->ns[BN - 1] += fmax(0, 1 - cum);
+    else /* cut where less than 1e-12 is left: that mass is the bins'
+          * (cm_mshr_o_ge counted it as at least every x, so a pool no
+          * load could fill read P(full) 1e-13 instead of 0) */
+        for (unsigned long y = 0; y < x; y++) n->ns[y] /= cum;
     n->nsup = x;
 }
 
