@@ -604,6 +604,7 @@ cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
 
     res->mean_occupancy = fmin(busy, (double)E);
     res->p_full = prob_out(p_full);
+    if (occupancy_pmf && res->p_full == 0) occupancy_pmf[E] = 0; /* as it */
     res->p_stall_mshr = prob_out(st_m);
     res->p_stall_line = prob_out(st_l);
     res->p_resfail = f.x_inst > 0 ? prob_out(refused / f.x_inst) : 0;
