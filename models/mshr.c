@@ -408,7 +408,7 @@ static cm_status net_alloc(cm_mshr_ws *ws, sm_net *n, double **scratch,
                           "model's domain (at most %zu cells)", N,
                           (size_t)n->E, (size_t)MAX_CELLS);
     size_t need = (n->rmax + 1) + cells + (N + 1) /* fl */ + (N + 1) /* lam */
-                  + (size_t)n->E + 2 /* ns */ + 4 * (N + 1) /* fm fs ovm ovs */ + (size_t)n->E + 2 /* ot */ +
+                  + 2 * ((size_t)n->E + 3) /* ns nscum */ + 7 * (N + 1) /* fm fs ovm ovs em el es */ + 2 * ((size_t)n->E + 2) /* ot, twice */ +
                   (N + 1) * NPH * NPH /* R */ + (N + 1) * NPH /* pi */ +
                   2 * B + 3 * (A + 2) /* scratch */;
     if (need > ws->cap) {
@@ -422,12 +422,16 @@ static cm_status net_alloc(cm_mshr_ws *ws, sm_net *n, double **scratch,
     n->st = p; p += cells;
     n->fl = p; p += N + 1;
     n->lam = p; p += N + 1;
-    n->ns = p; p += n->E + 2;
+    n->ns = p; p += n->E + 3;
+    n->nscum = p; p += n->E + 3;
     n->fm = p; p += N + 1;
     n->fs = p; p += N + 1;
     n->ovm = p; p += N + 1;
     n->ovs = p; p += N + 1;
-    n->ot = p; p += n->E + 2;
+    n->em = p; p += N + 1;
+    n->el = p; p += N + 1;
+    n->es = p; p += N + 1;
+    n->ot = p; p += 2 * (n->E + 2);
     n->R = p; p += (N + 1) * NPH * NPH;
     n->pi = p; p += (N + 1) * NPH;
     *scratch = p;
@@ -502,6 +506,81 @@ static void fill_no_misses(const cm_mshr_input *in, double unloaded,
     }
 }
 
+typedef struct occ_sums {
+    double busy, p_full, st_m, st_l, refused;
+} occ_sums;
+
+/* Level j's share of the outputs; t[x] = P(O_j >= x), x = 0..E+1. */
+static void level_occupancy(const sm_net *n, unsigned long j, const double *t,
+                            double *pmf, occ_sums *o)
+{
+    unsigned long E = n->E;
+    const double *p = n->pi + j * NPH;
+    double blocked = p[1] + p[3] + p[4], open = p[0] + p[2];
+    o->st_m += p[1] + p[3];
+    o->st_l += p[2];
+    double a = n->lam[n->N - j];
+    if (j < n->N)
+        o->refused += p[0] * a * ((1 - n->w) * n->pia *
+                                  (1 - n->fm[j] * n->fl[j]) +
+                                  n->w * (1 - n->fs[j])) +
+                      p[4] * a * ((1 - n->w) * n->pia + n->w);
+    if (!(open > 0) && !(blocked > 0)) return;
+    /* In (j,0) the unit may be taking the lines of an instruction that
+     * will not fit: they go in until the pool is full, and it stays full
+     * (the unit's busy fraction times that chance). */
+    double ub = 0;
+    if (j < n->N)
+        ub = clamp01(a * n->r) * ((1 - n->w) * n->pia * (1 - n->fm[j]) +
+                                  n->w * (1 - n->fs[j]));
+    double spread = p[2] + p[0] * (1 - ub), pinned = blocked + p[0] * ub;
+    /* Open, the j instructions in flight all fit: O_j given O_j <= E (the
+     * draw's overflow, where it is nearly sure, counts as full). */
+    unsigned long top = j * n->rmax + n->nsup; /* O_j < top */
+    if (top > E) top = E;
+    double over = top < E ? 0 : t[E + 1];
+    double fit = 1 - over;
+    if (fit < 1e-6) {
+        pinned += spread;
+        spread = 0;
+        fit = 1;
+        over = 0;
+    }
+    double prev = 1, mean = 0;
+    for (unsigned long x = 1; x <= top; x++) {
+        mean += (t[x] - over) / fit;
+        if (pmf && x < E) pmf[x - 1] += spread * (prev - t[x]) / fit;
+        if (x < E || top < E) prev = t[x];
+    }
+    double at_top = top < E ? 0 : (t[E] - over) / fit;
+    if (pmf) {
+        if (top == E) /* x = E - 1's bin, then E's */
+            pmf[E - 1] += spread * ((E >= 2 ? t[E - 1] : 1) - t[E]) / fit;
+        pmf[E] += spread * at_top + pinned;
+    }
+    o->busy += pinned * (double)E + spread * mean;
+    o->p_full += pinned + spread * at_top;
+}
+
+/* Mean occupancy, P(full), the stalls and refusals (and the occupancy
+ * pmf) summed over the chain's levels, O_j's tails carried up a level at
+ * a time in n->ot and the scratch after it. */
+static void occupancy_over_chain(sm_net *n, double *pmf, occ_sums *o)
+{
+    double *t = n->ot, *tn = n->ot + n->E + 2;
+    if (pmf) memset(pmf, 0, (n->E + 1) * sizeof(double));
+    cm_mshr_o_tails_first(n, t);
+    for (unsigned long j = 0; j <= n->N; j++) {
+        if (j > 0) {
+            cm_mshr_o_tails_next(n, t, tn);
+            double *sw = t;
+            t = tn;
+            tn = sw;
+        }
+        level_occupancy(n, j, t, pmf, o);
+    }
+}
+
 cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
                         cm_mshr_result *res, double *occupancy_pmf,
                         cm_err *err)
@@ -549,67 +628,16 @@ cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
     st = sm_eval(&n, T, &f, err);
     if (st) return st;
 
-    /* occupancy over the chain */
-    unsigned long E = n.E;
-    if (occupancy_pmf) memset(occupancy_pmf, 0, (E + 1) * sizeof(double));
-    double busy = 0, p_full = 0, st_m = 0, st_l = 0, refused = 0;
-    for (unsigned long j = 0; j <= n.N; j++) {
-        const double *p = n.pi + j * NPH;
-        double blocked = p[1] + p[3] + p[4], open = p[0] + p[2];
-        st_m += p[1] + p[3];
-        st_l += p[2];
-        double a = n.lam[n.N - j];
-        if (j < n.N)
-            refused += p[0] * a * ((1 - n.w) * n.pia *
-                                   (1 - n.fm[j] * n.fl[j]) +
-                                   n.w * (1 - n.fs[j])) +
-                       p[4] * a * ((1 - n.w) * n.pia + n.w);
-        if (!(open > 0) && !(blocked > 0)) continue;
-        /* In (j,0) the unit may be taking the lines of an instruction
-         * that will not fit: they go in until the pool is full, and it
-         * stays full (the unit's busy fraction times that chance). */
-        double ub = 0;
-        if (j < n.N)
-            ub = clamp01(a * n.r) * ((1 - n.w) * n.pia * (1 - n.fm[j]) +
-                                     n.w * (1 - n.fs[j]));
-        double spread = p[2] + p[0] * (1 - ub), pinned = blocked + p[0] * ub;
-        /* Open, the j instructions in flight all fit: O_j given O_j <= E
-         * (the draw's overflow, where it is nearly sure, counts as full). */
-        unsigned long top = j * n.rmax + n.nsup; /* O_j < top */
-        if (top > E) top = E;
-        double over = top < E ? 0 : cm_mshr_o_ge(&n, j, (long)E + 1);
-        double fit = 1 - over;
-        if (fit < 1e-6) {
-            pinned += spread;
-            spread = 0;
-            fit = 1;
-            over = 0;
-        }
-        double prev = 1, mean = 0;
-        for (unsigned long x = 1; x <= top; x++) {
-            double t = cm_mshr_o_ge(&n, j, (long)x);
-            mean += (t - over) / fit;
-            if (occupancy_pmf && x < E)
-                occupancy_pmf[x - 1] += spread * (prev - t) / fit;
-            if (x < E || top < E) prev = t;
-        }
-        double at_top = top < E ? 0 : (cm_mshr_o_ge(&n, j, (long)E) - over) / fit;
-        if (occupancy_pmf) {
-            if (top == E) /* x = E - 1's bin, then E's */
-                occupancy_pmf[E - 1] += spread * ((E >= 2 ? cm_mshr_o_ge(&n, j, (long)E - 1) : 1) - cm_mshr_o_ge(&n, j, (long)E)) / fit;
-            occupancy_pmf[E] += spread * at_top + pinned;
-        }
-        busy += pinned * (double)E + spread * mean;
-        p_full += pinned + spread * at_top;
-    }
+    occ_sums o = {0};
+    occupancy_over_chain(&n, occupancy_pmf, &o);
     memsys_state ms = memsys_eval(in, f.x_req);
 
-    res->mean_occupancy = fmin(busy, (double)E);
-    res->p_full = prob_out(p_full);
-    if (occupancy_pmf && res->p_full == 0) occupancy_pmf[E] = 0; /* as it */
-    res->p_stall_mshr = prob_out(st_m);
-    res->p_stall_line = prob_out(st_l);
-    res->p_resfail = f.x_inst > 0 ? prob_out(refused / f.x_inst) : 0;
+    res->mean_occupancy = fmin(o.busy, (double)n.E);
+    res->p_full = prob_out(o.p_full);
+    if (occupancy_pmf && res->p_full == 0) occupancy_pmf[n.E] = 0; /* as it */
+    res->p_stall_mshr = prob_out(o.st_m);
+    res->p_stall_line = prob_out(o.st_l);
+    res->p_resfail = f.x_inst > 0 ? prob_out(o.refused / f.x_inst) : 0;
     res->miss_throughput = f.x_req;
     /* A load miss finds its line in flight (q); its entry already holds
      * M accesses with chance q^(M-1) (waiters geometric), and then it is
@@ -621,7 +649,7 @@ cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
     res->inst_rate = f.x_inst;
     res->issue_fraction = clamp01(f.x_inst / in->mem_rate);
     res->latency_mem = T;
-    res->mshr_wait = f.x_inst > 0 ? st_m / f.x_inst : 0;
+    res->mshr_wait = f.x_inst > 0 ? o.st_m / f.x_inst : 0;
     res->latency_eff = T + res->mshr_wait;
     res->bandwidth_gbs = in->sms * f.x_req * in->line_bytes *
                          in->core_clock_mhz * 1e-3;

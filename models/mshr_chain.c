@@ -3,7 +3,10 @@
  * waits for MSHRs, for a way, a store waits for MSHRs, open with the pool
  * just filled), a level-dependent QBD solved exactly by linear level
  * reduction with 5 x 5 blocks, O(N).  The transitions are stated in the
- * header of mshr.c. */
+ * header of mshr.c.  Solved hundreds of times a point (the latency and
+ * store fixed points in mshr.c), so the blocks' zeros are used: an instruction enters a level only in phases 0
+ * and 4, so R_j = -U_{j-1} M_j^{-1} needs two rows of M_j's inverse, and
+ * R_j has two or three nonzero rows. */
 #include "models/mshr_impl.h"
 
 #include <math.h>
@@ -13,36 +16,69 @@
 
 typedef double mat4[NPH][NPH]; /* one block of the chain */
 
-static int inv4(const mat4 a, mat4 out)
+/* Rows cols[0..nc) of M^{-1}: y M = e_l, that is M^T y = e_l, by
+ * Gaussian elimination with partial pivoting on [M^T | e_l ...], then
+ * back substitution.  An up block has nonzero columns only at the phases
+ * an instruction enters a level in (0 and 4), so R_j = -U_{j-1} M^{-1}
+ * needs two rows of the inverse, not all five (a third of the work of
+ * inverting).  Rows not asked for are left alone. */
+static int inv_rows(const mat4 M, const int *cols, int nc, mat4 out)
 {
     double m[NPH][2 * NPH];
-    for (int i = 0; i < NPH; i++)
-        for (int k = 0; k < NPH; k++) {
-            m[i][k] = a[i][k];
-            m[i][NPH + k] = i == k;
-        }
+    for (int i = 0; i < NPH; i++) {
+        for (int k = 0; k < NPH; k++) m[i][k] = M[k][i];
+        for (int c = 0; c < nc; c++) m[i][NPH + c] = i == cols[c];
+    }
+    int w = NPH + nc;
     for (int c = 0; c < NPH; c++) {
         int piv = c;
         for (int i = c + 1; i < NPH; i++)
             if (fabs(m[i][c]) > fabs(m[piv][c])) piv = i;
         if (m[piv][c] == 0) return 1;
         if (piv != c)
-            for (int k = 0; k < 2 * NPH; k++) {
+            for (int k = c; k < w; k++) {
                 double t = m[c][k];
                 m[c][k] = m[piv][k];
                 m[piv][k] = t;
             }
-        double d = m[c][c];
-        for (int k = 0; k < 2 * NPH; k++) m[c][k] /= d;
-        for (int i = 0; i < NPH; i++) {
-            if (i == c || m[i][c] == 0) continue;
-            double f = m[i][c];
-            for (int k = 0; k < 2 * NPH; k++) m[i][k] -= f * m[c][k];
+        for (int i = c + 1; i < NPH; i++) {
+            if (m[i][c] == 0) continue;
+            double f = m[i][c] / m[c][c];
+            for (int k = c; k < w; k++) m[i][k] -= f * m[c][k];
         }
     }
-    for (int i = 0; i < NPH; i++)
-        for (int k = 0; k < NPH; k++) out[i][k] = m[i][NPH + k];
+    for (int c = 0; c < nc; c++)
+        for (int i = NPH; i-- > 0;) {
+            double v = m[i][NPH + c];
+            for (int k = i + 1; k < NPH; k++) v -= m[i][k] * out[cols[c]][k];
+            out[cols[c]][i] = v / m[i][i];
+        }
     return 0;
+}
+
+/* R_j = -U inv, over U's nonzero columns cols[0..nc) (the rows of inv
+ * inv_rows made) and its nonzero entries: two or three of 25. */
+static void r_block(const mat4 up, const mat4 inv, const int *cols, int nc,
+                    mat4 R)
+{
+    memset(R, 0, sizeof(mat4));
+    for (int i = 0; i < NPH; i++)
+        for (int c = 0; c < nc; c++) {
+            double u = up[i][cols[c]];
+            if (u == 0) continue;
+            for (int k = 0; k < NPH; k++) R[i][k] -= u * inv[cols[c]][k];
+        }
+}
+
+/* M += R D, skipping R's zeros (its rows for phases no instruction
+ * leaves a level from upwards are all zero). */
+static void add_rd(mat4 M, const mat4 R, const mat4 D)
+{
+    for (int i = 0; i < NPH; i++)
+        for (int l = 0; l < NPH; l++) {
+            if (R[i][l] == 0) continue;
+            for (int k = 0; k < NPH; k++) M[i][k] += R[i][l] * D[l][k];
+        }
 }
 
 
@@ -60,12 +96,10 @@ static unblock unblock_rates(const sm_net *n, unsigned long j, double T)
 {
     unblock u;
     double depb = (double)(j + 1) / T, nu = (double)n->E / T;
-    double em = clamp01((n->fm[j - 1] - n->fm[j]) / fmax(1e-300, 1 - n->fm[j]));
-    double es = clamp01((n->fs[j - 1] - n->fs[j]) / fmax(1e-300, 1 - n->fs[j]));
     u.u1_req = nu / n->ovm[j];
-    u.u1 = u.u1_req + depb * em;
+    u.u1 = u.u1_req + depb * n->em[j];
     u.u3_in = nu / n->ovs[j];
-    u.u3 = u.u3_in + depb * es;
+    u.u3 = u.u3_in + depb * n->es[j];
     return u;
 }
 
@@ -102,9 +136,7 @@ static void level_blocks(const sm_net *n, unsigned long j, double T,
          * least residual is T / (j + 1), not the T / j memoryless
          * returns would give. */
         double dep = (double)j / T, depb = (double)(j + 1) / T;
-        double em = clamp01((n->fm[j - 1] - n->fm[j]) / fmax(1e-300, 1 - n->fm[j]));
-        double el = clamp01((n->fl[j - 1] - n->fl[j]) / fmax(1e-300, 1 - n->fl[j]));
-        double es = clamp01((n->fs[j - 1] - n->fs[j]) / fmax(1e-300, 1 - n->fs[j]));
+        double em = n->em[j], el = n->el[j], es = n->es[j];
         down[0][0] = dep;
         {
             /* Released by returning requests, a load joins the level
@@ -173,60 +205,35 @@ static void fix_diagonal(mat4 M, const mat4 down)
 cm_status cm_mshr_chain_solve(sm_net *n, double T, cm_err *err)
 {
     unsigned long N = n->N;
-    mat4 up, in, down, uprev, inv, M;
+    mat4 inv, M;
     mat4 *R = (mat4 *)n->R;
-    /* down blocks are needed from the level above; level j - 1's blocks,
-     * built for U_{j-1}, are level j - 1's on the next pass (half the
-     * block building of building each level twice) */
-    mat4 dnext, in0, dn0;
-    int have_next = 0;
-    if (N >= 1) level_blocks(n, N, T, up, in, down);
-    for (unsigned long j = N; j >= 1; j--) {
-        if (j < N) {
-            memcpy(up, uprev, sizeof up);
-            memcpy(in, in0, sizeof in);
-            memcpy(down, dn0, sizeof down);
+    /* Two slots of blocks, levels j and j - 1 by turns: level j - 1's,
+     * built for U_{j-1}, serve as level j - 1's on the next pass, and
+     * level j's down block is read there (as D_{j+1}) before its slot is
+     * built anew (each level's blocks built once, none copied). */
+    struct { mat4 up, in, down; } b[2];
+    int cur = 0;
+    level_blocks(n, N, T, b[0].up, b[0].in, b[0].down);
+    for (unsigned long j = N; j >= 1; j--, cur ^= 1) {
+        memcpy(M, b[cur].in, sizeof M);
+        if (j < N) add_rd(M, R[j + 1], b[cur ^ 1].down); /* + R_{j+1} D_{j+1} */
+        fix_diagonal(M, b[cur].down);
+        level_blocks(n, j - 1, T, b[cur ^ 1].up, b[cur ^ 1].in, b[cur ^ 1].down);
+        int cols[NPH], nc = 0; /* U_{j-1}'s nonzero columns */
+        for (int l = 0; l < NPH; l++) {
+            int any = 0;
+            for (int i = 0; i < NPH; i++) any |= b[cur ^ 1].up[i][l] != 0;
+            if (any) cols[nc++] = l;
         }
-        memcpy(M, in, sizeof M);
-        if (have_next) {
-            /* M += R_{j+1} D_{j+1} */
-            for (int i = 0; i < NPH; i++)
-                for (int k = 0; k < NPH; k++) {
-                    double s = 0;
-                    for (int l = 0; l < NPH; l++) s += R[j + 1][i][l] * dnext[l][k];
-                    M[i][k] += s;
-                }
-        }
-        fix_diagonal(M, down);
-        if (inv4(M, inv))
+        if (inv_rows(M, cols, nc, inv))
             return cm_err_set(err, CM_EINTERNAL,
                               "mshr model: singular level %lu", j);
-        level_blocks(n, j - 1, T, uprev, in0, dn0);
-        for (int i = 0; i < NPH; i++)
-            for (int k = 0; k < NPH; k++) {
-                double s = 0;
-                for (int l = 0; l < NPH; l++) s += uprev[i][l] * inv[l][k];
-                R[j][i][k] = -s;
-            }
-        memcpy(dnext, down, sizeof dnext);
-        have_next = 1;
+        r_block(b[cur ^ 1].up, inv, cols, nc, R[j]);
     }
-    if (N >= 1) { /* level 0's, built on the last pass */
-        memcpy(up, uprev, sizeof up);
-        memcpy(in, in0, sizeof in);
-        memcpy(down, dn0, sizeof down);
-    } else {
-        level_blocks(n, 0, T, up, in, down);
-    }
-    memcpy(M, in, sizeof M);
-    if (N >= 1)
-        for (int i = 0; i < NPH; i++)
-            for (int k = 0; k < NPH; k++) {
-                double s = 0;
-                for (int l = 0; l < NPH; l++) s += R[1][i][l] * dnext[l][k];
-                M[i][k] += s;
-            }
-    fix_diagonal(M, down);
+    /* level 0's blocks are in slot cur, level 1's down block in the other */
+    memcpy(M, b[cur].in, sizeof M);
+    if (N >= 1) add_rd(M, R[1], b[cur ^ 1].down);
+    fix_diagonal(M, b[cur].down);
     /* pi_0 = [1, x_1 .. x_{NPH-1}]: columns 1.. of pi_0 M = 0 */
     enum { U = NPH - 1 };
     double a3[U][U + 1];

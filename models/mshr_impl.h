@@ -38,9 +38,13 @@ typedef struct sm_net {
     /* per-T scratch */
     double *lam;            /* Lambda(m), m = 0..N */
     double *ns;             /* N_s pmf over 0..B-1 (last: >= B-1) */
+    double *nscum;          /* nscum[y] = P(N_s < y), y = 0..nsup */
     double *ot;             /* P(O_j >= x), x = 0..E+1, one j at a time */
     double *fm, *fs;        /* f_M(j), f_S(j) */
     double *ovm, *ovs;      /* mean overflow of a refused load, store */
+    /* e_M, e_L, e_S at j >= 1: the chance that a refused instruction had
+     * room one instruction earlier, (f(j-1) - f(j)) / (1 - f(j)) */
+    double *em, *el, *es;
     double *R;              /* R_j, 16 per level */
     double *pi;             /* stationary law, NPH per level */
     unsigned long nsup;     /* support of ns */
@@ -56,6 +60,12 @@ static inline double cm_mshr_clamp01(double x)
 /* mshr_net.c */
 /* P(S_j + N_s >= x): requests of j load instructions and the stores. */
 double cm_mshr_o_ge(const sm_net *n, unsigned long j, long x);
+/* P(O_j >= x), x = 0..E+1, level by level: O_0 = N_s, then O_j from
+ * O_{j-1}'s (prev). */
+void cm_mshr_o_tails_first(const sm_net *n, double *t);
+void cm_mshr_o_tails_next(const sm_net *n, const double *prev, double *t);
+/* (f(j-1) - f(j)) / (1 - f(j)) in [0, 1], j = 1..N, into e[j]. */
+void cm_mshr_room_before(const double *f, unsigned long N, double *e);
 /* Line counts, K+, the S_j tails and the ways' f_L(j), from n->in. */
 cm_status cm_mshr_net_setup(sm_net *n, double *scratch, cm_err *err);
 /* Lambda(m): the core's throughput with m tokens (z: short waits). */

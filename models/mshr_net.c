@@ -4,7 +4,10 @@
  * instructions in flight (tails, truncated above E), the ways' pass
  * probability f_L(j) of an allocate-on-miss L1, the core's throughput
  * Lambda(m) by exact MVA, the store requests N_s (compound Poisson, by
- * Panjer's recursion) and what a refused instruction waits for. */
+ * Panjer's recursion), the requests in flight O_j = S_j + N_s and what a
+ * refused instruction waits for.  P(O_j >= x) is the chain's innermost
+ * sum, so it is taken over S_j's support only (j <= S_j <= j rmax), and
+ * the outputs carry O_j's tails up a level at a time instead. */
 #include "models/mshr_impl.h"
 
 #include <gsl/gsl_randist.h>
@@ -16,28 +19,73 @@ static double *stail(const sm_net *n, unsigned long j)
     return n->st + j * (n->B + 1);
 }
 
-/* P(S_j >= x) for any integer x. */
-static double s_ge(const sm_net *n, unsigned long j, long x)
-{
-    if (x <= 0) return 1;
-    if (j > n->J) return 1; /* beyond J every S_j exceeds E */
-    if ((unsigned long)x > n->B) x = (long)n->B;
-    return stail(n, j)[x];
-}
-
-/* P(S_j + N_s >= x). */
+/* P(S_j + N_s >= x) = sum_y P(N_s = y) P(S_j >= x - y): the chain's
+ * innermost sum (f_M, f_S and the occupancy call it (N + 1) x E times a
+ * chain), so one pass over the store pmf with four partial sums (the
+ * additions overlap), nothing tested per term, and the mass of N_s below
+ * x from its prefix sums. */
 double cm_mshr_o_ge(const sm_net *n, unsigned long j, long x)
 {
     if (x <= 0) return 1;
-    double tot = 0, below = 0;
-    for (unsigned long y = 0; y < n->nsup && (long)y < x; y++) {
-        if (n->ns[y] == 0) continue;
-        tot += n->ns[y] * s_ge(n, j, x - (long)y);
-        below += n->ns[y];
+    unsigned long ny = n->nsup < (unsigned long)x ? n->nsup : (unsigned long)x;
+    double below = n->nscum[ny], tot;
+    if (j > n->J) { /* beyond J every S_j exceeds E */
+        tot = below;
+    } else {
+        const double *t = stail(n, j), *ns = n->ns;
+        unsigned long y = 0;
+        tot = 0;
+        if ((unsigned long)x > n->B) { /* x - y beyond B reads P(S_j >= B) */
+            y = (unsigned long)x - n->B < ny ? (unsigned long)x - n->B : ny;
+            tot = t[n->B] * n->nscum[y];
+        }
+        /* j <= S_j <= j rmax (K+ >= 1): P(S_j >= x - y) is 0 for y below
+         * x - j rmax (exact zeros), and the same for every y from x - j on
+         * (S_j's whole mass): only S_j's support is summed term by term */
+        unsigned long smax = j * n->rmax, ux = (unsigned long)x;
+        if (ux > smax && ux - smax > y) y = ux - smax < ny ? ux - smax : ny;
+        unsigned long yend = ny;
+        if (ux > j && ux - j < yend) {
+            yend = ux - j > y ? ux - j : y;
+            tot += t[j] * (n->nscum[ny] - n->nscum[yend]);
+        }
+        double a[4] = {0, 0, 0, 0};
+        for (; y + 4 <= yend; y += 4)
+            for (int k = 0; k < 4; k++)
+                a[k] += ns[y + k] * t[x - (long)(y + k)];
+        for (; y < yend; y++) a[0] += ns[y] * t[x - (long)y];
+        tot += (a[0] + a[1]) + (a[2] + a[3]);
     }
     /* N_s >= x: none when its whole support lies below x (what 1 - below
      * holds then is rounding) */
     return tot + ((long)n->nsup <= x ? 0 : fmax(0, 1 - below));
+}
+
+/* t[x] = P(O_0 >= x) = P(N_s >= x), x = 0..E+1, from the top (small
+ * tails keep their digits). */
+void cm_mshr_o_tails_first(const sm_net *n, double *t)
+{
+    unsigned long top = n->E + 1; /* N_s's last bin, ">= E + 1" */
+    t[top] = n->nsup > top ? n->ns[top] : 0;
+    for (unsigned long x = top; x-- > 0;)
+        t[x] = t[x + 1] + (x < n->nsup ? n->ns[x] : 0);
+    t[0] = 1;
+}
+
+/* From prev = O_{j-1}'s tails, O_j's: O_j = O_{j-1} + K+, so
+ * P(O_j >= x) = sum_k P(K+ = k) P(O_{j-1} >= x - k), x = 0..E+1, with
+ * P(O >= v) = 1 for v <= 0: E rmax work a level where summing S_j
+ * against N_s afresh for each x took E times N_s's support. */
+void cm_mshr_o_tails_next(const sm_net *n, const double *prev, double *t)
+{
+    unsigned long top = n->E + 1;
+    t[0] = 1;
+    for (unsigned long x = 1; x <= top; x++) {
+        double v = 0;
+        for (unsigned k = 1; k <= n->rmax; k++)
+            v += n->kp[k] * (k >= x ? 1 : prev[x - k]);
+        t[x] = v;
+    }
 }
 
 static double binom_pmf(unsigned k, double p, unsigned r)
@@ -64,6 +112,13 @@ static void conv_trunc(const double *a, size_t la, const double *b, size_t lb,
             out[t] += a[i] * b[k];
         }
     }
+}
+
+void cm_mshr_room_before(const double *f, unsigned long N, double *e)
+{
+    e[0] = 0;
+    for (unsigned long j = 1; j <= N; j++)
+        e[j] = cm_mshr_clamp01((f[j - 1] - f[j]) / fmax(1e-300, 1 - f[j]));
 }
 
 cm_status cm_mshr_net_setup(sm_net *n, double *scratch, cm_err *err)
@@ -189,6 +244,7 @@ cm_status cm_mshr_net_setup(sm_net *n, double *scratch, cm_err *err)
             memcpy(F, Fn, (A + 2) * sizeof *F);
         }
     }
+    cm_mshr_room_before(n->fl, n->N, n->el);
     (void)err;
     return CM_OK;
 }
@@ -216,6 +272,8 @@ void cm_mshr_store_pmf(sm_net *n)
     if (!(n->w > 0) || !(n->mus > 0)) {
         n->ns[0] = 1;
         n->nsup = 1;
+        n->nscum[0] = 0;
+        n->nscum[1] = 1;
         return;
     }
     double cum = n->ns[0] = exp(-n->mus);
@@ -234,6 +292,9 @@ void cm_mshr_store_pmf(sm_net *n)
           * load could fill read P(full) 1e-13 instead of 0) */
         for (unsigned long y = 0; y < x; y++) n->ns[y] /= cum;
     n->nsup = x;
+    n->nscum[0] = 0;
+    for (unsigned long y = 0; y < x; y++)
+        n->nscum[y + 1] = n->nscum[y] + n->ns[y];
 }
 
 /* f_M(j) = P(O_j + K+ <= E), f_S(j) = P(O_j + R <= E), and the mean
@@ -269,5 +330,7 @@ void cm_mshr_fit_probs(sm_net *n)
         n->fs[j] = sp;
         n->ovs[j] = sp < 1 ? fmax(1, ovs / (1 - sp)) : 1;
     }
+    cm_mshr_room_before(n->fm, n->N, n->em);
+    cm_mshr_room_before(n->fs, n->N, n->es);
 }
 
