@@ -104,8 +104,10 @@
  * the Pollaczek-Khinchine wait (deterministic service by default), so
  *     T(X) = (1 - m2) t_L2 + m2 t_DRAM + W_port,bank + W_port,SM + W_L2
  *            + m2 W_DRAM + t_extra.
- * T* is the root of g(T) = T - T(X(T)) (X falls as T grows), bracketed by
- * doubling from the unloaded latency and found with GSL's Brent solver.
+ * T* is the root of g(T) = T - T(X(T)) (X falls as T grows), solved
+ * jointly with the store population's own fixed point in mshr_fixed.c:
+ * ~12 chain solves, 0.15-0.6 ms a point (the first solver took ~250,
+ * 4-24 ms; cm_mshr_ws_direct still runs it, for tests).
  *
  * Assumptions, to be read before trusting a number:
  *  - exponential holding times in the chain (the stationary law of a
@@ -149,8 +151,6 @@
 #include "models/mshr.h"
 #include "models/mshr_impl.h"
 
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_randist.h>
 #include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdint.h>
@@ -166,7 +166,13 @@ struct cm_mshr_ws {
     double *buf;
     size_t cap;
     gsl_root_fsolver *brent;
+    int direct; /* cm_mshr_ws_direct */
 };
+
+void cm_mshr_ws_direct(cm_mshr_ws *ws, int on)
+{
+    ws->direct = on != 0;
+}
 
 static const char *const resource_names[CM_RES_COUNT] = {
     "warps", "l1_mshr", "noc", "l2", "l2_mshr", "dram"};
@@ -251,10 +257,6 @@ void cm_mshr_ws_free(cm_mshr_ws *ws)
 
 /* ---- the memory system: latency as a function of the SM's request rate -- */
 
-typedef struct memsys_state {
-    double latency;  /* T(X), +inf when a station is overloaded */
-    double rho_noc, rho_l2, rho_dram, util_l2_mshr;
-} memsys_state;
 
 /* M/G/1 wait at one station; +inf at or past saturation. */
 static double station_wait(double lambda, double svc, double scv, double *rho)
@@ -267,7 +269,7 @@ static double station_wait(double lambda, double svc, double scv, double *rho)
     return wq;
 }
 
-static memsys_state memsys_eval(const cm_mshr_input *in, double x)
+memsys_state cm_mshr_memsys(const cm_mshr_input *in, double x)
 {
     memsys_state s;
     double per_bank = in->sms * x / in->banks;
@@ -289,66 +291,6 @@ static memsys_state memsys_eval(const cm_mshr_input *in, double x)
     double l2_hold = fmax(in->lat_dram - in->lat_l2, 0) + w_dram;
     s.util_l2_mshr = per_bank * in->l2_miss * l2_hold / in->l2_mshrs_per_bank;
     return s;
-}
-
-typedef struct sm_flow {
-    double x_inst, x_mem, x_req, x_st;
-} sm_flow;
-
-/* The chain at T (the store population iterated to its fixed point). */
-static cm_status sm_eval(sm_net *n, double T, sm_flow *fl, cm_err *err)
-{
-    double z = (1 - n->w) * (n->p_mergeonly * T / 2 +
-                             n->p_allhit * n->in->hit_latency);
-    cm_mshr_core_throughput(n, z);
-    n->mus = 0; /* the same start every time: g(T) is a function of T */
-    for (int it = 0; it < 30; it++) {
-        cm_mshr_store_pmf(n);
-        cm_mshr_fit_probs(n);
-        cm_status st = cm_mshr_chain_solve(n, T, err);
-        if (st) return st;
-        double xi = 0, xm = 0;
-        for (unsigned long j = 0; j <= n->N; j++) {
-            const double *p = n->pi + j * NPH;
-            xi += p[0] * n->lam[n->N - j];
-            xi += p[4] * n->lam[n->N - j];
-            xm += (p[0] + p[1] + p[2] + p[3] + p[4]) * (double)j / T;
-        }
-        /* Every instruction that reaches the unit sends its requests
-         * (after a wait if refused): the requests follow from the
-         * instruction rate, (1 - w) E[K] + w r each. */
-        fl->x_inst = xi;
-        fl->x_mem = xm;
-        fl->x_st = n->w * xi;
-        fl->x_req = xi * ((1 - n->w) * n->pia * n->ekp + n->w * n->r);
-        double mus = fl->x_st * T;
-        if (!(n->w > 0) || fabs(mus - n->mus) <= 1e-6 * (1 + mus)) {
-            n->mus = mus;
-            break;
-        }
-        n->mus = 0.5 * (n->mus + mus);
-    }
-    return CM_OK;
-}
-
-typedef struct root_ctx {
-    sm_net *net;
-    cm_status status;
-    cm_err *err;
-} root_ctx;
-
-/* g(T) = T - T(X(T)), increasing in T. */
-static double coupling_gap(double T, void *arg)
-{
-    root_ctx *rc = arg;
-    sm_flow f;
-    cm_status st = sm_eval(rc->net, T, &f, rc->err);
-    if (st != CM_OK) {
-        rc->status = st;
-        return GSL_NAN;
-    }
-    double lat = memsys_eval(rc->net->in, f.x_req).latency;
-    return T - fmin(lat, 1e300);
 }
 
 static cm_status check_input(const cm_mshr_input *in, cm_err *err)
@@ -435,50 +377,6 @@ static cm_status net_alloc(cm_mshr_ws *ws, sm_net *n, double **scratch,
     n->R = p; p += (N + 1) * NPH * NPH;
     n->pi = p; p += (N + 1) * NPH;
     *scratch = p;
-    return CM_OK;
-}
-
-/* Finds T* in [lo, ...) by doubling the upper end, then Brent. */
-static cm_status find_latency(cm_mshr_ws *ws, root_ctx *rc, double lo,
-                              double *root, int *iterations)
-{
-    gsl_function f = {coupling_gap, rc};
-    double glo = coupling_gap(lo, rc);
-    if (rc->status) return rc->status;
-    if (glo >= -1e-12 * lo) { /* no queueing at all */
-        *root = lo;
-        *iterations = 0;
-        return CM_OK;
-    }
-    double hi = 2 * lo;
-    while (coupling_gap(hi, rc) <= 0) {
-        if (rc->status) return rc->status;
-        lo = hi;
-        hi *= 2;
-        if (hi > 1e15)
-            return cm_err_set(rc->err, CM_EINTERNAL,
-                              "mshr model: no latency fixed point below 1e15 "
-                              "cycles");
-    }
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
-    int gst = gsl_root_fsolver_set(ws->brent, &f, lo, hi);
-    int it = 0;
-    while (gst == GSL_SUCCESS && it < 200) {
-        it++;
-        gst = gsl_root_fsolver_iterate(ws->brent);
-        if (gst != GSL_SUCCESS || rc->status) break;
-        double a = gsl_root_fsolver_x_lower(ws->brent);
-        double b = gsl_root_fsolver_x_upper(ws->brent);
-        if (gsl_root_test_interval(a, b, 0, 1e-9) == GSL_SUCCESS) break;
-    }
-    gsl_set_error_handler(old);
-    if (rc->status) return rc->status;
-    if (gst != GSL_SUCCESS)
-        return cm_err_set(rc->err, CM_EINTERNAL,
-                          "mshr model: root finder failed: %s",
-                          gsl_strerror(gst));
-    *root = gsl_root_fsolver_root(ws->brent);
-    *iterations = it;
     return CM_OK;
 }
 
@@ -603,7 +501,7 @@ cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
     n.A = (unsigned long)in->ways;
     res->sources = n.N;
 
-    memsys_state idle = memsys_eval(in, 0);
+    memsys_state idle = cm_mshr_memsys(in, 0);
     if (n.p <= 0 && n.w <= 0) {
         fill_no_misses(in, idle.latency, res, occupancy_pmf);
         return CM_OK;
@@ -620,17 +518,15 @@ cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
     if (!st) st = cm_mshr_net_setup(&n, scratch, err);
     if (st) return st;
 
-    root_ctx rc = {&n, CM_OK, err};
-    double T = idle.latency;
-    st = find_latency(ws, &rc, idle.latency, &T, &res->iterations);
-    if (st) return st;
+    double T;
     sm_flow f;
-    st = sm_eval(&n, T, &f, err);
+    st = cm_mshr_fixed_point(&n, ws->brent, ws->direct, idle.latency, &T, &f,
+                             &res->iterations, err);
     if (st) return st;
 
     occ_sums o = {0};
     occupancy_over_chain(&n, occupancy_pmf, &o);
-    memsys_state ms = memsys_eval(in, f.x_req);
+    memsys_state ms = cm_mshr_memsys(in, f.x_req);
 
     res->mean_occupancy = fmin(o.busy, (double)n.E);
     res->p_full = prob_out(o.p_full);

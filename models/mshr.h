@@ -110,6 +110,11 @@ void cm_mshr_param_range(const cm_params *p, const cm_param_info *pi,
 typedef struct cm_mshr_ws cm_mshr_ws;
 cm_mshr_ws *cm_mshr_ws_new(void);
 void cm_mshr_ws_free(cm_mshr_ws *ws);
+/* on != 0: solve each fixed point directly, as the model's first solver
+ * did (the store population by damped steps from none at every latency,
+ * here to 1e-12; the latency's bracket by doubling; no value reused), so
+ * ~100x slower.  For tests: the fast path must agree with it. */
+void cm_mshr_ws_direct(cm_mshr_ws *ws, int on);
 
 /* Solves the model.  occupancy_pmf, when not NULL, receives E+1
  * probabilities P(requests in flight = j), j = 0..E. */

@@ -3,8 +3,8 @@
  * waits for MSHRs, for a way, a store waits for MSHRs, open with the pool
  * just filled), a level-dependent QBD solved exactly by linear level
  * reduction with 5 x 5 blocks, O(N).  The transitions are stated in the
- * header of mshr.c.  Solved hundreds of times a point (the latency and
- * store fixed points in mshr.c), so the blocks' zeros are used: an instruction enters a level only in phases 0
+ * header of mshr.c.  Solved ~12 times a point (mshr_fixed.c), so the
+ * blocks' zeros are used: an instruction enters a level only in phases 0
  * and 4, so R_j = -U_{j-1} M_j^{-1} needs two rows of M_j's inverse, and
  * R_j has two or three nonzero rows. */
 #include "models/mshr_impl.h"

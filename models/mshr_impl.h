@@ -1,12 +1,15 @@
-/* mshr_impl.h - what the three files of the MSHR model share (mshr.c: the
- * model's statement, inputs, memory system and the latency fixed point;
- * mshr_net.c: the distributions that do not depend on the latency T;
- * mshr_chain.c: the LD/ST unit's chain at a given T).  Not installed: the
+/* mshr_impl.h - what the four files of the MSHR model share (mshr.c: the
+ * model's statement, inputs, memory system and outputs; mshr_fixed.c: the
+ * latency and store-population fixed points; mshr_net.c: the
+ * distributions that do not depend on the latency T; mshr_chain.c: the
+ * LD/ST unit's chain at a given T).  Not installed: the
  * model's interface is mshr.h. */
 #ifndef CM_MSHR_IMPL_H
 #define CM_MSHR_IMPL_H
 
 #include <stddef.h>
+
+#include <gsl/gsl_roots.h>
 
 #include "models/mshr.h"
 
@@ -49,6 +52,11 @@ typedef struct sm_net {
     double *pi;             /* stationary law, NPH per level */
     unsigned long nsup;     /* support of ns */
     double mus;             /* store instructions in flight */
+    /* the store population's fixed points at the last two latencies, the
+     * slope of F(mus) - mus and the latency root finder's guess (-1:
+     * none): the next latency's solve starts from them (mshr.c) */
+    double warm_t[2], warm_mus[2], slope, mus_hint;
+    int nwarm;
 } sm_net;
 
 
@@ -77,5 +85,26 @@ void cm_mshr_fit_probs(sm_net *n);
 
 /* mshr_chain.c: the stationary law n->pi of the chain at T. */
 cm_status cm_mshr_chain_solve(sm_net *n, double T, cm_err *err);
+
+/* mshr.c: the memory system's latency and utilisations at request rate x
+ * per SM. */
+typedef struct memsys_state {
+    double latency;  /* T(X), +inf when a station is overloaded */
+    double rho_noc, rho_l2, rho_dram, util_l2_mshr;
+} memsys_state;
+memsys_state cm_mshr_memsys(const cm_mshr_input *in, double x);
+
+/* The SM's flows at a solved chain: memory instructions, load returns,
+ * requests and stores per cycle. */
+typedef struct sm_flow {
+    double x_inst, x_mem, x_req, x_st;
+} sm_flow;
+
+/* mshr_fixed.c: T* and the store population at their joint fixed point
+ * from the unloaded latency lo, n's chain left solved there; direct: the
+ * model's first solver (cm_mshr_ws_direct). */
+cm_status cm_mshr_fixed_point(sm_net *n, gsl_root_fsolver *brent, int direct,
+                              double lo, double *T, sm_flow *f, int *iterations,
+                              cm_err *err);
 
 #endif

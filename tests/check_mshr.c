@@ -429,6 +429,90 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* The fast path (warm-started store population, bracket from T(X(lo)),
+ * loose inner solves far from T*) against the direct solve, which solves
+ * each fixed point from scratch to 1e-12: the same model to solver
+ * tolerance, at points that exercise each part of the chain (stores,
+ * divergent gathers, a full pool, a saturated NoC, few ways, replay). */
+typedef struct fast_case {
+    const char *preset, *label;
+    double warps, rate, reqs, write, mshrs, ways;
+    int bimodal, replay;
+} fast_case;
+
+static void solve_both(const cm_params *p, cm_mshr_result *fast,
+                       cm_mshr_result *direct, double *pf, double *pd)
+{
+    cm_mshr_input in;
+    cm_mshr_input_from_params(p, &in);
+    cm_mshr_ws *ws = cm_mshr_ws_new(), *wd = cm_mshr_ws_new();
+    ck_assert(ws && wd);
+    cm_mshr_ws_direct(wd, 1);
+    cm_err err = {0};
+    ck_assert_msg(cm_mshr_solve(&in, ws, fast, pf, &err) == CM_OK, "%s",
+                  err.msg);
+    ck_assert_msg(cm_mshr_solve(&in, wd, direct, pd, &err) == CM_OK, "%s",
+                  err.msg);
+    cm_mshr_ws_free(ws);
+    cm_mshr_ws_free(wd);
+}
+
+START_TEST(test_fast_path_matches_direct_solve)
+{
+    static const fast_case cases[] = {
+        {"tc2013", "default", 48, 0.002, 2, 0.1, 128, 4, 0, 0},
+        {"tc2013", "stores, load near the pool", 48, 0.1, 2, 0.3, 32, 4, 0, 0},
+        {"tc2013", "divergent, 8 MSHRs full", 48, 0.1, 8, 0.1, 8, 4, 0, 0},
+        {"tc2013", "saturated memory", 40, 0.3, 4, 0.2, 128, 4, 0, 0},
+        {"li2014", "bimodal gathers, stores", 24, 0.2, 4, 0.2, 64, 4, 1, 0},
+        {"li2014", "few warps, ways bind", 8, 0.15, 8, 0.05, 32, 2, 0, 0},
+        {"tc2013", "replay", 32, 0.05, 4, 0.1, 16, 4, 0, 1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const fast_case *c = &cases[k];
+        cm_params p;
+        cm_params_init(&p);
+        cm_err err = {0};
+        ck_assert_int_eq(cm_params_load(&p, c->preset, &err), CM_OK);
+        p.sched_active_warps = c->warps;
+        p.wl_mem_rate = c->rate;
+        p.wl_reqs_per_inst = c->reqs;
+        p.wl_write_frac = c->write;
+        p.l1_mshrs = c->mshrs;
+        p.l1_ways = c->ways;
+        p.wl_reqs_dist = c->bimodal;
+        p.model_mshr_full = c->replay;
+        size_t E = (size_t)c->mshrs;
+        double *pf = calloc(E + 1, sizeof *pf), *pd = calloc(E + 1, sizeof *pd);
+        ck_assert(pf && pd);
+        cm_mshr_result f, d;
+        solve_both(&p, &f, &d, pf, pd);
+        ck_assert_msg(d.mean_occupancy > 0, "%s: no occupancy", c->label);
+        double rel = fabs(f.mean_occupancy - d.mean_occupancy) /
+                     d.mean_occupancy;
+        ck_assert_msg(rel <= 1e-6, "%s: occupancy %.12g against %.12g",
+                      c->label, f.mean_occupancy, d.mean_occupancy);
+        ck_assert_msg(fabs(f.p_full - d.p_full) <= 1e-6,
+                      "%s: P(full) %.12g against %.12g", c->label, f.p_full,
+                      d.p_full);
+        ck_assert_msg(fabs(f.latency_mem - d.latency_mem) <=
+                          1e-6 * d.latency_mem,
+                      "%s: T %.12g against %.12g", c->label, f.latency_mem,
+                      d.latency_mem);
+        ck_assert_msg(fabs(f.inst_rate - d.inst_rate) <= 1e-6 * d.inst_rate,
+                      "%s: instruction rate", c->label);
+        ck_assert(fabs(f.p_resfail - d.p_resfail) <= 1e-6);
+        ck_assert(fabs(f.p_stall_mshr - d.p_stall_mshr) <= 1e-6);
+        ck_assert(fabs(f.p_stall_line - d.p_stall_line) <= 1e-6);
+        for (size_t x = 0; x <= E; x++)
+            ck_assert_msg(fabs(pf[x] - pd[x]) <= 1e-6, "%s: pmf[%zu]",
+                          c->label, x);
+        free(pf);
+        free(pd);
+    }
+}
+END_TEST
+
 Suite *suite_mshr(void)
 {
     Suite *s = suite_create("mshr");
@@ -445,6 +529,7 @@ Suite *suite_mshr(void)
     tcase_add_test(tc, test_li2014_mshrs_saturate_first);
     tcase_add_test(tc, test_no_misses);
     tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_fast_path_matches_direct_solve);
     suite_add_tcase(s, tc);
     return s;
 }
