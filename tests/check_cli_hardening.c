@@ -85,14 +85,14 @@ static void await_temporary(const char *dir)
 }
 
 /* A sweep long enough to interrupt (over a minute of rows).  Its points
- * are one store-free warp: the MSHR chain model (issue 26) costs 4-13 ms
- * a point at the default workload (48 warps, 10% stores: each latency
- * iterate solves the chain ~15 times for the store population's fixed
- * point, and 5-30 iterates where 1000 SMs load the memory system), hours
- * for 10^6 points.  One warp costs ~78 us a point in all (4 warps ~116),
- * most of it the CLI's (each row's error estimate against
- * data/validity.csv, the number formatting), which is what the tests
- * here measure: the streaming writer. */
+ * are one store-free warp: the MSHR chain model (issue 26) costs ~0.3 ms
+ * a point in all at the default workload over this grid (48 warps, 10%
+ * stores, up to 1000 SMs loading the memory system; ~12 chain solves a
+ * point, mshr_fixed.c), ~5 minutes for 10^6 points on an idle core and
+ * beyond this case's timeout on a loaded one.  One warp costs ~78 us a
+ * point in all (4 warps ~116), most of it the CLI's (each row's error
+ * estimate against data/validity.csv, the number formatting), which is
+ * what the tests here measure: the streaming writer. */
 #define LONG_SWEEP                                                          \
     "model mshr --set l1.mshrs=8 --set wl.write_frac=0 "                    \
     "--set sched.active_warps=1 --sweep gpu.sms=1:1000:1 "                  \
