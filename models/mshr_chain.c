@@ -168,14 +168,8 @@ static void level_blocks(const sm_net *n, unsigned long j, double T,
         in[4][3] = a * n->w;
     }
     in[4][0] = (double)n->E / T;
-    for (int i = 0; i < NPH; i++) {
-        double out = 0;
-        for (int k = 0; k < NPH; k++) {
-            out += up[i][k] + down[i][k];
-            if (k != i) out += in[i][k];
-        }
-        in[i][i] = -out;
-    }
+    /* in's diagonal is left 0: the solve sets each censored block's
+     * diagonal from its rows (fix_diagonal) */
 }
 
 /* M_j is the level-j block of the chain censored to levels 0..j, so its
@@ -271,7 +265,7 @@ cm_status cm_mshr_chain_solve(sm_net *n, double T, cm_err *err)
         for (int k = 0; k < NPH; k++) {
             double v = 0;
             for (int i = 0; i < NPH; i++) v += pi[(j - 1) * NPH + i] * R[j][i][k];
-            pi[j * NPH + k] = fmax(0, v);
+            pi[j * NPH + k] = cm_mshr_pos(v);
             s += pi[j * NPH + k];
         }
         total += s;

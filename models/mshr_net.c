@@ -58,7 +58,7 @@ double cm_mshr_o_ge(const sm_net *n, unsigned long j, long x)
     }
     /* N_s >= x: none when its whole support lies below x (what 1 - below
      * holds then is rounding) */
-    return tot + ((long)n->nsup <= x ? 0 : fmax(0, 1 - below));
+    return tot + ((long)n->nsup <= x ? 0 : cm_mshr_pos(1 - below));
 }
 
 /* t[x] = P(O_0 >= x) = P(N_s >= x), x = 0..E+1, from the top (small
