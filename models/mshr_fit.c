@@ -4,8 +4,11 @@
  * workload statistics the model takes as inputs are measured by the run
  * (component `all`, i.e. pooled over SMs):
  *     wl.l1_miss_ratio = l1.miss_ratio,   wl.l2_miss_ratio = l2.miss_ratio,
- *     wl.merge_prob    = l1.mshr.merges / l1.misses (a miss that joined an
- *                        in-flight entry),
+ *     wl.write_frac    = store requests (noc.msgs.write + getx + upgr) /
+ *                        l1.accesses (kept as configured without them),
+ *     wl.merge_prob    = l1.mshr.merges / load misses (l1.misses less the
+ *                        stores': a load miss that joined an in-flight
+ *                        entry),
  *     wl.reqs_per_inst = l1.accesses / sm.mem_instructions,
  *     wl.mem_rate      = sm.mem_instructions / sm.instructions
  * (an unstalled warp issues one instruction per cycle, so its memory
@@ -37,9 +40,11 @@
 #include "models/mshr_fit.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/stackdist.h"
 #include "solvers/ci.h"
 
 static const char *const qty_names[CM_MQ_COUNT] = {"occupancy", "p_full",
@@ -57,7 +62,7 @@ typedef struct metric_ref {
 
 enum {
     M_OCC, M_FULL, M_LAT, M_L1MISS, M_L2MISS, M_MERGES, M_MISSES, M_ACC,
-    M_MEMINST, M_INST, M_COUNT
+    M_MEMINST, M_INST, M_WRITE, M_GETX, M_UPGR, M_COUNT
 };
 
 static const metric_ref metric_refs[M_COUNT] = {
@@ -65,7 +70,9 @@ static const metric_ref metric_refs[M_COUNT] = {
     {"roundtrip.latency_mean", 1}, {"l1.miss_ratio", 0},
     {"l2.miss_ratio", 0},          {"l1.mshr.merges", 0},
     {"l1.misses", 0},              {"l1.accesses", 0},
-    {"sm.mem_instructions", 0},    {"sm.instructions", 0}};
+    {"sm.mem_instructions", 0},    {"sm.instructions", 0},
+    {"noc.msgs.write", 1},         {"noc.msgs.getx", 1},
+    {"noc.msgs.upgr", 1}};
 
 static double clampd(double x, double lo, double hi)
 {
@@ -113,9 +120,20 @@ cm_status cm_mshr_obs_from_rows(const cm_params *machine,
     p->wl_l1_miss_ratio = clampd(m[M_L1MISS]->value, 0, 1);
     p->wl_l2_miss_ratio =
         isfinite(m[M_L2MISS]->value) ? clampd(m[M_L2MISS]->value, 0, 1) : 0;
-    p->wl_merge_prob = m[M_MISSES]->value > 0
-                           ? clampd(m[M_MERGES]->value / m[M_MISSES]->value,
-                                    0, 0.999)
+    /* Stores: each line a request (WRITE under the write-through L1s,
+     * GETX or UPGR under GPU-VI and TC), a miss that never merges.  A run
+     * without message counts keeps the configured share. */
+    double acc = m[M_ACC]->value, stores = 0;
+    int have_stores = 0;
+    for (int k = M_WRITE; k <= M_UPGR; k++)
+        if (m[k]) {
+            stores += m[k]->value;
+            have_stores = 1;
+        }
+    if (have_stores && acc > 0) p->wl_write_frac = clampd(stores / acc, 0, 1);
+    double load_misses = m[M_MISSES]->value - p->wl_write_frac * acc;
+    p->wl_merge_prob = load_misses > 0
+                           ? clampd(m[M_MERGES]->value / load_misses, 0, 0.999)
                            : 0;
     p->wl_reqs_per_inst =
         clampd(m[M_ACC]->value / m[M_MEMINST]->value, 1, 64);
@@ -126,6 +144,81 @@ cm_status cm_mshr_obs_from_rows(const cm_params *machine,
     set_quantity(obs, CM_MQ_LATENCY, m[M_LAT],
                  m[M_LAT] ? 0.02 * m[M_LAT]->value : 0);
     return CM_OK;
+}
+
+/* The fills of one instruction that share a set, over the first
+ * SHAPE_INSTS memory instructions of SM 0's first SHAPE_WARPS warps (the
+ * streams gpu.c runs), against random and even placement among the sets
+ * the stride reaches: kappa = (pairs - even) / (random - even).  A line
+ * counts as a fill when it is new to its warp or its warp touched more
+ * distinct lines since than its share of the L1 (l1 lines / active
+ * warps): the lines that miss, which are the ones that reserve ways. */
+enum { SHAPE_WARPS = 8, SHAPE_INSTS = 2000 };
+
+static double set_clustering(const cm_params *p, const cm_workload_profile *w)
+{
+    uint64_t sets = (uint64_t)fmax(1, floor(p->l1_size /
+                                            (p->l1_ways * p->l1_line)));
+    uint64_t g = sets, s = (uint64_t)w->line_stride;
+    while (s) {
+        uint64_t t = g % s;
+        g = s;
+        s = t;
+    }
+    double warps = fmax(1, fmin(p->sched_active_warps, p->gpu_warps_per_sm));
+    double share = (double)sets * p->l1_ways / warps;
+    double d = (double)(sets / g), pairs = 0, rnd = 0, even = 0;
+    cm_wgen *gen = malloc(sizeof *gen);
+    cm_winst *in = malloc(sizeof *in);
+    uint32_t *cnt = calloc(sets, sizeof *cnt);
+    cm_err err;
+    for (uint32_t warp = 0; gen && in && cnt && warp < SHAPE_WARPS; warp++) {
+        cm_stackdist *sd = cm_stackdist_new();
+        if (!sd || cm_wgen_init(gen, w, (uint64_t)p->sim_seed, 0, warp,
+                                (uint32_t)p->l1_line, &err)) {
+            cm_stackdist_free(sd);
+            break;
+        }
+        for (int k = 0; k < SHAPE_INSTS;) {
+            cm_wgen_next(gen, in);
+            if (in->kind == CM_WI_END) break;
+            if (in->kind != CM_WI_MEM) continue;
+            k++;
+            uint64_t fills[CM_WINST_MAX_LINES];
+            unsigned nf = 0;
+            for (unsigned j = 0; j < in->n; j++) {
+                int64_t dist;
+                if (cm_stackdist_access(sd, in->lines[j], &dist, NULL, &err))
+                    break;
+                if (dist < 0 || (double)dist >= share)
+                    fills[nf++] = in->lines[j];
+            }
+            double n = nf;
+            for (unsigned j = 0; j < nf; j++) pairs += cnt[fills[j] % sets]++;
+            for (unsigned j = 0; j < nf; j++) cnt[fills[j] % sets] = 0;
+            rnd += n * (n - 1) / 2 / d;
+            /* even: n mod d sets hold per + 1 lines, the rest per */
+            if (n > d) {
+                double per = floor(n / d), extra = n - per * d;
+                even += (d - extra) * per * (per - 1) / 2 +
+                        extra * (per + 1) * per / 2;
+            }
+        }
+        cm_stackdist_free(sd);
+    }
+    free(gen);
+    free(in);
+    free(cnt);
+    if (!(rnd - even > 0)) return 1;
+    double kap = (pairs - even) / (rnd - even);
+    return kap < 0 ? 0 : kap > 1 ? 1 : kap;
+}
+
+void cm_mshr_obs_shape(cm_mshr_obs *obs, const cm_workload_profile *w)
+{
+    obs->params.wl_reqs_dist = w->reqs_dist != 0;
+    obs->params.wl_line_stride = w->line_stride;
+    obs->params.wl_set_clustering = set_clustering(&obs->params, w);
 }
 
 static void put_clamped(const cm_param_info *pi, cm_params *p, double v)

@@ -17,6 +17,7 @@
 #include "data/err.h"
 #include "data/params.h"
 #include "data/table.h"
+#include "data/workload.h"
 #include "models/mshr.h"
 #include "data/statrows.h"
 #include "solvers/lsq.h"
@@ -46,6 +47,10 @@ cm_status cm_mshr_obs_from_rows(const cm_params *machine,
                                 const cm_stat_row *rows, size_t n,
                                 const char *source, cm_mshr_obs *obs,
                                 cm_err *err);
+
+/* The instruction shape a run's statistics do not show, from its workload
+ * profile: wl.reqs_dist and wl.line_stride. */
+void cm_mshr_obs_shape(cm_mshr_obs *obs, const cm_workload_profile *w);
 
 /* What the data identify.  Each parameter is fitted within its range
  * (cm_mshr_param_range over every observation's machine); one they cannot

@@ -7,7 +7,8 @@
 #include "models/mshr.h"
 
 static const char *const result_columns[] = {
-    "mean_occupancy", "p_full",        "p_resfail",   "miss_throughput",
+    "mean_occupancy", "p_full",        "p_resfail",   "p_stall_mshr",
+    "p_stall_line",   "miss_throughput",
     "merge_rate",     "inst_rate",     "issue_fraction", "latency_mem",
     "latency_eff",    "mshr_wait",     "bandwidth",   "util_mshr",
     "util_noc",       "util_l2",       "util_l2_mshr", "util_dram",
@@ -17,7 +18,7 @@ static const char *const result_columns[] = {
 static void result_cells(const cm_mshr_result *r, char buf[][32])
 {
     const double v[] = {r->mean_occupancy, r->p_full, r->p_resfail,
-                        r->miss_throughput, r->merge_rate, r->inst_rate,
+                        r->p_stall_mshr, r->p_stall_line, r->miss_throughput, r->merge_rate, r->inst_rate,
                         r->issue_fraction, r->latency_mem, r->latency_eff,
                         r->mshr_wait, r->bandwidth_gbs,
                         r->util[CM_RES_MSHR], r->util[CM_RES_NOC],

@@ -45,7 +45,7 @@ enum {
 #define BAR_MARKER_SCALE 0.75 /* the marker above a bar */
 #define LEGEND_SCALE 1.0   /* legend text height, same reference */
 #define COUNT_SCALE 0.8    /* "x3" beside a repeated point */
-#define COUNT_RINGS 3      /* places tried for it, ever further out */
+#define COUNT_RINGS 6      /* places tried for it, ever further out */
 #define RANGE_MARGIN 0.05  /* empty fraction added at each end of an axis */
 #define MAX_LABEL 200      /* longest text handed to PLplot (it takes 500) */
 #define MAX_SERIES 64      /* beyond this a figure is unreadable */

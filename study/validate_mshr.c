@@ -6,6 +6,8 @@
  * 4): MARE <= 10% on occupancy, mean |error| <= 0.05 on P(full). */
 #include <stdlib.h>
 
+#include "data/workload.h"
+
 #include "models/mshr_fit.h"
 #include "study/validate.h"
 
@@ -15,12 +17,17 @@ static const cm_validate_qty mshr_qty[] = {
     {"occupancy", "mean_occupancy", CM_VT_MARE, 0.10},
     {"p_full", "p_full", CM_VT_MEAN_ABS, 0.05}};
 
-/* The run measures the workload inputs it needs. */
+/* The run measures the workload inputs it needs; the shape of its
+ * instructions (lines per instruction, the stride between them) is the
+ * profile's. */
 static cm_status mshr_observe(const cm_validate_run_info *run, void *obs,
                               cm_err *err)
 {
-    return cm_mshr_obs_from_rows(run->point, run->point, run->rows,
-                                 run->nrows, run->label, obs, err);
+    cm_status st = cm_mshr_obs_from_rows(run->point, run->point, run->rows,
+                                         run->nrows, run->label, obs, err);
+    if (!st && run->workload)
+        cm_mshr_obs_shape(obs, run->workload);
+    return st;
 }
 
 static cm_status mshr_calibrate(const void *obs, size_t n, size_t obs_size,

@@ -88,7 +88,12 @@ END_TEST
 
 /* A saturated MSHR file reads exactly full (it read 8.000000000000004
  * busy entries of 8 and P(full) 1.0000000000000004, above one), and
- * probabilities never leave [0, 1] nor occupancy [0, mshrs]. */
+ * probabilities never leave [0, 1] nor occupancy [0, mshrs].  Since the
+ * chain model of issue 26 (models/mshr.c: "P(full) between 0 and 1, not
+ * a steady state that saturates") a returning request opens the pool
+ * until the refused line takes the entry, so P(full) approaches 1 with
+ * the load rather than reaching it: 8 MSHRs are nearly full at every
+ * rate, fuller as the rate grows, and never more than full. */
 START_TEST(test_saturated_values_are_round)
 {
     char *out = stdout_of("model mshr --sweep l1.mshrs=8:32:8 "
@@ -100,7 +105,7 @@ START_TEST(test_saturated_values_are_round)
     ck_assert_uint_eq(cm_table_nrows(t), 4 * 7);
     static const char *const rates[] = {"0.1", "0.2", "0.3", "0.4",
                                         "0.5", "0.6", "0.7"};
-    size_t full = 0;
+    double last_occ = 0, last_pf = 0;
     for (size_t r = 0; r < cm_table_nrows(t); r++) {
         ck_assert_str_eq(cm_table_cell(t, r, 1), rates[r % 7]);
         double mshrs = tu_num(t, r, "l1.mshrs");
@@ -109,12 +114,14 @@ START_TEST(test_saturated_values_are_round)
         ck_assert(occ >= 0 && occ <= mshrs);
         ck_assert(pf >= 0 && pf <= 1);
         ck_assert(rf >= 0 && rf <= 1);
-        if (pf == 1) {
-            ck_assert(occ == mshrs);
-            full++;
+        if (pf == 1) ck_assert(occ == mshrs);
+        if (mshrs == 8) { /* saturated: nearly full, rising with the rate */
+            ck_assert_msg(occ >= 0.95 * mshrs && pf >= 0.9, "%g %g", occ, pf);
+            ck_assert(occ >= last_occ && pf >= last_pf);
+            last_occ = occ;
+            last_pf = pf;
         }
     }
-    ck_assert_uint_ge(full, 7); /* 8 MSHRs are full at every rate */
     cm_table_free(t);
     free(out);
 }

@@ -1,0 +1,336 @@
+/* mshr_net.c - the MSHR model's distributions that do not depend on the
+ * latency T (see the header of mshr.c for the mathematics): an
+ * instruction's line count and allocations K, the requests S_j of j load
+ * instructions in flight (tails, truncated above E), the ways' pass
+ * probability f_L(j) of an allocate-on-miss L1, the core's throughput
+ * Lambda(m) by exact MVA, the store requests N_s (compound Poisson, by
+ * Panjer's recursion), the requests in flight O_j = S_j + N_s and what a
+ * refused instruction waits for.  P(O_j >= x) is the chain's innermost
+ * sum, so it is taken over S_j's support only (j <= S_j <= j rmax), and
+ * the outputs carry O_j's tails up a level at a time instead. */
+#include "models/mshr_impl.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <string.h>
+
+static double *stail(const sm_net *n, unsigned long j)
+{
+    return n->st + j * (n->B + 1);
+}
+
+/* P(S_j + N_s >= x) = sum_y P(N_s = y) P(S_j >= x - y): the chain's
+ * innermost sum (f_M, f_S and the occupancy call it (N + 1) x E times a
+ * chain), so one pass over the store pmf with four partial sums (the
+ * additions overlap), nothing tested per term, and the mass of N_s below
+ * x from its prefix sums. */
+double cm_mshr_o_ge(const sm_net *n, unsigned long j, long x)
+{
+    if (x <= 0) return 1;
+    unsigned long ny = n->nsup < (unsigned long)x ? n->nsup : (unsigned long)x;
+    double below = n->nscum[ny], tot;
+    if (j > n->J) { /* beyond J every S_j exceeds E */
+        tot = below;
+    } else {
+        const double *t = stail(n, j), *ns = n->ns;
+        unsigned long y = 0;
+        tot = 0;
+        if ((unsigned long)x > n->B) { /* x - y beyond B reads P(S_j >= B) */
+            y = (unsigned long)x - n->B < ny ? (unsigned long)x - n->B : ny;
+            tot = t[n->B] * n->nscum[y];
+        }
+        /* j <= S_j <= j rmax (K+ >= 1): P(S_j >= x - y) is 0 for y below
+         * x - j rmax (exact zeros), and the same for every y from x - j on
+         * (S_j's whole mass): only S_j's support is summed term by term */
+        unsigned long smax = j * n->rmax, ux = (unsigned long)x;
+        if (ux > smax && ux - smax > y) y = ux - smax < ny ? ux - smax : ny;
+        unsigned long yend = ny;
+        if (ux > j && ux - j < yend) {
+            yend = ux - j > y ? ux - j : y;
+            tot += t[j] * (n->nscum[ny] - n->nscum[yend]);
+        }
+        double a[4] = {0, 0, 0, 0};
+        for (; y + 4 <= yend; y += 4)
+            for (int k = 0; k < 4; k++)
+                a[k] += ns[y + k] * t[x - (long)(y + k)];
+        for (; y < yend; y++) a[0] += ns[y] * t[x - (long)y];
+        tot += (a[0] + a[1]) + (a[2] + a[3]);
+    }
+    /* N_s >= x: none when its whole support lies below x (what 1 - below
+     * holds then is rounding) */
+    return tot + ((long)n->nsup <= x ? 0 : cm_mshr_pos(1 - below));
+}
+
+/* t[x] = P(O_0 >= x) = P(N_s >= x), x = 0..E+1, from the top (small
+ * tails keep their digits). */
+void cm_mshr_o_tails_first(const sm_net *n, double *t)
+{
+    unsigned long top = n->E + 1; /* N_s's last bin, ">= E + 1" */
+    t[top] = n->nsup > top ? n->ns[top] : 0;
+    for (unsigned long x = top; x-- > 0;)
+        t[x] = t[x + 1] + (x < n->nsup ? n->ns[x] : 0);
+    t[0] = 1;
+}
+
+/* From prev = O_{j-1}'s tails, O_j's: O_j = O_{j-1} + K+, so
+ * P(O_j >= x) = sum_k P(K+ = k) P(O_{j-1} >= x - k), x = 0..E+1, with
+ * P(O >= v) = 1 for v <= 0: E rmax work a level where summing S_j
+ * against N_s afresh for each x took E times N_s's support. */
+void cm_mshr_o_tails_next(const sm_net *n, const double *prev, double *t)
+{
+    unsigned long top = n->E + 1;
+    t[0] = 1;
+    for (unsigned long x = 1; x <= top; x++) {
+        double v = 0;
+        for (unsigned k = 1; k <= n->rmax; k++)
+            v += n->kp[k] * (k >= x ? 1 : prev[x - k]);
+        t[x] = v;
+    }
+}
+
+static double binom_pmf(unsigned k, double p, unsigned r)
+{
+    if (p <= 0) return k == 0;
+    if (p >= 1) return k == r;
+    return gsl_ran_binomial_pdf(k, p, r);
+}
+
+/* Convolution of a (len la, last bin = overflow) with b (len lb) into
+ * out (len la, last bin = overflow).  b's trailing zeros are skipped (they
+ * add +0: the result is the same to the bit): a set's fills Y reach 33 at
+ * most, so the ways' F_j cost O(A) a level, not O(A^2). */
+static void conv_trunc(const double *a, size_t la, const double *b, size_t lb,
+                       double *out)
+{
+    memset(out, 0, la * sizeof *out);
+    while (lb > 0 && b[lb - 1] == 0) lb--;
+    for (size_t i = 0; i < la; i++) {
+        if (a[i] == 0) continue;
+        for (size_t k = 0; k < lb; k++) {
+            size_t t = i + k < la - 1 ? i + k : la - 1;
+            if (i == la - 1) t = la - 1;
+            out[t] += a[i] * b[k];
+        }
+    }
+}
+
+void cm_mshr_room_before(const double *f, unsigned long N, double *e)
+{
+    e[0] = 0;
+    for (unsigned long j = 1; j <= N; j++)
+        e[j] = cm_mshr_clamp01((f[j - 1] - f[j]) / fmax(1e-300, 1 - f[j]));
+}
+
+cm_status cm_mshr_net_setup(sm_net *n, double *scratch, cm_err *err)
+{
+    const cm_mshr_input *in = n->in;
+    /* line counts */
+    double r = in->reqs_per_inst;
+    if (in->reqs_bimodal && r <= 32) {
+        double p32 = (r - 1) / 31;
+        n->nr = 0;
+        if (p32 < 1) { n->rv[n->nr] = 1; n->rp[n->nr++] = 1 - p32; }
+        if (p32 > 0) { n->rv[n->nr] = 32; n->rp[n->nr++] = p32; }
+    } else {
+        double f = floor(r), fr = r - f;
+        n->nr = 0;
+        if (fr < 1) { n->rv[n->nr] = (unsigned)f; n->rp[n->nr++] = 1 - fr; }
+        if (fr > 0) { n->rv[n->nr] = (unsigned)f + 1; n->rp[n->nr++] = fr; }
+    }
+    n->rmax = 0;
+    for (int v = 0; v < n->nr; v++)
+        if (n->rv[v] > n->rmax) n->rmax = n->rv[v];
+    /* allocations of a load instruction */
+    double p = n->p, q0 = 0;
+    memset(n->kp, 0, (n->rmax + 1) * sizeof *n->kp);
+    n->p_allhit = n->p_mergeonly = 0;
+    for (int v = 0; v < n->nr; v++) {
+        for (unsigned k = 0; k <= n->rv[v]; k++)
+            n->kp[k] += n->rp[v] * binom_pmf(k, p, n->rv[v]);
+        n->p_allhit += n->rp[v] * pow(1 - n->mB, n->rv[v]);
+        n->p_mergeonly += n->rp[v] * (pow(1 - p, n->rv[v]) -
+                                      pow(1 - n->mB, n->rv[v]));
+    }
+    q0 = n->kp[0];
+    n->pia = 1 - q0;
+    n->ekp = 0;
+    n->kp[0] = 0;
+    if (n->pia > 0)
+        for (unsigned k = 1; k <= n->rmax; k++) {
+            n->kp[k] /= n->pia;
+            n->ekp += k * n->kp[k];
+        }
+    double mf = n->mB * n->q * pow(n->q, in->merge_limit - 1);
+    n->p_mergefull = 1 - pow(1 - mf, r);
+
+    /* S_j tails, j = 0..J, stopping once S_j exceeds E surely */
+    unsigned long B = n->B;
+    double *pmf = scratch, *next = scratch + B;
+    memset(pmf, 0, B * sizeof *pmf);
+    pmf[0] = 1;
+    n->J = 0;
+    for (unsigned long j = 0;; j++) {
+        double *t = stail(n, j);
+        t[B] = 0;
+        for (unsigned long x = B; x-- > 0;) t[x] = t[x + 1] + pmf[x];
+        n->J = j;
+        if (j == n->N || n->pia <= 0 || t[B - 1] > 1 - 1e-13) break;
+        conv_trunc(pmf, B, n->kp, n->rmax + 1, next);
+        memcpy(pmf, next, B * sizeof *pmf);
+    }
+
+    /* ways: fills of a set */
+    unsigned long A = n->A, S = (unsigned long)in->sets;
+    unsigned long stride = (unsigned long)in->line_stride, g = S, s2 = stride;
+    while (s2) { unsigned long t = g % s2; g = s2; s2 = t; }
+    double period = (double)(S / g);
+    /* two placements of an instruction's lines among the sets it reaches:
+     * k = 0 at random (share kappa), k = 1 evenly */
+    double kap = in->set_clustering, share[2] = {kap, 1 - kap};
+    double dv[2][RMAX_VALUES], pl[2][RMAX_VALUES];
+    unsigned lv[2][RMAX_VALUES];
+    for (int v = 0; v < n->nr; v++) {
+        dv[0][v] = period; /* each line falls in one of them */
+        lv[0][v] = n->rv[v];
+        pl[0][v] = p / period;
+        dv[1][v] = fmin(n->rv[v], period); /* R/d lines in each of d */
+        lv[1][v] = (unsigned)ceil(n->rv[v] / dv[1][v] - 1e-9);
+        pl[1][v] = p;
+    }
+    double *y = scratch, *F = scratch + (A + 2), *Fn = F + (A + 2);
+    memset(y, 0, (A + 2) * sizeof *y);
+    for (int k = 0; k < 2; k++)
+        for (int v = 0; v < n->nr && n->pia > 0; v++) {
+            double par = 1 - pow(1 - p, n->rv[v]);
+            if (par <= 0 || share[k] <= 0) continue;
+            double wgt = share[k] * n->rp[v] * par / n->pia *
+                         (dv[k][v] / (double)S);
+            for (unsigned x = 1; x <= lv[k][v]; x++) {
+                double b = binom_pmf(x, pl[k][v], lv[k][v]) / par;
+                y[x < A + 1 ? x : A + 1] += wgt * b;
+            }
+        }
+    { /* no fill here: the sets it does not reach, or none of its lines */
+        double s = 0, s1 = 0;
+        for (unsigned long x = 1; x < A + 2; x++) {
+            s += y[x];
+            s1 += (double)x * y[x];
+        }
+        y[0] = 1 - s;
+        n->set_owners = s > 0 ? fmax(1, (double)A / (s1 / s)) : 1;
+    }
+    memset(F, 0, (A + 2) * sizeof *F);
+    F[0] = 1;
+    for (unsigned long j = 0; j <= n->N; j++) {
+        double ok = 0;
+        for (int k = 0; k < 2; k++)
+            for (int v = 0; v < n->nr; v++) {
+                double par = 1 - pow(1 - p, n->rv[v]);
+                if (par <= 0 || n->pia <= 0 || share[k] <= 0) continue;
+                double set_ok = 0;
+                for (unsigned long f = 0; f <= A; f++) {
+                    if (F[f] == 0) continue;
+                    double own = 0;
+                    for (unsigned x = 0; x <= lv[k][v] && x + f <= A; x++)
+                        own += binom_pmf(x, pl[k][v], lv[k][v]);
+                    set_ok += F[f] * own;
+                }
+                double pass = pow(set_ok, dv[k][v]) - pow(1 - p, n->rv[v]);
+                ok += share[k] * n->rp[v] * par / n->pia * fmax(0, pass / par);
+            }
+        n->fl[j] = n->pia > 0 ? fmin(1, ok) * (1 - n->p_mergefull) : 1;
+        if (j < n->N) {
+            conv_trunc(F, A + 2, y, A + 2, Fn);
+            memcpy(F, Fn, (A + 2) * sizeof *F);
+        }
+    }
+    cm_mshr_room_before(n->fl, n->N, n->el);
+    (void)err;
+    return CM_OK;
+}
+
+/* Lambda(m), m = 0..N: exact MVA of the core (issue and LD/ST queues, the
+ * short waits a delay). */
+void cm_mshr_core_throughput(sm_net *n, double z)
+{
+    double qi = 0, ql = 0;
+    n->lam[0] = 0;
+    for (unsigned long m = 1; m <= n->N; m++) {
+        double ri = n->c * (1 + qi), rl = n->r * (1 + ql);
+        double x = (double)m / (ri + rl + z);
+        qi = x * ri;
+        ql = x * rl;
+        n->lam[m] = x;
+    }
+}
+
+/* N_s: compound Poisson (Panjer) of mus store instructions of R lines,
+ * over 0..E+1 (the last bin: ">= E+1"). */
+void cm_mshr_store_pmf(sm_net *n)
+{
+    unsigned long BN = n->E + 2;
+    if (!(n->w > 0) || !(n->mus > 0)) {
+        n->ns[0] = 1;
+        n->nsup = 1;
+        n->nscum[0] = 0;
+        n->nscum[1] = 1;
+        return;
+    }
+    double cum = n->ns[0] = exp(-n->mus);
+    unsigned long x = 1;
+    for (; x < BN && cum < 1 - 1e-12; x++) {
+        double s = 0;
+        for (int v = 0; v < n->nr; v++)
+            if (n->rv[v] <= x) s += n->rp[v] * n->rv[v] * n->ns[x - n->rv[v]];
+        n->ns[x] = n->mus / (double)x * s;
+        cum += n->ns[x];
+    }
+    if (x == BN)
+        n->ns[BN - 1] += fmax(0, 1 - cum);
+    else /* cut where less than 1e-12 is left: that mass is the bins'
+          * (cm_mshr_o_ge counted it as at least every x, so a pool no
+          * load could fill read P(full) 1e-13 instead of 0) */
+        for (unsigned long y = 0; y < x; y++) n->ns[y] /= cum;
+    n->nsup = x;
+    n->nscum[0] = 0;
+    for (unsigned long y = 0; y < x; y++)
+        n->nscum[y + 1] = n->nscum[y] + n->ns[y];
+}
+
+/* f_M(j) = P(O_j + K+ <= E), f_S(j) = P(O_j + R <= E), and the mean
+ * overflow of a refused one, E[O_j + k - E | O_j + k > E] over its k
+ * (ov_M, ov_S): the requests that must return before it is in.  Held
+ * requests never exceed E, so with O capped there,
+ *     E[(O + k - E)^+] = sum_{x = E-k+1}^{E} P(O >= x). */
+void cm_mshr_fit_probs(sm_net *n)
+{
+    long E = (long)n->E;
+    double *t = n->ot; /* t[x] = P(O_j >= x), x = 0..E+1 */
+    for (unsigned long j = 0; j <= n->N; j++) {
+        long lo = E + 1 - (long)n->rmax;
+        if (lo < 0) lo = 0;
+        for (long x = lo; x <= E + 1; x++) t[x] = cm_mshr_o_ge(n, j, x);
+        double pass = 0, ov = 0;
+        for (unsigned k = 1; k <= n->rmax && n->pia > 0; k++) {
+            if (!(n->kp[k] > 0)) continue;
+            long x0 = E + 1 - (long)k;
+            pass += n->kp[k] * (1 - (x0 <= 0 ? 1 : t[x0]));
+            for (long x = x0 > 1 ? x0 : 1; x <= E; x++) ov += n->kp[k] * t[x];
+            if (x0 <= 0) ov += n->kp[k] * (double)(1 - x0); /* K > E */
+        }
+        n->fm[j] = n->pia > 0 ? pass : 1;
+        n->ovm[j] = n->fm[j] < 1 ? fmax(1, ov / (1 - n->fm[j])) : 1;
+        double sp = 0, ovs = 0;
+        for (int v = 0; v < n->nr; v++) {
+            long x0 = E + 1 - (long)n->rv[v];
+            sp += n->rp[v] * (1 - (x0 <= 0 ? 1 : t[x0]));
+            for (long x = x0 > 1 ? x0 : 1; x <= E; x++) ovs += n->rp[v] * t[x];
+            if (x0 <= 0) ovs += n->rp[v] * (double)(1 - x0);
+        }
+        n->fs[j] = sp;
+        n->ovs[j] = sp < 1 ? fmax(1, ovs / (1 - sp)) : 1;
+    }
+    cm_mshr_room_before(n->fm, n->N, n->em);
+    cm_mshr_room_before(n->fs, n->N, n->es);
+}
+
