@@ -27,7 +27,7 @@ const char *cm_column_help(const char *name);
 void cm_column_axis(const char *name, char *buf, size_t len);
 
 /* A value of column `name` (given as text) with its unit, for a legend
- * entry under the column's label: "0.002 inst/cycle/warp". */
+ * entry under the column's label: "0.1 inst/inst". */
 void cm_column_value(const char *name, const char *value, char *buf,
                      size_t len);
 

@@ -27,7 +27,7 @@
 static const struct {
     const char *label;
     double rate; /* wl.mem_rate */
-} intensities[] = {{"low", 0.0005}, {"medium", 0.002}, {"high", 0.008}};
+} intensities[] = {{"low", 0.025}, {"medium", 0.1}, {"high", 0.4}};
 #define NINTENSITIES (sizeof intensities / sizeof intensities[0])
 
 static const char entries_spec[] =
@@ -197,7 +197,7 @@ static cm_status say_findings(cm_study *s, const cm_params *p, cm_err *err)
                      100 * r.util[r.bottleneck]);
         st = cm_study_say(
             s, err,
-            "- %s intensity (%g inst/cycle/warp): %s; with %.0f MSHRs "
+            "- %s intensity (%g inst/inst): %s; with %.0f MSHRs "
             "occupancy is %.1f, latency %.0f cycles, %.1f GB/s, %s.",
             intensities[i].label, intensities[i].rate, need_text,
             p->l1_mshrs, r.mean_occupancy, r.latency_eff, r.bandwidth_gbs,
@@ -210,7 +210,7 @@ static cm_status say_findings(cm_study *s, const cm_params *p, cm_err *err)
         if (isnan(x_small)) {
             st = cm_study_say(s, err,
                               "- %.0f MSHRs never saturate below 1 "
-                              "inst/cycle/warp: another resource limits "
+                              "inst/inst: another resource limits "
                               "first.", small);
         } else {
             pr.in.mshrs = large;
@@ -220,7 +220,7 @@ static cm_status say_findings(cm_study *s, const cm_params *p, cm_err *err)
             char tail[160];
             if (isnan(x_large))
                 snprintf(tail, sizeof tail, "never saturate below 1 "
-                         "inst/cycle/warp (%s saturates first)",
+                         "inst/inst (%s saturates first)",
                          cm_mshr_resource_name(big.bottleneck));
             else
                 snprintf(tail, sizeof tail, "saturate only at %.4g",
@@ -228,7 +228,7 @@ static cm_status say_findings(cm_study *s, const cm_params *p, cm_err *err)
             st = cm_study_say(
                 s, err,
                 "- At %.0f warps, %.0f MSHRs saturate (P(full) = %.2f) at "
-                "intensity %.4g inst/cycle/warp;\n  %.0f do not (P(full) = "
+                "intensity %.4g inst/inst;\n  %.0f do not (P(full) = "
                 "%.3f there, %.2fx the miss throughput) and %s.",
                 pr.in.warps, small, sm.p_full, x_small, large, big.p_full,
                 big.miss_throughput / sm.miss_throughput, tail);

@@ -30,12 +30,12 @@ START_TEST(test_model_mshr_estimates)
     char *v = tu_write_file(
         dir, "v.csv",
         HEADER "mshr,no-coh,occupancy,mean_occupancy,mare,tc2013,all,whole,"
-               "l1.mshrs=8:64 wl.mem_rate=0.001:0.01,sim.max_cycles=300000,"
+               "l1.mshrs=8:64 wl.mem_rate=0.05:0.2,sim.max_cycles=300000,"
                "30,0.08\n"
                "mshr,no-coh,p_full,p_full,mean_abs_error,tc2013,all,whole,"
-               "l1.mshrs=8:64 wl.mem_rate=0.001:0.01,,30,0.04\n"
+               "l1.mshrs=8:64 wl.mem_rate=0.05:0.2,,30,0.04\n"
                "mshr,no-coh,p_full,p_full,mean_abs_error,li2014,all,whole,"
-               "l1.mshrs=8:64 wl.mem_rate=0.001:0.01,,30,0.5\n");
+               "l1.mshrs=8:64 wl.mem_rate=0.05:0.2,,30,0.5\n");
     run_ok(tu_cohmodf("model mshr --sweep l1.mshrs=4,16,64,128 --validity "
                       "%s --out %s/m.csv", v, dir));
     cm_table *t = tu_read_table(dir, "m.csv");

@@ -277,7 +277,7 @@ START_TEST(test_column_values_read_as_text)
         {"l1.size", "1048576", "1 MB"},
         {"l1.size", "1000", "1000 B"},
         {"capacity_bytes", "512", "512 B"},
-        {"wl.mem_rate", "0.002", "0.002 inst/cycle/warp"},
+        {"wl.mem_rate", "0.1", "0.1 inst/inst"},
         {"l1.mshrs", "32", "32 entries"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char buf[64];
