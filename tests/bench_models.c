@@ -82,9 +82,28 @@ static void bench_case(size_t k)
     cm_profile_free(prof);
 }
 
+/* COHMOD_BENCH_MODELS=name,... picks cases by their label's first word
+ * (mshr, reuse, directory, recall, lifetime) or by protocol (tcw-fixed) */
+static int bench_picked(size_t k)
+{
+    const char *list = getenv("COHMOD_BENCH_MODELS");
+    if (!list || !*list) return 1;
+    size_t lw = strcspn(cases[k].label, " ");
+    for (const char *s = list; *s; s += *s == ',') {
+        size_t n = strcspn(s, ",");
+        if ((n == lw && !strncmp(s, cases[k].label, n)) ||
+            (n == strlen(cases[k].protocol) &&
+             !strncmp(s, cases[k].protocol, n)))
+            return 1;
+        s += n;
+    }
+    return 0;
+}
+
 void bench_models(void)
 {
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        if (!bench_picked(k)) continue;
         bench_case(k);
         fflush(stdout);
     }
