@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "cli/cli.h"
 #include "gen/version.h"
 
@@ -74,6 +76,12 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* GSL's default handler aborts the process on any error it reports
+     * (exit 134, a core and no word of which input caused it).  Off, every
+     * GSL function returns its status instead, for its caller to turn
+     * into an error value with a message, as library code does with any
+     * other failure. */
+    gsl_set_error_handler_off();
     if (argc < 2) {
         print_help(stderr);
         return 2;
