@@ -1,7 +1,9 @@
 /* ci.c - batch-means and ratio-estimator intervals (see ci.h).
  *
- * GSL supplies the mean, the standard deviation and the t quantile; what is
- * left here is the ratio estimator's residual variance, which GSL lacks. */
+ * GSL supplies the mean, the standard deviation and the t and chi-square
+ * quantiles; what is left here is the ratio estimator's residual variance,
+ * which GSL lacks, and the Poisson interval's large-count form, where GSL's
+ * chi-square quantile fails. */
 #include "solvers/ci.h"
 
 #include <gsl/gsl_cdf.h>
@@ -57,6 +59,28 @@ void cm_ci_ratio(const double *num, const double *den, size_t stride, size_t n,
      * standard deviation of one window's ratio. */
     double sd = n > 1 ? sqrt(ss / (double)(n - 1)) / fabs(sx / (double)n) : NAN;
     set_interval(out, r, sd, n, level);
+}
+
+/* chi2(p; 2m) / 2 by the Wilson-Hilferty cube, z the normal quantile */
+static double wilson_hilferty(double m, double z)
+{
+    double c = 1 - 1 / (9 * m) + z / (3 * sqrt(m));
+    return m * c * c * c;
+}
+
+void cm_ci_poisson95(double n, double *lo, double *hi)
+{
+    /* GSL's chi-square quantile fails to converge at some counts from
+     * 2316 on (and its default handler aborts); from 100 on the cube is
+     * within 1e-4 of the exact ends */
+    if (n > 100) {
+        double z = gsl_cdf_ugaussian_Pinv(0.975);
+        *lo = wilson_hilferty(n, -z);
+        *hi = wilson_hilferty(n + 1, z);
+        return;
+    }
+    *lo = n > 0 ? gsl_cdf_chisq_Pinv(0.025, 2 * n) / 2 : 0;
+    *hi = gsl_cdf_chisq_Pinv(0.975, 2 * n + 2) / 2;
 }
 
 double cm_ci_halfwidth(const cm_ci *ci)

@@ -11,6 +11,9 @@
  * the delta method (Cochran, "Sampling Techniques", ch. 6); with equal x_i
  * it reduces to batch means of the y_i / x_i.
  *
+ * A count of rare events (recalls over their opportunities) has the exact
+ * Poisson interval instead.
+ *
  * With fewer than 2 values there is no spread to measure: the bounds are NaN
  * (printed "nan"), never a made-up zero-width interval.  Arrays are read with
  * a stride, as GSL's statistics functions do, so a column of a row-major
@@ -40,6 +43,12 @@ void cm_ci_mean(const double *x, size_t stride, size_t n, double level,
  * A zero denominator sum gives NaN. */
 void cm_ci_ratio(const double *num, const double *den, size_t stride, size_t n,
                  double level, cm_ci *out);
+
+/* The exact 95% interval of a Poisson mean from n >= 0 events counted
+ * (Garwood 1936): [chi2(0.025; 2n) / 2, chi2(0.975; 2n + 2) / 2], the
+ * lower end 0 at n = 0.  A simulated rate of rare events (recalls) is
+ * such a count over its opportunities. */
+void cm_ci_poisson95(double n, double *lo, double *hi);
 
 /* (hi - lo) / 2: the figure tables print as "ci95_halfwidth". */
 double cm_ci_halfwidth(const cm_ci *ci);

@@ -205,11 +205,6 @@ cm_status cm_validate_ptable(const cm_protocol *proto, cm_ptable **out,
  * it is missing or not finite. */
 cm_status cm_validate_stat(const cm_validate_run_info *run, const char *name,
                            double *v, cm_err *err);
-/* The exact 95% interval of a Poisson mean from n >= 0 events counted
- * (Garwood 1936): [chi2(0.025; 2n) / 2, chi2(0.975; 2n + 2) / 2], the
- * lower end 0 at n = 0.  A simulated rate of rare events (recalls) is
- * such a count over its opportunities. */
-void cm_validate_poisson_ci(double n, double *lo, double *hi);
 
 typedef struct cm_validate_config {
     const cm_params *base;

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_cdf.h>
 
 #include "study/validate.h"
 
@@ -139,28 +138,6 @@ cm_status cm_validate_stat(const cm_validate_run_info *run, const char *name,
                           r ? "no value for" : "missing", name);
     *v = r->value;
     return CM_OK;
-}
-
-/* chi2(p; 2m) / 2 by the Wilson-Hilferty cube, z the normal quantile */
-static double wilson_hilferty(double m, double z)
-{
-    double c = 1 - 1 / (9 * m) + z / (3 * sqrt(m));
-    return m * c * c * c;
-}
-
-void cm_validate_poisson_ci(double n, double *lo, double *hi)
-{
-    /* GSL's chi-square quantile fails to converge at some counts from
-     * 2316 on (and its default handler aborts); from 100 on the cube is
-     * within 1e-4 of the exact ends */
-    if (n > 100) {
-        double z = gsl_cdf_ugaussian_Pinv(0.975);
-        *lo = wilson_hilferty(n, -z);
-        *hi = wilson_hilferty(n + 1, z);
-        return;
-    }
-    *lo = n > 0 ? gsl_cdf_chisq_Pinv(0.025, 2 * n) / 2 : 0;
-    *hi = gsl_cdf_chisq_Pinv(0.975, 2 * n + 2) / 2;
 }
 
 cm_status cm_validate_ptable(const cm_protocol *proto, cm_ptable **out,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "models/recall.h"
+#include "solvers/ci.h"
 #include "study/validate.h"
 
 static const cm_validate_qty recall_qty[] = {
@@ -76,7 +77,7 @@ static cm_status recall_predict(const void *state, const void *obs,
     /* one run: its recalls are a count of rare events, whose Poisson
      * interval says how well the run knows the rate (a point with one
      * recall knows it within a factor of 40 down, 5.6 up) */
-    cm_validate_poisson_ci(o->count, &lo[0], &hi[0]);
+    cm_ci_poisson95(o->count, &lo[0], &hi[0]);
     lo[0] /= o->accesses;
     hi[0] /= o->accesses;
     return CM_OK;

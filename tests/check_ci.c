@@ -91,6 +91,48 @@ START_TEST(test_relative_error)
 }
 END_TEST
 
+/* The Poisson interval of a count, against closed forms: with 2 degrees
+ * of freedom chi2(p; 2) / 2 = -ln(1 - p), so n = 0 gives [0, -ln 0.025]
+ * and n = 1's lower end is -ln 0.975; the rest are tabulated (Garwood
+ * 1936; e.g. n = 1: 5.5716, n = 10: [4.7954, 18.3904]).  The interval
+ * holds n and narrows relative to it as n grows, to 1e8 events. */
+START_TEST(test_poisson_interval)
+{
+    double lo, hi;
+    cm_ci_poisson95(0, &lo, &hi);
+    ck_assert_double_eq(lo, 0);
+    ck_assert_double_eq_tol(hi, -log(0.025), 1e-9);
+    cm_ci_poisson95(1, &lo, &hi);
+    ck_assert_double_eq_tol(lo, -log(0.975), 1e-9);
+    ck_assert_double_eq_tol(hi, 5.5716, 1e-4);
+    cm_ci_poisson95(10, &lo, &hi);
+    ck_assert_double_eq_tol(lo, 4.7954, 1e-4);
+    ck_assert_double_eq_tol(hi, 18.3904, 1e-4);
+    /* past 100 events the cube: continuous there (within 1e-4), finite
+     * where GSL's quantile fails (2316, 10797 events), and at 1e7 the
+     * normal interval */
+    double elo, ehi;
+    cm_ci_poisson95(100, &elo, &ehi);
+    cm_ci_poisson95(100 * (1 + 1e-12), &lo, &hi);
+    ck_assert_double_eq_tol(lo / elo, 1, 1e-4);
+    ck_assert_double_eq_tol(hi / ehi, 1, 1e-4);
+    cm_ci_poisson95(2316, &lo, &hi);
+    ck_assert(lo > 2200 && hi < 2420);
+    cm_ci_poisson95(10797, &lo, &hi);
+    ck_assert(lo > 10580 && hi < 11010);
+    cm_ci_poisson95(1e7, &lo, &hi);
+    ck_assert_double_eq_tol(lo, 1e7 - 1.959964 * sqrt(1e7), 2);
+    ck_assert_double_eq_tol(hi, 1e7 + 1.959964 * sqrt(1e7) + 1, 2);
+    double prev = INFINITY;
+    for (double n = 1; n <= 1e8; n *= 10) {
+        cm_ci_poisson95(n, &lo, &hi);
+        ck_assert(lo < n && n < hi);
+        ck_assert((hi - lo) / n < prev);
+        prev = (hi - lo) / n;
+    }
+}
+END_TEST
+
 Suite *suite_ci(void)
 {
     Suite *s = suite_create("ci");
@@ -99,6 +141,7 @@ Suite *suite_ci(void)
     tcase_add_test(tc, test_batch_means);
     tcase_add_test(tc, test_ratio_estimator);
     tcase_add_test(tc, test_relative_error);
+    tcase_add_test(tc, test_poisson_interval);
     suite_add_tcase(s, tc);
     return s;
 }
