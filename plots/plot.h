@@ -187,8 +187,8 @@ typedef struct cm_plot_table_opts {
 
 /* Plots columns of a table.  Axis labels and legend entries take their
  * human names and units from the registries (data/columns.h): "L1 MSHRs
- * per SM (entries)"; under the heading "memory intensity", "0.002
- * inst/cycle/warp".  More
+ * per SM (entries)"; under the heading "memory intensity", "0.1
+ * inst/inst".  More
  * series than CM_PLOT_COLOURS are split into panels of at most that many;
  * several y columns with a --by column get a panel per group.
  * Missing columns and non-numeric cells are errors with file:line:col.

@@ -1,9 +1,9 @@
 /* study_mshr.c - the MSHR section of `cohmod study`.
  *
- * On the study's machine it sweeps the L1 MSHR count, the active warps and
- * three workload intensities (memory instructions per cycle per unstalled
- * warp) through models/mshr, writes the grids as CSV, draws the figures a
- * paper on MSHR sizing needs, and states in the summary, for each
+ * On the study's machine it sweeps the L1 MSHR count, the active warps
+ * and three workload intensities (wl.mem_rate: memory instructions per
+ * instruction issued) through models/mshr, writes the grids as CSV,
+ * draws the figures a paper on MSHR sizing needs, and states in the summary, for each
  * intensity, how many MSHRs suffice and at which intensity a small and a
  * large MSHR file saturate.  "Saturate" means P(all entries busy) >= 1/2:
  * past it, reservation failures stall the memory pipeline more often than
@@ -127,7 +127,7 @@ static double saturation_gap(double log_rate, void *arg)
 }
 
 /* The intensity at which `mshrs` entries saturate, or NAN if they do not
- * below 1 memory instruction per cycle per warp. */
+ * below 1 memory instruction per instruction. */
 static double saturation_intensity(probe *pr, double mshrs)
 {
     pr->in.mshrs = mshrs;
