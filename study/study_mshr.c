@@ -1,14 +1,14 @@
 /* study_mshr.c - the MSHR section of `cohmod study`.
  *
- * On the study's machine it sweeps the L1 MSHR count, the active warps
- * and three workload intensities (wl.mem_rate: memory instructions per
- * instruction issued) through models/mshr, writes the grids as CSV,
- * draws the figures a paper on MSHR sizing needs, and states in the summary, for each
- * intensity, how many MSHRs suffice and at which intensity a small and a
- * large MSHR file saturate.  "Saturate" means P(all entries busy) >= 1/2:
+ * On the study's machine it sweeps the L1 MSHR count, the active warps and
+ * three workload intensities (wl.mem_rate: memory instructions per
+ * instruction issued) through models/mshr, writes the grids as CSV, draws
+ * the figures a paper on MSHR sizing needs, and states in the summary, for
+ * each intensity, how many MSHRs suffice and at which intensity a small and
+ * a large MSHR file saturate.  "Saturate" means P(all entries busy) >= 1/2:
  * past it, reservation failures stall the memory pipeline more often than
- * not (seed 002, section 4.1).  The grids carry the model's error
- * estimates (study/validate.h cm_validate_annotate, from the shipped
+ * not (seed 002, section 4.1).  The grids carry the model's error estimates
+ * (study/validate.h cm_validate_annotate, from the shipped
  * data/validity.csv), and the summary says how many of their rows lie
  * inside a validated region. */
 #include <gsl/gsl_errno.h>
