@@ -88,12 +88,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_cdf.h>
-
 #include "models/lifetime.h"
 #include "models/mrc.h"
 #include "models/recall.h"
 #include "models/ptable.h"
+#include "solvers/binom.h"
 
 _Static_assert(CM_DIR_NCLASSES == CM_MSG_COUNT,
                "directory.h's class count follows data/proto.h");
@@ -280,7 +279,7 @@ static int cap_hit_sets(const cm_profile *prof, const cm_dist *dist,
         if (j < ways)
             h += pt[i].w;
         else if (a > 0)
-            h += pt[i].w * gsl_cdf_binomial_Q(j - (unsigned)ways, a, j);
+            h += pt[i].w * cm_binom_q(j - (unsigned)ways, a, j);
     }
     /* the cells hold the loads with a finite d; those at infinity (first
      * loads, and reuses beyond the stack's reach) miss */

@@ -95,6 +95,7 @@
 
 #include "data/proto.h"
 #include "models/recall_impl.h"
+#include "solvers/binom.h"
 
 /* ---- geometry ------------------------------------------------------------ */
 
@@ -150,7 +151,7 @@ static double mates_full(double j, double W, double keep, double mu)
 {
     if (keep < 1) {
         unsigned n = (unsigned)floor(j + 0.5);
-        return n >= (unsigned)W ? gsl_cdf_binomial_Q((unsigned)W - 1, keep, n)
+        return n >= (unsigned)W ? cm_binom_q((unsigned)W - 1, keep, n)
                                 : 0;
     }
     if (j >= W) return 1;

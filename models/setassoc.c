@@ -23,16 +23,17 @@
  * at trial d+1 with probability p P(Bin(d,p) = A), which gives
  *     T(n) = sum_{d<n} P(Bin(d,p) >= A) = (1/p) E[(Bin(n,p) - A)^+]
  *          = n P(Bin(n-1,p) >= A) - (A/p) P(Bin(n,p) >= A+1),
- * and the mean over the bin is (T(hi) - T(lo)) / (hi - lo): two GSL
- * binomial tails (incomplete beta functions, ~0.3 us each at any size
- * measured, S up to 2^20 and A up to 128) per bin edge.  Neither term
- * cancels badly: the second is at most (A+1)/(np) times the first.
+ * and the mean over the bin is (T(hi) - T(lo)) / (hi - lo): two binomial
+ * tails per bin edge (solvers/binom.h: A terms of the mass function,
+ * ~0.06 us, up to 64 ways; GSL's incomplete beta function beyond, ~0.3
+ * us).  Neither term cancels badly: the second is at most (A+1)/(np)
+ * times the first.
  *
  * Large distances: once np >= mu* = A + 40 + sqrt(80 A + 1600), the
  * Chernoff bound P(Bin < A) <= exp(-(np - A)^2 / (2 np)) <= e^-40 says the
  * access misses to within 4e-18, so distances past n* = S mu* count as sure
- * misses and GSL is never asked about them.  GSL's binomial takes an
- * unsigned int trial count; only if n* exceeds it (more than ~2^25 sets)
+ * misses and the tail is never asked about them.  The binomial tail takes
+ * an unsigned int trial count; only if n* exceeds it (more than ~2^25 sets)
  * is Bin(n, p) replaced by Poisson(np), whose total-variation error is at
  * most n p^2 = mu* p < 1e-5 there (Le Cam).
  *
@@ -122,6 +123,8 @@
 #include <limits.h>
 #include <math.h>
 
+#include "solvers/binom.h"
+
 void cm_mrc_fa(const cm_reuse_hist *h, const double *capacity_lines,
                size_t n, double *miss_ratio)
 {
@@ -169,7 +172,7 @@ static double binom_tail(double n, double p, uint64_t a)
     if (a == 0) return 1;
     if (n < (double)a) return 0;
     if (n <= UINT_MAX)
-        return gsl_cdf_binomial_Q((unsigned)(a - 1), p, (unsigned)n);
+        return cm_binom_q((unsigned)(a - 1), p, (unsigned)n);
     return gsl_cdf_poisson_Q((unsigned)(a - 1), n * p);
 }
 
