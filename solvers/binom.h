@@ -7,7 +7,19 @@
 #define CM_BINOM_H
 
 /* P(X > k) for X ~ Binomial(n, p), as gsl_cdf_binomial_Q(k, p, n):
- * 0 if k >= n; p outside [0, 1] is clamped to it. */
+ * 0 if k >= n; NaN if p is not in [0, 1]. */
 double cm_binom_q(unsigned k, double p, unsigned n);
+
+/* Bin(n, p) at one p for many n (the cache models' set-associative
+ * tails at one geometry): the constants of the terms' recurrence. */
+typedef struct cm_binom_law {
+    double p, log1m, ratio; /* p, log(1 - p), p / (1 - p) */
+} cm_binom_law;
+
+void cm_binom_law_init(cm_binom_law *b, double p);
+/* cm_binom_q(k, p, n), and P(X = k) in *pmf_k (may be NULL): with P(X >
+ * k), P(X >= k) = P(X > k) + P(X = k) without cancellation. */
+double cm_binom_law_q(const cm_binom_law *b, unsigned k, unsigned n,
+                      double *pmf_k);
 
 #endif
