@@ -360,6 +360,15 @@ typedef struct liveness {
     double p_inf;   /* P(T = inf) */
 } liveness;
 
+/* What a walk's many bins share: the binomial's tail sums at the edges
+ * met, or the measured Q's integral at the last two (pieces share their
+ * edges with their neighbours and their bin). */
+typedef struct setq_memo {
+    cm_mrc_setassoc_memo bin;
+    double x[2], v[2]; /* x NAN: empty */
+    unsigned next;     /* the less recently used */
+} setq_memo;
+
 /* Q(d) of the header: binomial (uniform sets), or the profile's measured
  * one (in->nq > 0, "Sets"), with its integral from 0 to each point. */
 typedef struct setq {
@@ -367,6 +376,7 @@ typedef struct setq {
     const cm_recall_input *in; /* measured when in->nq > 0 */
     double cum[CM_RECALL_QPTS];
     cm_mrc_setassoc_geo geo; /* the binomial's, otherwise */
+    setq_memo *memo;         /* may be NULL */
 } setq;
 
 /* The integral of the measured Q over segment k from q_at[k] to x <=
@@ -379,15 +389,20 @@ static double q_segment(const cm_recall_input *in, size_t k, double x)
     return (x - a[k]) * (v[k] + vx) / 2;
 }
 
-/* memo (may be NULL): the binomial's tail sums, for a walk's many bins. */
+/* memo (may be NULL), emptied: for a walk's many bins. */
 static void setq_init(setq *q, uint64_t sets, uint64_t ways,
-                      const cm_recall_input *in, cm_mrc_setassoc_memo *memo)
+                      const cm_recall_input *in, setq_memo *memo)
 {
     q->sets = sets;
     q->ways = ways;
     q->in = in;
     q->cum[0] = 0;
-    cm_mrc_setassoc_geo_init(&q->geo, sets, ways, memo);
+    q->memo = memo;
+    if (memo) {
+        memo->x[0] = memo->x[1] = NAN;
+        memo->next = 0;
+    }
+    cm_mrc_setassoc_geo_init(&q->geo, sets, ways, memo ? &memo->bin : NULL);
     for (size_t k = 0; in && k + 1 < in->nq; k++)
         q->cum[k + 1] = q->cum[k] + q_segment(in, k, in->q_at[k + 1]);
 }
@@ -412,13 +427,31 @@ static double q_integral(const setq *q, double x)
     return q->cum[lo] + q_segment(in, lo, x);
 }
 
+/* q_integral through the memo, if any. */
+static double q_integral_memo(const setq *q, double x)
+{
+    setq_memo *m = q->memo;
+    if (!m) return q_integral(q, x);
+    for (unsigned j = 0; j < 2; j++)
+        if (m->x[j] == x) {
+            m->next = !j; /* the other is the older */
+            return m->v[j];
+        }
+    unsigned i = m->next;
+    m->next = !i;
+    m->x[i] = x;
+    return m->v[i] = q_integral(q, x);
+}
+
 /* Mean of Q over the distances of [lo, hi) (a count bin). */
 static double q_range(const setq *q, double lo, double hi)
 {
     if (!q->in || !q->in->nq)
         return cm_mrc_setassoc_geo_miss_prob(&q->geo, lo, hi);
     if (hi <= lo) hi = lo + 1;
-    double m = (q_integral(q, hi) - q_integral(q, lo)) / (hi - lo);
+    /* lo first: it is the last range's hi */
+    double at_lo = q_integral_memo(q, lo), at_hi = q_integral_memo(q, hi);
+    double m = (at_hi - at_lo) / (hi - lo);
     return m < 0 ? 0 : m > 1 ? 1 : m;
 }
 
@@ -447,11 +480,12 @@ static cm_status liveness_build(const cm_dist *res, const cm_recall_fp *f,
         if (res->w[b] <= 0) continue;
         double lo = res->lo[b], hi = res->hi[b];
         int k = hi - lo > 1 ? RES_PIECES : 1;
+        double ga = cm_recall_fp_lines(f, lo * lambda);
         for (int i = 0; i < k; i++) {
-            double ta = lo + (hi - lo) * i / k, tb = lo + (hi - lo) * (i + 1) / k;
+            double tb = lo + (hi - lo) * (i + 1) / k;
             piece *p = &lv->pc[lv->n];
-            p->ga = cm_recall_fp_lines(f, ta * lambda);
-            p->gb = cm_recall_fp_lines(f, tb * lambda);
+            p->ga = ga; /* the last piece's end */
+            p->gb = ga = cm_recall_fp_lines(f, tb * lambda);
             p->mass = res->w[b] / tot / k;
             p->q = q_mean(q, p->ga, p->gb);
             lv->cum[lv->n++] = h;
@@ -687,7 +721,7 @@ static cm_status recall_walk_input(const cm_recall_input *in, recall_walk *w,
     const cm_dist *sd = in->alloc_distance ? in->alloc_distance
                                            : in->stack_distance;
     double share = in->alloc_distance ? in->alloc_share : 1;
-    cm_mrc_setassoc_memo memo, l2memo;
+    setq_memo memo, l2memo;
     setq q, l2q;
     setq_init(&q, in->dir_sets, in->dir_ways, in, &memo);
     double lambda = in->access_rate * share;

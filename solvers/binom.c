@@ -55,11 +55,16 @@ static double ratio_sum(unsigned m, unsigned n, double r, double *last)
     return s;
 }
 
-/* t(0) s with log t(0) = lt: the product where t(0) is a normal number,
- * else through the logarithm. */
-static double scaled(double lt, double s)
+/* t(0) s with log t(0) = lt: the product where t(0) = e0 = exp(lt) is a
+ * normal number, else through the logarithm. */
+static double scaled(double lt, double e0, double s)
 {
-    return lt > -700 ? exp(lt) * s : exp(lt + log(s));
+    return lt > -700 ? e0 * s : exp(lt + log(s));
+}
+
+static double first_term(double lt)
+{
+    return lt > -700 ? exp(lt) : 0;
 }
 
 /* GSL's answer, for sums too long or out of range. */
@@ -74,11 +79,11 @@ static double from_gsl(unsigned k, double p, unsigned n, double *pmf_k)
 static double upper_from_x(const cm_binom_law *b, unsigned k, unsigned n,
                            double *pmf_k)
 {
-    double lt0 = (double)n * b->log1m, r = b->ratio, t;
+    double lt0 = (double)n * b->log1m, e0 = first_term(lt0), r = b->ratio, t;
     double s = ratio_sum(k + 1, n, r, &t);
     if (!isfinite(s)) return from_gsl(k, b->p, n, pmf_k);
-    if (pmf_k) *pmf_k = scaled(lt0, t);
-    double below = scaled(lt0, s);
+    if (pmf_k) *pmf_k = scaled(lt0, e0, t);
+    double below = scaled(lt0, e0, s);
     if (below <= 0.5) return 1 - below;
     double u = 0;
     for (unsigned i = k; i < n; i++) {
@@ -87,7 +92,7 @@ static double upper_from_x(const cm_binom_law *b, unsigned k, unsigned n,
         u += t;
         if (t <= 1e-17 * u) break;
     }
-    return u > 0 ? scaled(lt0, u) : 0;
+    return u > 0 ? scaled(lt0, e0, u) : 0;
 }
 
 /* P(X > k) = P(Y < n - k) from Y = n - X's side (n - k terms). */
@@ -95,12 +100,13 @@ static double upper_from_y(const cm_binom_law *b, unsigned k, unsigned n,
                            double *pmf_k)
 {
     double p = b->p, r = (1 - p) / p, lt0 = (double)n * log(p), t;
+    double e0 = first_term(lt0);
     unsigned m = n - k;
     double s = ratio_sum(m, n, r, &t);
     if (!isfinite(s)) return from_gsl(k, p, n, pmf_k);
     /* P(X = k) = P(Y = n - k): the next term */
-    if (pmf_k) *pmf_k = scaled(lt0, t * (double)(k + 1) / (double)m * r);
-    double q = scaled(lt0, s);
+    if (pmf_k) *pmf_k = scaled(lt0, e0, t * (double)(k + 1) / (double)m * r);
+    double q = scaled(lt0, e0, s);
     return q < 1 ? q : 1;
 }
 
