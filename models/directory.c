@@ -88,12 +88,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_cdf.h>
-
 #include "models/lifetime.h"
 #include "models/mrc.h"
 #include "models/recall.h"
 #include "models/ptable.h"
+#include "solvers/binom.h"
 
 _Static_assert(CM_DIR_NCLASSES == CM_MSG_COUNT,
                "directory.h's class count follows data/proto.h");
@@ -237,57 +236,66 @@ typedef struct dir_in {
 } dir_in;
 
 /* P(a load hits) for stack distances d (lines), in an LRU cache of sets x
- * ways, d counted less the `extra` lines that are not in the cache. */
-static double cap_hit(const cm_dist *d, uint64_t sets, uint64_t ways,
+ * ways (g), d counted less the `extra` lines that are not in the cache. */
+static double cap_hit(const cm_dist *d, const cm_mrc_setassoc_geo *g,
                       double extra)
 {
     double tot = cm_dist_total(d), h = 0;
     for (size_t i = 0; i < d->n; i++) {
         double lo = fmax(0, floor(d->lo[i] - extra));
         double hi = fmax(lo + 1, floor(d->hi[i] - extra));
-        h += d->w[i] * (1 - cm_mrc_setassoc_miss_prob(sets, ways, lo, hi));
+        h += d->w[i] * (1 - cm_mrc_setassoc_geo_miss_prob(g, lo, hi));
     }
     return tot > 0 ? h / tot : 0;
 }
 
-/* P(a load hits) from the set-local stack distances of the core's load
- * stream in an L1 of 2^b sets (joint.l1.set_mates_<b>: per cell the mean
- * d, x, and the mean set-local distance j, y): exact LRU placement, for
- * lines that camp on a few sets as for lines spread over all of them.  In
- * flight, the `extra` most recent of a load's d predecessors hold no way
- * yet (the L1 picks a victim at the fill); each of its j set mates is one
- * of them with probability a = extra / d, so X ~ Binomial(j, a) of them do
- * not count, and the load hits iff j - X < W.  0 if the profile has no
- * such rows (sets not a power of two, or an older profile), or if they
- * hold more loads than dist (l1.load_distance, whose loads at infinity
- * miss). */
-static int cap_hit_sets(const cm_profile *prof, const cm_dist *dist,
-                        uint64_t sets, uint64_t ways, double extra,
-                        double *hit)
+/* The set-local stack distances of the core's load stream in an L1 of
+ * 2^b sets (joint.l1.set_mates_<b>: per cell the mean d, x, and the mean
+ * set-local distance j, y), found once for the capacity fixed point. */
+typedef struct set_cells {
+    const cm_point *pt;
+    size_t n;
+    double all; /* l1.load_distance's loads, those at infinity included */
+} set_cells;
+
+/* 0 if the profile has no such rows (sets not a power of two, or an older
+ * profile), or if they hold more loads than dist (l1.load_distance, whose
+ * loads at infinity miss). */
+static int set_cells_find(const cm_profile *prof, const cm_dist *dist,
+                          uint64_t sets, set_cells *c)
 {
     if (sets & (sets - 1)) return 0;
     char name[40];
     snprintf(name, sizeof name, "joint.l1.set_mates_%u",
              (unsigned)__builtin_ctzll(sets));
-    const cm_point *pt;
-    size_t n;
-    cm_profile_points(prof, name, &pt, &n);
-    double tot = 0, h = 0;
-    for (size_t i = 0; i < n; i++) {
-        double a = pt[i].x > 0 ? fmin(1, extra / pt[i].x) : 0;
-        unsigned j = (unsigned)floor(pt[i].y + 0.5);
-        tot += pt[i].w;
+    cm_profile_points(prof, name, &c->pt, &c->n);
+    double tot = 0;
+    for (size_t i = 0; i < c->n; i++) tot += c->pt[i].w;
+    c->all = cm_dist_total(dist);
+    return tot > 0 && c->all >= tot;
+}
+
+/* P(a load hits) from the set-local cells c: exact LRU placement, for
+ * lines that camp on a few sets as for lines spread over all of them.  In
+ * flight, the `extra` most recent of a load's d predecessors hold no way
+ * yet (the L1 picks a victim at the fill); each of its j set mates is one
+ * of them with probability a = extra / d, so X ~ Binomial(j, a) of them do
+ * not count, and the load hits iff j - X < W.  The cells hold the loads
+ * with a finite d; those at infinity (first loads, and reuses beyond the
+ * stack's reach) miss. */
+static double cap_hit_sets(const set_cells *c, uint64_t ways, double extra)
+{
+    double h = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const cm_point *pt = &c->pt[i];
+        double a = pt->x > 0 ? fmin(1, extra / pt->x) : 0;
+        unsigned j = (unsigned)floor(pt->y + 0.5);
         if (j < ways)
-            h += pt[i].w;
+            h += pt->w;
         else if (a > 0)
-            h += pt[i].w * gsl_cdf_binomial_Q(j - (unsigned)ways, a, j);
+            h += pt->w * cm_binom_q(j - (unsigned)ways, a, j);
     }
-    /* the cells hold the loads with a finite d; those at infinity (first
-     * loads, and reuses beyond the stack's reach) miss */
-    double all = cm_dist_total(dist);
-    if (!(tot > 0) || !(all >= tot)) return 0;
-    *hit = h / all;
-    return 1;
+    return h / c->all;
 }
 
 static cm_status read_inputs(const cm_profile *prof, dir_in *in, cm_err *err)
@@ -442,9 +450,13 @@ cm_status cm_directory_predict(const cm_params *p,
          * the miss rate by damped iteration */
         double per_core = in.rate_loads / (p->gpu_sms > 0 ? p->gpu_sms : 1);
         double extra = 0;
+        set_cells cells;
+        cm_mrc_setassoc_geo geo;
+        int measured = set_cells_find(prof, in.dist, sets, &cells);
+        cm_mrc_setassoc_geo_init(&geo, sets, ways, NULL);
         for (int it = 0; it < 30; it++) {
-            if (!cap_hit_sets(prof, in.dist, sets, ways, extra, &p_cap))
-                p_cap = cap_hit(in.dist, sets, ways, extra);
+            p_cap = measured ? cap_hit_sets(&cells, ways, extra)
+                             : cap_hit(in.dist, &geo, extra);
             double want = fmin(p->l1_mshrs, (1 - p_cap) * per_core * in.rtt);
             if (fabs(want - extra) < 0.01) break;
             extra = 0.5 * (extra + want);

@@ -28,6 +28,7 @@
 #include "data/err.h"
 #include "models/reuse.h"
 #include "models/spatial.h"
+#include "solvers/binom.h"
 
 /* Fully associative LRU miss ratios at each capacity (lines). */
 void cm_mrc_fa(const cm_reuse_hist *h, const double *capacity_lines,
@@ -49,6 +50,30 @@ cm_status cm_mrc_setassoc(const cm_reuse_hist *h, uint64_t sets,
  * interleaving model.  sets >= 1, 1 <= ways < UINT_MAX. */
 double cm_mrc_setassoc_miss_prob(uint64_t sets, uint64_t ways, double lo,
                                  double hi);
+
+/* The same model at one geometry, its constants computed once for the
+ * many bins of a prediction (the recall model's distance pieces), and
+ * optionally the summed tails of the bin edges it has met (bins share
+ * edges with their neighbours and their pieces): direct mapped, in a
+ * memo the caller owns. */
+#define CM_MRC_MEMO 512
+typedef struct cm_mrc_setassoc_memo {
+    double n[CM_MRC_MEMO], t[CM_MRC_MEMO]; /* n < 0: empty */
+} cm_mrc_setassoc_memo;
+
+typedef struct cm_mrc_setassoc_geo {
+    uint64_t sets, ways;
+    double sat;       /* distances from here on are sure misses */
+    cm_binom_law law; /* Bin(., 1 / sets) */
+    cm_mrc_setassoc_memo *memo; /* may be NULL */
+} cm_mrc_setassoc_geo;
+
+/* memo (may be NULL) is emptied. */
+void cm_mrc_setassoc_geo_init(cm_mrc_setassoc_geo *g, uint64_t sets,
+                              uint64_t ways, cm_mrc_setassoc_memo *memo);
+/* cm_mrc_setassoc_miss_prob(g->sets, g->ways, lo, hi). */
+double cm_mrc_setassoc_geo_miss_prob(const cm_mrc_setassoc_geo *g,
+                                     double lo, double hi);
 
 /* Set-associative LRU miss ratio of `sets` x `ways` lines from the
  * histogram and the occupancy statistics sp of the same stream (collected

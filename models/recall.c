@@ -104,13 +104,16 @@
  * stack distances by the higher-order theory of locality
  * (models/recall_geom.c, "Footprint").
  *
- * Numerics.  Q averaged over a range of distances is
- * cm_mrc_setassoc_miss_prob (GSL binomial tails, exact per bin), or the
- * measured Q's piecewise-linear integral.  Each
+ * Numerics.  Q averaged over a range of distances is the set model's
+ * (models/mrc.h, cm_mrc_setassoc_geo: binomial tails, exact per bin), or
+ * the measured Q's piecewise-linear integral.  Each
  * residency bin is cut into RES_PIECES pieces of equal mass whose g-ranges
  * get the mean of Q over the range; each wide stack-distance bin into at
- * most DIST_PIECES pieces evaluated at their mean distance.  Cost: two
- * binomial tails per piece, well under a millisecond for hundreds of bins.
+ * most DIST_PIECES pieces evaluated at their mean distance.  Cost: a sum
+ * of ~W binomial terms per piece edge, each edge once per walk (pieces
+ * share edges; the geometry's memo), ~20 us for hundreds of bins; GPU-VIni's
+ * run's length, which moves only the cold misses' set fill, walks the
+ * distributions once for all its passes (recall_walk).
  *
  * Approximations, to be read before trusting a number:
  *  - every listed sharer's copy is taken to be filled at the entry's last
@@ -210,6 +213,25 @@ static cm_status recall_profile_refused(cm_recall_protocol proto,
 
 static double mean_count(const cm_dist *d);
 
+/* A solve's sums over the distributions.  GPU-VIni's run's length moves
+ * none of them (only q_cold and q_sets_over, which recall_finish reads),
+ * so run_length walks once and finishes each of its passes. */
+typedef struct recall_walk {
+    double live;    /* sum over finite d of P(d) P(evicted and live | d) */
+    double lv_cold; /* E_T[Q(g(T))] + P(T = inf), for the last intervals */
+    double fin;     /* P(a finite distance misses) */
+    double cold;    /* P(cold) */
+    double hit;     /* empty_hit */
+    double l2;      /* L2 evictions per access; NAN: the directory's */
+} recall_walk;
+
+static cm_status check_input(const cm_recall_input *in, cm_err *err);
+static cm_status recall_walk_input(const cm_recall_input *in, recall_walk *w,
+                                   cm_err *err);
+static cm_status recall_finish(const cm_recall_input *in,
+                               const recall_walk *w, cm_recall_result *res,
+                               cm_err *err);
+
 /* GPU-VIni: the lines this geometry's run touches against the profiled
  * run's (recall_geom.c, "The run's length"), s = w(r0) / w(r1) with r1 the
  * model's RCL per access at s: iterated from s = 1 (each pass moves s by
@@ -223,9 +245,18 @@ static cm_status run_length(const cm_params *p, const cm_profile *prof,
                         : 0;
     if (!in->nq || !in->run_rows) return CM_OK; /* lines as profiled */
     double w0 = cm_recall_port_work(p, in->alloc_share, r0), s = 1;
+    recall_walk w;
+    cm_status st = check_input(in, err);
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    if (!st) st = recall_walk_input(in, &w, err);
+    gsl_set_error_handler(old);
+    if (st) return st;
     for (int it = 0; it < 8; it++) {
         cm_recall_result r;
-        cm_status st = cm_recall_solve(in, &r, err);
+        if ((st = check_input(in, err))) return st;
+        old = gsl_set_error_handler_off();
+        st = recall_finish(in, &w, &r, err);
+        gsl_set_error_handler(old);
         if (st) return st;
         double next =
             w0 / cm_recall_port_work(p, in->alloc_share,
@@ -233,7 +264,7 @@ static cm_status run_length(const cm_params *p, const cm_profile *prof,
         if (!(next > 0) || fabs(next - s) <= 1e-6 * s) break;
         s = next;
         in->run_scale = s;
-        if ((st = cm_recall_measured_sets(p, prof, s, in, err))) return st;
+        if ((st = cm_recall_measured_run(p, prof, s, in, err))) return st;
         if (!in->nq) break;
     }
     return CM_OK;
@@ -329,37 +360,98 @@ typedef struct liveness {
     double p_inf;   /* P(T = inf) */
 } liveness;
 
+/* What a walk's many bins share: the binomial's tail sums at the edges
+ * met, or the measured Q's integral at the last two (pieces share their
+ * edges with their neighbours and their bin). */
+typedef struct setq_memo {
+    cm_mrc_setassoc_memo bin;
+    double x[2], v[2]; /* x NAN: empty */
+    unsigned next;     /* the less recently used */
+} setq_memo;
+
 /* Q(d) of the header: binomial (uniform sets), or the profile's measured
- * one (in->nq > 0, "Sets"). */
+ * one (in->nq > 0, "Sets"), with its integral from 0 to each point. */
 typedef struct setq {
     uint64_t sets, ways;
     const cm_recall_input *in; /* measured when in->nq > 0 */
+    double cum[CM_RECALL_QPTS];
+    cm_mrc_setassoc_geo geo; /* the binomial's, otherwise */
+    setq_memo *memo;         /* may be NULL */
 } setq;
 
-/* The integral of the measured Q over [0, x]: Q is 0 up to the first
- * point, linear between points, flat after the last. */
-static double q_integral(const cm_recall_input *in, double x)
+/* The integral of the measured Q over segment k from q_at[k] to x <=
+ * q_at[k + 1]: Q is linear there. */
+static double q_segment(const cm_recall_input *in, size_t k, double x)
 {
     const double *a = in->q_at, *v = in->q_val;
-    double sum = 0;
-    if (x <= a[0]) return 0;
-    for (size_t k = 0; k + 1 < in->nq; k++) {
-        if (x <= a[k]) return sum;
-        double hi = fmin(x, a[k + 1]), w = a[k + 1] - a[k];
-        double vhi =
-            w > 0 ? v[k] + (v[k + 1] - v[k]) * (hi - a[k]) / w : v[k + 1];
-        sum += (hi - a[k]) * (v[k] + vhi) / 2;
+    double w = a[k + 1] - a[k];
+    double vx = w > 0 ? v[k] + (v[k + 1] - v[k]) * (x - a[k]) / w : v[k + 1];
+    return (x - a[k]) * (v[k] + vx) / 2;
+}
+
+/* memo (may be NULL), emptied: for a walk's many bins. */
+static void setq_init(setq *q, uint64_t sets, uint64_t ways,
+                      const cm_recall_input *in, setq_memo *memo)
+{
+    q->sets = sets;
+    q->ways = ways;
+    q->in = in;
+    q->cum[0] = 0;
+    q->memo = memo;
+    if (memo) {
+        memo->x[0] = memo->x[1] = NAN;
+        memo->next = 0;
     }
-    return x > a[in->nq - 1] ? sum + (x - a[in->nq - 1]) * v[in->nq - 1] : sum;
+    cm_mrc_setassoc_geo_init(&q->geo, sets, ways, memo ? &memo->bin : NULL);
+    for (size_t k = 0; in && k + 1 < in->nq; k++)
+        q->cum[k + 1] = q->cum[k] + q_segment(in, k, in->q_at[k + 1]);
+}
+
+/* The integral of the measured Q over [0, x]: Q is 0 up to the first
+ * point, linear between points, flat after the last.  (The whole
+ * segments below x summed once, in setq_init: Q is asked for at a few
+ * thousand distances per solve.) */
+static double q_integral(const setq *q, double x)
+{
+    const cm_recall_input *in = q->in;
+    const double *a = in->q_at;
+    size_t last = in->nq - 1;
+    if (x <= a[0]) return 0;
+    if (x > a[last]) return q->cum[last] + (x - a[last]) * in->q_val[last];
+    size_t lo = 0, hi = last; /* a[lo] < x <= a[hi] */
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (a[mid] < x) lo = mid;
+        else hi = mid;
+    }
+    return q->cum[lo] + q_segment(in, lo, x);
+}
+
+/* q_integral through the memo, if any. */
+static double q_integral_memo(const setq *q, double x)
+{
+    setq_memo *m = q->memo;
+    if (!m) return q_integral(q, x);
+    for (unsigned j = 0; j < 2; j++)
+        if (m->x[j] == x) {
+            m->next = !j; /* the other is the older */
+            return m->v[j];
+        }
+    unsigned i = m->next;
+    m->next = !i;
+    m->x[i] = x;
+    return m->v[i] = q_integral(q, x);
 }
 
 /* Mean of Q over the distances of [lo, hi) (a count bin). */
 static double q_range(const setq *q, double lo, double hi)
 {
     if (!q->in || !q->in->nq)
-        return cm_mrc_setassoc_miss_prob(q->sets, q->ways, lo, hi);
+        return cm_mrc_setassoc_geo_miss_prob(&q->geo, lo, hi);
     if (hi <= lo) hi = lo + 1;
-    double m = (q_integral(q->in, hi) - q_integral(q->in, lo)) / (hi - lo);
+    /* lo first: it is the last range's hi */
+    double at_lo = q_integral_memo(q, lo), at_hi = q_integral_memo(q, hi);
+    double m = (at_hi - at_lo) / (hi - lo);
     return m < 0 ? 0 : m > 1 ? 1 : m;
 }
 
@@ -388,11 +480,12 @@ static cm_status liveness_build(const cm_dist *res, const cm_recall_fp *f,
         if (res->w[b] <= 0) continue;
         double lo = res->lo[b], hi = res->hi[b];
         int k = hi - lo > 1 ? RES_PIECES : 1;
+        double ga = cm_recall_fp_lines(f, lo * lambda);
         for (int i = 0; i < k; i++) {
-            double ta = lo + (hi - lo) * i / k, tb = lo + (hi - lo) * (i + 1) / k;
+            double tb = lo + (hi - lo) * (i + 1) / k;
             piece *p = &lv->pc[lv->n];
-            p->ga = cm_recall_fp_lines(f, ta * lambda);
-            p->gb = cm_recall_fp_lines(f, tb * lambda);
+            p->ga = ga; /* the last piece's end */
+            p->gb = ga = cm_recall_fp_lines(f, tb * lambda);
             p->mass = res->w[b] / tot / k;
             p->q = q_mean(q, p->ga, p->gb);
             lv->cum[lv->n++] = h;
@@ -438,17 +531,22 @@ static double live_at_least(const cm_dist *res, const cm_recall_fp *f,
 
 /* ---- the solve -------------------------------------------------------------- */
 
+/* P(an access of finite stack distance in sd misses), over all of sd's. */
+static double evict_finite(const cm_dist *sd, const setq *q)
+{
+    double fin = 0;
+    for (size_t b = 0; b < sd->n; b++)
+        if (sd->w[b] > 0) fin += sd->w[b] * q_range(q, sd->lo[b], sd->hi[b]);
+    return fin / sd->w_total;
+}
+
 /* P(evict) of an LRU cache fed by the stack distances sd, its sets Q;
  * c_full: the share of cold misses that find their set full.  *p_miss
  * (may be NULL): P(miss). */
 static double evict_prob(const cm_dist *sd, const setq *q, double c_full,
                          double *p_miss)
 {
-    double tot = sd->w_total, fin = 0;
-    for (size_t b = 0; b < sd->n; b++)
-        if (sd->w[b] > 0) fin += sd->w[b] * q_range(q, sd->lo[b], sd->hi[b]);
-    fin /= tot;
-    double cold = sd->w_inf / tot;
+    double fin = evict_finite(sd, q), cold = sd->w_inf / sd->w_total;
     if (p_miss) *p_miss = fin + cold;
     return fin + cold * c_full;
 }
@@ -460,7 +558,7 @@ static double cold_full(const setq *q, double footprint)
 {
     if (q->in && q->in->nq) return q->in->q_cold;
     return footprint > 0
-               ? cm_mrc_setassoc_miss_prob(q->sets, q->ways, 0, ceil(footprint))
+               ? cm_mrc_setassoc_geo_miss_prob(&q->geo, 0, ceil(footprint))
                : 1;
 }
 
@@ -528,20 +626,26 @@ static cm_status check_input(const cm_recall_input *in, cm_err *err)
     return CM_OK;
 }
 
+/* GPU-VIni: P(the emptied line's entry is there), iff its access hits. */
+static double empty_hit(const cm_recall_input *in, const setq *q)
+{
+    const cm_dist *e = in->empty_distance;
+    double hit = 0;
+    if (!e || !(in->empties_per_load > 0)) return 0;
+    for (size_t b = 0; b < e->n; b++)
+        if (e->w[b] > 0) hit += e->w[b] * (1 - q_range(q, e->lo[b], e->hi[b]));
+    return hit / e->w_total;
+}
+
 /* GPU-VIni: P(an allocation into a full set finds a sharer-less entry).
- * p_full: allocations into a full set per GETS. */
-static double sharerless_victim(const cm_recall_input *in, const setq *q,
+ * p_full: allocations into a full set per GETS; hit: empty_hit. */
+static double sharerless_victim(const cm_recall_input *in, double hit,
                                 double p_full)
 {
     if (!in->empty_distance || !(p_full > 0) || !(in->empties_per_load > 0))
         return 0;
     double S = (double)in->dir_sets;
-    const cm_dist *e = in->empty_distance, *g = in->empty_gap;
-    /* the emptied line's entry is there iff its access hits */
-    double hit = 0;
-    for (size_t b = 0; b < e->n; b++)
-        if (e->w[b] > 0) hit += e->w[b] * (1 - q_range(q, e->lo[b], e->hi[b]));
-    hit /= e->w_total;
+    const cm_dist *g = in->empty_gap;
     /* its sharer-less life: until its set's next full allocation or its
      * line's next GETS (the gap), whichever first.  Full allocations
      * happen only in the sets that more than W of the run's lines map to
@@ -580,39 +684,17 @@ static double mean_count(const cm_dist *d)
     return w > 0 ? s / w : 0;
 }
 
-cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
-                          cm_err *err)
+/* The sum over finite stack distances sd of P(d) P(evicted and live | d),
+ * each wide bin in pieces (header, "Numerics"). */
+static double live_finite(const cm_recall_input *in, const cm_dist *sd,
+                          const setq *q, const cm_recall_fp *fp,
+                          const liveness *lv, double lambda_live)
 {
-    memset(res, 0, sizeof *res);
-    cm_status st = check_input(in, err);
-    if (st) return st;
-    /* GPU-VIni's directory stream when the profile has it: per GETS, the
-     * only request that allocates */
-    const cm_dist *sd = in->alloc_distance ? in->alloc_distance
-                                           : in->stack_distance;
-    double share = in->alloc_distance ? in->alloc_share : 1;
-    double fp_lines_run = in->alloc_distance ? in->alloc_footprint
-                                             : in->footprint;
-    setq q = {in->dir_sets, in->dir_ways, in};
-    double lambda = in->access_rate * share;
-    /* a residency k times longer holds the lines of k times the accesses */
-    double lambda_live =
-        lambda * (in->residency_scale > 0 ? in->residency_scale : 1);
-    cm_recall_fp fp;
-    liveness lv;
-    if ((st = cm_recall_fp_build(sd, &fp, err))) return st;
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
-    if ((st = liveness_build(in->residency, &fp, lambda_live, &q, &lv, err))) {
-        gsl_set_error_handler(old);
-        cm_recall_fp_free(&fp);
-        return st;
-    }
-
     double tot = sd->w_total, live = 0;
     for (size_t b = 0; b < sd->n; b++) {
         double lo = sd->lo[b], hi = sd->hi[b], w = sd->w[b] / tot;
         /* Q(min(d, g)) <= Q(d): a bin that never misses never recalls. */
-        if (w <= 0 || q_range(&q, lo, hi) <= 0) continue;
+        if (w <= 0 || q_range(q, lo, hi) <= 0) continue;
         double width = hi - lo;
         int k = width > DIST_PIECES ? DIST_PIECES : (int)ceil(width);
         if (k < 1) k = 1;
@@ -621,32 +703,76 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
             double c = i + 1 == k ? hi : lo + floor(width * (i + 1) / k);
             if (c <= a) continue;
             double d = (a + c - 1) / 2; /* mean integer distance */
-            double qa = q_range(&q, a, c);
-            live +=
-                w * (c - a) / width *
-                (qa * live_at_least(in->residency, &fp, lambda_live, &lv, d) +
-                 live_below(&lv, d));
+            double qa = q_range(q, a, c);
+            live += w * (c - a) / width *
+                    (qa * live_at_least(in->residency, fp, lambda_live, lv, d) +
+                     live_below(lv, d));
         }
     }
-    double cold = sd->w_inf / tot;
-    double c_full = cold_full(&q, fp_lines_run);
-    live += cold * c_full * (lv.h_total + lv.p_inf);
+    return live;
+}
 
-    double p_miss, p_full = evict_prob(sd, &q, c_full, &p_miss);
-    res->p_sharerless = sharerless_victim(in, &q, p_full);
+/* The walk of a checked input (GSL's error handler off). */
+static cm_status recall_walk_input(const cm_recall_input *in, recall_walk *w,
+                                   cm_err *err)
+{
+    /* GPU-VIni's directory stream when the profile has it: per GETS, the
+     * only request that allocates */
+    const cm_dist *sd = in->alloc_distance ? in->alloc_distance
+                                           : in->stack_distance;
+    double share = in->alloc_distance ? in->alloc_share : 1;
+    setq_memo memo, l2memo;
+    setq q, l2q;
+    setq_init(&q, in->dir_sets, in->dir_ways, in, &memo);
+    double lambda = in->access_rate * share;
+    /* a residency k times longer holds the lines of k times the accesses */
+    double lambda_live =
+        lambda * (in->residency_scale > 0 ? in->residency_scale : 1);
+    cm_recall_fp fp;
+    liveness lv;
+    cm_status st;
+    if ((st = cm_recall_fp_build(sd, &fp, err))) return st;
+    if ((st = liveness_build(in->residency, &fp, lambda_live, &q, &lv, err))) {
+        cm_recall_fp_free(&fp);
+        return st;
+    }
+    w->live = live_finite(in, sd, &q, &fp, &lv, lambda_live);
+    w->lv_cold = lv.h_total + lv.p_inf;
+    w->fin = evict_finite(sd, &q);
+    w->cold = sd->w_inf / sd->w_total;
+    w->hit = empty_hit(in, &q);
+    setq_init(&l2q, in->l2_sets, in->l2_ways, NULL, &l2memo);
+    w->l2 = in->l2_sets == in->dir_sets && in->l2_ways == in->dir_ways &&
+                    !in->alloc_distance
+                ? NAN
+                : evict_prob(in->stack_distance, &l2q,
+                             cold_full(&l2q, in->footprint), NULL);
+    liveness_free(&lv);
+    cm_recall_fp_free(&fp);
+    return CM_OK;
+}
+
+/* The result from the walk and the directory's cold fill (GSL's error
+ * handler off). */
+static cm_status recall_finish(const cm_recall_input *in,
+                               const recall_walk *w, cm_recall_result *res,
+                               cm_err *err)
+{
+    memset(res, 0, sizeof *res);
+    double share = in->alloc_distance ? in->alloc_share : 1;
+    double fp_lines_run = in->alloc_distance ? in->alloc_footprint
+                                             : in->footprint;
+    setq q;
+    setq_init(&q, in->dir_sets, in->dir_ways, in, NULL);
+    double c_full = cold_full(&q, fp_lines_run);
+    double live = w->live + w->cold * c_full * w->lv_cold;
+    double p_miss = w->fin + w->cold, p_full = w->fin + w->cold * c_full;
+    res->p_sharerless = sharerless_victim(in, w->hit, p_full);
     double keep = 1 - res->p_sharerless;
     res->p_dir_evict = share * p_full * keep;
     res->p_dir_miss = share * p_miss;
     live *= share * keep;
-    setq l2q = {in->l2_sets, in->l2_ways, NULL};
-    double l2 = in->l2_sets == in->dir_sets && in->l2_ways == in->dir_ways &&
-                        !in->alloc_distance
-                    ? res->p_dir_evict
-                    : evict_prob(in->stack_distance, &l2q,
-                                 cold_full(&l2q, in->footprint), NULL);
-    gsl_set_error_handler(old);
-    liveness_free(&lv);
-    cm_recall_fp_free(&fp);
+    double l2 = isnan(w->l2) ? res->p_dir_evict : w->l2;
 
     double pe = res->p_dir_evict;
     double pl = pe > 0 ? live / pe : 0;
@@ -666,7 +792,8 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
             cm_recall_result r1;
             at_prof.residency_scale = 1;
             at_prof.lists_exact = 0;
-            if ((st = cm_recall_solve(&at_prof, &r1, err))) return st;
+            cm_status st = cm_recall_solve(&at_prof, &r1, err);
+            if (st) return st;
             scale = r1.p_live > 0 ? res->p_live / r1.p_live : 1;
         }
         res->mean_sharers *= scale;
@@ -683,6 +810,20 @@ cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
     res->l2_evict_per_access = l2;
     res->l2_evicts_per_cycle = l2 * rate;
     return CM_OK;
+}
+
+cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
+                          cm_err *err)
+{
+    memset(res, 0, sizeof *res);
+    cm_status st = check_input(in, err);
+    if (st) return st;
+    recall_walk w;
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    if (!(st = recall_walk_input(in, &w, err)))
+        st = recall_finish(in, &w, res, err);
+    gsl_set_error_handler(old);
+    return st;
 }
 
 /* ---- over a grid -------------------------------------------------------------- */

@@ -95,6 +95,7 @@
 
 #include "data/proto.h"
 #include "models/recall_impl.h"
+#include "solvers/binom.h"
 
 /* ---- geometry ------------------------------------------------------------ */
 
@@ -150,7 +151,7 @@ static double mates_full(double j, double W, double keep, double mu)
 {
     if (keep < 1) {
         unsigned n = (unsigned)floor(j + 0.5);
-        return n >= (unsigned)W ? gsl_cdf_binomial_Q((unsigned)W - 1, keep, n)
+        return n >= (unsigned)W ? cm_binom_q((unsigned)W - 1, keep, n)
                                 : 0;
     }
     if (j >= W) return 1;
@@ -205,7 +206,15 @@ static cm_status grow_pairs(const double *f, const double *late, size_t nf,
     double most = s > 1 ? grow : 0;
     size_t nh = nf + (s > 1 ? (size_t)ceil(most + 10 * sqrt(most) + 10) : 0);
     double *h = calloc(nh, sizeof *h);
-    if (!h) return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    /* the gain's law, the same for every pair */
+    double *gain = s > 1 && grow > 0 ? malloc(nh * sizeof *gain) : NULL;
+    if (!h || (s > 1 && grow > 0 && !gain)) {
+        free(h);
+        free(gain);
+        return cm_err_set(err, CM_EINTERNAL, "out of memory");
+    }
+    for (size_t k = 0; gain && k < nh; k++)
+        gain[k] = gsl_ran_poisson_pdf((unsigned)k, grow);
     for (size_t n = 0; n < nf; n++) {
         if (!(f[n] > 0)) continue;
         double mu = s > 1 ? grow : 4 * (1 - s) * late[n];
@@ -214,8 +223,7 @@ static cm_status grow_pairs(const double *f, const double *late, size_t nf,
             continue;
         }
         if (s > 1) {
-            for (size_t m = n; m < nh; m++)
-                h[m] += f[n] * gsl_ran_poisson_pdf((unsigned)(m - n), mu);
+            for (size_t m = n; m < nh; m++) h[m] += f[n] * gain[m - n];
             continue;
         }
         /* the late lines, k of them, each dropped with probability q */
@@ -225,31 +233,42 @@ static cm_status grow_pairs(const double *f, const double *late, size_t nf,
         for (unsigned j = 0; j <= k; j++)
             h[n - j] += f[n] * gsl_ran_binomial_pdf(j, q, k);
     }
+    free(gain);
     *out = h;
     *nout = nh;
     return CM_OK;
 }
 
-cm_status cm_recall_measured_sets(const cm_params *p, const cm_profile *prof,
-                                  double run_scale, cm_recall_input *in,
-                                  cm_err *err)
+/* The simulator's sets per bank and the index bits they need
+ * (sim/l2_warm.c) at the machine p, with the profile's banks; 0 when the
+ * profile has no index rows for p (other banks, or more ways than the
+ * rows count set-mates to: 64). */
+static int dir_index(const cm_params *p, const cm_profile *prof,
+                     double *sets, unsigned *bits, double *banks)
 {
-    const cm_point *pt, *ix;
+    const cm_point *ix;
     size_t nix;
-    double banks, W = p->dir_ways;
     cm_err ignored = {0};
     cm_profile_points(prof, "joint.dir.index_lines", &ix, &nix);
-    if (!nix || cm_profile_rate(prof, "rate.l2_banks", &banks, &ignored) ||
-        banks != p->l2_banks || !(banks >= 1) || W >= 64)
-        return CM_OK;
-    /* the simulator's sets per bank and index bits (sim/l2_warm.c) */
+    if (!nix || cm_profile_rate(prof, "rate.l2_banks", banks, &ignored) ||
+        *banks != p->l2_banks || !(*banks >= 1) || p->dir_ways >= 64)
+        return 0;
     double per_bank =
-        ceil(p->dir_ratio * p->gpu_sms * p->l1_size / p->l1_line / banks);
-    double sets = fmax(1, ceil(per_bank / W));
-    unsigned bits = 0, b;
-    while (bits < 62 && ldexp(1, (int)bits) < sets) bits++;
+        ceil(p->dir_ratio * p->gpu_sms * p->l1_size / p->l1_line / *banks);
+    *sets = fmax(1, ceil(per_bank / p->dir_ways));
+    for (*bits = 0; *bits < 62 && ldexp(1, (int)*bits) < *sets;) ++*bits;
+    return 1;
+}
+
+/* Q per octave of d into in->q_* (header, "Sets"), from the rows of the
+ * greatest b <= bits; 0 if there are none. */
+static int measured_q(const cm_profile *prof, double W, double sets,
+                      unsigned bits, double banks, cm_recall_input *in)
+{
+    const cm_point *pt;
+    unsigned b;
     size_t np = index_points(prof, bits, &pt, &b);
-    if (!np) return CM_OK;
+    if (!np) return 0;
     double idx = ldexp(1, (int)b); /* indices per bank at the rows' b */
     /* idx >= sets: index i and i + sets share set i for i < idx - sets,
      * a share fp of the lines, each meeting the other index's lines in
@@ -279,6 +298,31 @@ cm_status cm_recall_measured_sets(const cm_params *p, const cm_profile *prof,
         in->q_at[in->nq] = dsum[k] / wsum[k];
         in->q_val[in->nq++] = qsum[k] / wsum[k];
     }
+    return 1;
+}
+
+cm_status cm_recall_measured_sets(const cm_params *p, const cm_profile *prof,
+                                  double run_scale, cm_recall_input *in,
+                                  cm_err *err)
+{
+    double sets, banks;
+    unsigned bits;
+    if (!dir_index(p, prof, &sets, &bits, &banks) ||
+        !measured_q(prof, p->dir_ways, sets, bits, banks, in))
+        return CM_OK;
+    return cm_recall_measured_run(p, prof, run_scale, in, err);
+}
+
+cm_status cm_recall_measured_run(const cm_params *p, const cm_profile *prof,
+                                 double run_scale, cm_recall_input *in,
+                                 cm_err *err)
+{
+    const cm_point *ix;
+    size_t nix;
+    double sets, banks, W = p->dir_ways;
+    unsigned bits;
+    if (!in->nq || !dir_index(p, prof, &sets, &bits, &banks)) return CM_OK;
+    cm_profile_points(prof, "joint.dir.index_lines", &ix, &nix);
     /* cold GETS: a set holding n of the run's lines fills with its first
      * W, so (n - W)+ / n of its lines' first GETS find it full (line
      * weighted); the sets holding more than W ever take a full

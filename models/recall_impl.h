@@ -43,6 +43,13 @@ cm_status cm_recall_l2_geometry(const cm_params *p, uint64_t *sets,
 cm_status cm_recall_measured_sets(const cm_params *p, const cm_profile *prof,
                                   double run_scale, cm_recall_input *in,
                                   cm_err *err);
+/* The part of cm_recall_measured_sets that the run's length moves
+ * (in->q_cold, in->q_sets_over, in->dir_sets, in->run_rows), for an input
+ * it has filled at the same machine p: the set-local Q is the same at
+ * every run_scale. */
+cm_status cm_recall_measured_run(const cm_params *p, const cm_profile *prof,
+                                 double run_scale, cm_recall_input *in,
+                                 cm_err *err);
 
 /* The reply port's flits per directory access: loads' share load_share
  * of data replies, the rest one-header acks, plus rcl_per_access RCLs

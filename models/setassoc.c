@@ -23,16 +23,17 @@
  * at trial d+1 with probability p P(Bin(d,p) = A), which gives
  *     T(n) = sum_{d<n} P(Bin(d,p) >= A) = (1/p) E[(Bin(n,p) - A)^+]
  *          = n P(Bin(n-1,p) >= A) - (A/p) P(Bin(n,p) >= A+1),
- * and the mean over the bin is (T(hi) - T(lo)) / (hi - lo): two GSL
- * binomial tails (incomplete beta functions, ~0.3 us each at any size
- * measured, S up to 2^20 and A up to 128) per bin edge.  Neither term
- * cancels badly: the second is at most (A+1)/(np) times the first.
+ * and the mean over the bin is (T(hi) - T(lo)) / (hi - lo): two binomial
+ * tails per bin edge (solvers/binom.h: A terms of the mass function,
+ * ~0.06 us, up to 64 ways; GSL's incomplete beta function beyond, ~0.3
+ * us).  Neither term cancels badly: the second is at most (A+1)/(np)
+ * times the first.
  *
  * Large distances: once np >= mu* = A + 40 + sqrt(80 A + 1600), the
  * Chernoff bound P(Bin < A) <= exp(-(np - A)^2 / (2 np)) <= e^-40 says the
  * access misses to within 4e-18, so distances past n* = S mu* count as sure
- * misses and GSL is never asked about them.  GSL's binomial takes an
- * unsigned int trial count; only if n* exceeds it (more than ~2^25 sets)
+ * misses and the tail is never asked about them.  The binomial tail takes
+ * an unsigned int trial count; only if n* exceeds it (more than ~2^25 sets)
  * is Bin(n, p) replaced by Poisson(np), whose total-variation error is at
  * most n p^2 = mu* p < 1e-5 there (Le Cam).
  *
@@ -121,6 +122,7 @@
 #include <gsl/gsl_errno.h>
 #include <limits.h>
 #include <math.h>
+#include <string.h>
 
 void cm_mrc_fa(const cm_reuse_hist *h, const double *capacity_lines,
                size_t n, double *miss_ratio)
@@ -163,38 +165,81 @@ size_t cm_mrc_default_capacities(const cm_reuse_hist *h, unsigned per_octave,
     return n;
 }
 
-/* P(Bin(n, p) >= a). */
-static double binom_tail(double n, double p, uint64_t a)
+/* P(Bin(n, p) >= a), p = b->p. */
+static double binom_tail(const cm_binom_law *b, double n, uint64_t a)
 {
     if (a == 0) return 1;
     if (n < (double)a) return 0;
     if (n <= UINT_MAX)
-        return gsl_cdf_binomial_Q((unsigned)(a - 1), p, (unsigned)n);
-    return gsl_cdf_poisson_Q((unsigned)(a - 1), n * p);
+        return cm_binom_law_q(b, (unsigned)(a - 1), (unsigned)n, NULL);
+    return gsl_cdf_poisson_Q((unsigned)(a - 1), n * b->p);
 }
 
 /* T(n) of the header: the summed miss probability of distances 0..n-1,
- * valid up to the saturation point. */
-static double tail_sum(double n, double p, uint64_t ways)
+ * valid up to the saturation point.  Its two tails from one sum of
+ * terms: with X ~ Bin(n - 1, p), P(X >= A) = P(X > A) + P(X = A), and
+ * Bin(n, p) >= A + 1 iff X > A, or X = A and the n-th trial is in the
+ * set: P(X > A) + p P(X = A). */
+static double tail_sum(const cm_mrc_setassoc_geo *g, double n)
 {
     if (n <= 0) return 0;
-    return n * binom_tail(n - 1, p, ways) -
-           ((double)ways / p) * binom_tail(n, p, ways + 1);
+    double A = (double)g->ways, p = g->law.p;
+    if (n - 1 >= A && n <= UINT_MAX) {
+        double at, above = cm_binom_law_q(&g->law, (unsigned)g->ways,
+                                          (unsigned)(n - 1), &at);
+        return n * (above + at) - (A / p) * (above + p * at);
+    }
+    return n * binom_tail(&g->law, n - 1, g->ways) -
+           (A / p) * binom_tail(&g->law, n, g->ways + 1);
+}
+
+/* tail_sum through the memo, if any. */
+static double tail_sum_memo(const cm_mrc_setassoc_geo *g, double n)
+{
+    cm_mrc_setassoc_memo *m = g->memo;
+    if (!m) return tail_sum(g, n);
+    uint64_t bits;
+    memcpy(&bits, &n, sizeof bits);
+    size_t i = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 55) % CM_MRC_MEMO;
+    if (m->n[i] != n) {
+        m->n[i] = n;
+        m->t[i] = tail_sum(g, n);
+    }
+    return m->t[i];
+}
+
+void cm_mrc_setassoc_geo_init(cm_mrc_setassoc_geo *g, uint64_t sets,
+                              uint64_t ways, cm_mrc_setassoc_memo *memo)
+{
+    double wd = (double)ways;
+    g->sets = sets;
+    g->ways = ways;
+    g->sat = ceil((wd + 40 + sqrt(80 * wd + 1600)) * (double)sets);
+    cm_binom_law_init(&g->law, 1.0 / (double)sets);
+    g->memo = memo;
+    for (size_t i = 0; memo && i < CM_MRC_MEMO; i++) memo->n[i] = -1;
+}
+
+double cm_mrc_setassoc_geo_miss_prob(const cm_mrc_setassoc_geo *g,
+                                     double lo, double hi)
+{
+    if (hi <= lo) hi = lo + 1;
+    if (hi <= (double)g->ways) return 0; /* fewer lines than ways: no miss */
+    double sat = g->sat;
+    if (lo >= sat) return 1;
+    if (hi - lo == 1) return binom_tail(&g->law, lo, g->ways);
+    double top = hi <= sat ? tail_sum_memo(g, hi)
+                           : tail_sum_memo(g, sat) + (hi - sat);
+    double m = (top - tail_sum_memo(g, lo)) / (hi - lo);
+    return m < 0 ? 0 : m > 1 ? 1 : m;
 }
 
 double cm_mrc_setassoc_miss_prob(uint64_t sets, uint64_t ways, double lo,
                                  double hi)
 {
-    if (hi <= lo) hi = lo + 1;
-    if (hi <= (double)ways) return 0; /* fewer lines than ways: no miss */
-    double p = 1.0 / (double)sets, wd = (double)ways;
-    double sat = ceil((wd + 40 + sqrt(80 * wd + 1600)) * (double)sets);
-    if (lo >= sat) return 1;
-    if (hi - lo == 1) return binom_tail(lo, p, ways);
-    double top = hi <= sat ? tail_sum(hi, p, ways)
-                           : tail_sum(sat, p, ways) + (hi - sat);
-    double m = (top - tail_sum(lo, p, ways)) / (hi - lo);
-    return m < 0 ? 0 : m > 1 ? 1 : m;
+    cm_mrc_setassoc_geo g;
+    cm_mrc_setassoc_geo_init(&g, sets, ways, NULL);
+    return cm_mrc_setassoc_geo_miss_prob(&g, lo, hi);
 }
 
 static cm_status check_geometry(const cm_reuse_hist *h, uint64_t sets,

@@ -153,6 +153,36 @@ START_TEST(test_miss_prob_matches_brute_force)
 }
 END_TEST
 
+START_TEST(test_miss_prob_geometry_memo)
+{
+    /* a prediction's bins at one geometry: through the memo (edges met
+     * again, colliding slots, non-integer edges, single distances, bins
+     * past saturation) exactly as one bin at a time */
+    const uint64_t geo[][2] = {{1024, 8}, {64, 16}, {4096, 1}, {1, 6}};
+    for (size_t g = 0; g < sizeof geo / sizeof *geo; g++) {
+        cm_mrc_setassoc_memo memo;
+        cm_mrc_setassoc_geo G;
+        cm_mrc_setassoc_geo_init(&G, geo[g][0], geo[g][1], &memo);
+        uint64_t seed = 7 + g;
+        for (int pass = 0; pass < 3; pass++)
+            for (int i = 0; i < 3000; i++) {
+                double lo = floor(exp2(22 * uniform01(&seed))),
+                       hi = lo + floor(exp2(12 * uniform01(&seed)));
+                if (i % 5 == 0) lo += uniform01(&seed); /* log2 bins */
+                if (i % 7 == 0) hi = lo + 1;
+                double got = cm_mrc_setassoc_geo_miss_prob(&G, lo, hi);
+                double want = cm_mrc_setassoc_miss_prob(geo[g][0], geo[g][1],
+                                                        lo, hi);
+                ck_assert_msg(got == want, "S=%llu A=%llu [%.17g, %.17g): "
+                              "%.17g vs %.17g",
+                              (unsigned long long)geo[g][0],
+                              (unsigned long long)geo[g][1], lo, hi, got,
+                              want);
+            }
+    }
+}
+END_TEST
+
 START_TEST(test_one_set_is_fully_associative)
 {
     /* exact_bins = 16 puts most distances in log2 bins, so the equality
@@ -975,6 +1005,7 @@ Suite *suite_mrc(void)
     Suite *s = suite_create("mrc");
     TCase *sa = tcase_create("setassoc");
     tcase_add_test(sa, test_miss_prob_matches_brute_force);
+    tcase_add_test(sa, test_miss_prob_geometry_memo);
     tcase_add_test(sa, test_one_set_is_fully_associative);
     tcase_add_test(sa, test_direct_mapped_expectation);
     tcase_add_test(sa, test_setassoc_tracks_exact_cache);
