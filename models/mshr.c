@@ -352,7 +352,8 @@ static cm_status net_alloc(cm_mshr_ws *ws, sm_net *n, double **scratch,
     size_t need = (n->rmax + 1) + cells + (N + 1) /* fl */ + (N + 1) /* lam */
                   + 2 * ((size_t)n->E + 3) /* ns nscum */ + 7 * (N + 1) /* fm fs ovm ovs em el es */ + 2 * ((size_t)n->E + 2) /* ot, twice */ +
                   (N + 1) * NPH * NPH /* R */ + (N + 1) * NPH /* pi */ +
-                  2 * B + 3 * (A + 2) /* scratch */;
+                  2 * B + 3 * (A + 2) /* scratch */ +
+                  2 * RMAX_VALUES * (A + 1) /* the ways' binomial cdfs */;
     if (need > ws->cap) {
         double *b = realloc(ws->buf, need * sizeof *b);
         if (!b) return cm_err_set(err, CM_EINTERNAL, "out of memory");
