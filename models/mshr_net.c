@@ -96,21 +96,33 @@ static double binom_pmf(unsigned k, double p, unsigned r)
 }
 
 /* Convolution of a (len la, last bin = overflow) with b (len lb) into
- * out (len la, last bin = overflow).  b's trailing zeros are skipped (they
- * add +0: the result is the same to the bit): a set's fills Y reach 33 at
- * most, so the ways' F_j cost O(A) a level, not O(A^2). */
+ * out (len la, last bin = overflow).  Every bin sums a[i] b[k] over i
+ * ascending, as the first form (i outer, k inner) did; zero terms add +0
+ * and are skipped (a's and b's zeros at either end: the result is the
+ * same to the bit): a set's fills Y reach 33 at most, so the ways' F_j
+ * cost O(A) a level, not O(A^2).  The bins below the last take k
+ * outermost, descending (i ascending), a branch-free pass per k; the
+ * last, where i + k >= la - 1 all fall, its terms in the first order. */
 static void conv_trunc(const double *a, size_t la, const double *b, size_t lb,
                        double *out)
 {
     memset(out, 0, la * sizeof *out);
+    size_t k0 = 0, i0 = 0, i1 = la;
     while (lb > 0 && b[lb - 1] == 0) lb--;
-    for (size_t i = 0; i < la; i++) {
-        if (a[i] == 0) continue;
-        for (size_t k = 0; k < lb; k++) {
-            size_t t = i + k < la - 1 ? i + k : la - 1;
-            if (i == la - 1) t = la - 1;
-            out[t] += a[i] * b[k];
-        }
+    while (k0 < lb && b[k0] == 0) k0++;
+    while (i1 > 0 && a[i1 - 1] == 0) i1--;
+    while (i0 < i1 && a[i0] == 0) i0++;
+    if (k0 >= lb || i0 >= i1) return;
+    size_t last = la - 1;
+    for (size_t k = lb; k-- > k0;) {
+        double bk = b[k];
+        size_t iend = last > k ? (i1 < last - k ? i1 : last - k) : 0;
+        for (size_t i = i0; i < iend; i++) out[i + k] += a[i] * bk;
+    }
+    for (size_t i = last >= lb ? last - (lb - 1) : 0; i < i1; i++) {
+        if (i < i0 || a[i] == 0) continue;
+        for (size_t k = i < last ? last - i : k0; k < lb; k++)
+            out[last] += a[i] * b[k];
     }
 }
 
