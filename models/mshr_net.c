@@ -75,16 +75,19 @@ void cm_mshr_o_tails_first(const sm_net *n, double *t)
 /* From prev = O_{j-1}'s tails, O_j's: O_j = O_{j-1} + K+, so
  * P(O_j >= x) = sum_k P(K+ = k) P(O_{j-1} >= x - k), x = 0..E+1, with
  * P(O >= v) = 1 for v <= 0: E rmax work a level where summing S_j
- * against N_s afresh for each x took E times N_s's support. */
+ * against N_s afresh for each x took E times N_s's support.  Each t[x]
+ * sums over k ascending; the passes go k by k, each a branch-free pass
+ * over x. */
 void cm_mshr_o_tails_next(const sm_net *n, const double *prev, double *t)
 {
     unsigned long top = n->E + 1;
     t[0] = 1;
-    for (unsigned long x = 1; x <= top; x++) {
-        double v = 0;
-        for (unsigned k = 1; k <= n->rmax; k++)
-            v += n->kp[k] * (k >= x ? 1 : prev[x - k]);
-        t[x] = v;
+    for (unsigned long x = 1; x <= top; x++) t[x] = 0;
+    for (unsigned k = 1; k <= n->rmax; k++) {
+        double pk = n->kp[k];
+        unsigned long x = 1;
+        for (; x <= top && x <= k; x++) t[x] += pk; /* x - k <= 0 */
+        for (; x <= top; x++) t[x] += pk * prev[x - k];
     }
 }
 
