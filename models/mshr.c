@@ -488,7 +488,7 @@ cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
     if (st) return st;
     memset(res, 0, sizeof *res);
 
-    sm_net n = {.in = in};
+    sm_net n = {.in = in, .probs_mus = NAN};
     n.w = in->write_frac;
     n.mB = in->write_frac < 1
                ? clamp01((in->l1_miss - in->write_frac) / (1 - in->write_frac))
