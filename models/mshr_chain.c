@@ -162,15 +162,10 @@ static void level_rates_at(const sm_net *n, unsigned long j, double T,
     r->i40 = (double)n->E / T;
 }
 
-/* The blocks of level j as 5 x 5 matrices (level 0's solve). */
-static void level_blocks(const level_rates *r, mat4 up, mat4 in, mat4 down)
+/* A level's within block and down block as 5 x 5 matrices. */
+static void within_block(const level_rates *r, mat4 in)
 {
-    memset(up, 0, sizeof(mat4));
     memset(in, 0, sizeof(mat4));
-    memset(down, 0, sizeof(mat4));
-    up[0][0] = r->u00;
-    up[1][4] = r->u14;
-    up[2][0] = r->u20;
     in[0][1] = r->i01;
     in[0][2] = r->i02;
     in[0][3] = r->i03;
@@ -180,6 +175,11 @@ static void level_blocks(const level_rates *r, mat4 up, mat4 in, mat4 down)
     in[4][0] = r->i40;
     in[4][1] = r->i41;
     in[4][3] = r->i43;
+}
+
+static void down_block(const level_rates *r, mat4 down)
+{
+    memset(down, 0, sizeof(mat4));
     down[0][0] = r->d00;
     down[1][1] = r->d11;
     down[2][2] = r->d22;
@@ -217,16 +217,7 @@ static void fix_diagonal(mat4 M, const mat4 down)
 static void censored_block(const level_rates *r, const mat4 Rn,
                            const level_rates *dn, int top, mat4 M)
 {
-    memset(M, 0, sizeof(mat4));
-    M[0][1] = r->i01;
-    M[0][2] = r->i02;
-    M[0][3] = r->i03;
-    M[1][4] = r->i14;
-    M[2][0] = r->i20;
-    M[3][4] = r->i34;
-    M[4][0] = r->i40;
-    M[4][1] = r->i41;
-    M[4][3] = r->i43;
+    within_block(r, M);
     if (!top)
         for (int i = 0; i < 2; i++) {
             M[i][0] = Rn[i][0] * dn->d00 + Rn[i][4] * dn->d40;
@@ -330,12 +321,12 @@ static cm_status reduce_levels(sm_net *n, double T, level_rates lv[2],
 static void level0_law(const level_rates *lv0, const level_rates *lv1,
                        const mat4 R1, double *pi)
 {
-    mat4 M, up, in, down, up1, in1, down1;
-    level_blocks(lv0, up, in, down);
-    level_blocks(lv1, up1, in1, down1);
-    memcpy(M, in, sizeof M);
+    mat4 M, down0, down1;
+    within_block(lv0, M);
+    down_block(lv1, down1);
     add_rd(M, R1, down1);
-    fix_diagonal(M, down);
+    down_block(lv0, down0);
+    fix_diagonal(M, down0);
     enum { U = NPH - 1 };
     double a3[U][U + 1];
     for (int c = 1; c < NPH; c++) {
