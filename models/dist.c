@@ -250,18 +250,32 @@ static double below_sum(const cm_dist *d, double L,
     return s / d->w_total;
 }
 
-double cm_dist_mean_excess_below(const cm_dist *d, double L)
+/* E[(L - X)+] with i the first bin above L (dist_first_above). */
+static double excess_at(const cm_dist *d, double L, size_t i)
 {
     if (!(d->w_total > 0)) return NAN;
     if (d->n == 0) return 0;
     /* the bins wholly below L each add w (L - mid): W L - W mid from the
      * prefix sums (positive: L - mid is at least half a bin), then the
      * one L falls in */
-    size_t i = dist_first_above(d, L);
     double s = i ? fmax(0, d->cw[i] * L - d->cwm[i]) : 0;
     if (i < d->n && d->lo[i] < L)
         s += d->w[i] * bin_excess(d->lo[i], d->hi[i], L);
     return s / d->w_total;
+}
+
+double cm_dist_mean_excess_below(const cm_dist *d, double L)
+{
+    return excess_at(d, L, dist_first_above(d, L));
+}
+
+double cm_dist_mean_excess_below_near(const cm_dist *d, double L, size_t *at)
+{
+    size_t i = *at < d->n ? *at : d->n;
+    while (i > 0 && !(d->hi[i - 1] <= L)) i--;
+    while (i < d->n && d->hi[i] <= L) i++;
+    *at = i;
+    return excess_at(d, L, i);
 }
 
 double cm_dist_mean_excess2_below(const cm_dist *d, double L)

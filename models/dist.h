@@ -73,6 +73,12 @@ double cm_dist_integral_cdf(const cm_dist *d, double a, double b);
  * O(log n): the bins wholly below L add W L - W mid from the prefix sums
  * (to within a few ulps of W L of summing them one by one). */
 double cm_dist_mean_excess_below(const cm_dist *d, double L);
+/* The same for a run of L that moves a little at a time (the edges of
+ * another distribution's bins): *at keeps the place of the last search
+ * and the bins are walked from there, not searched afresh.  Start *at at
+ * 0; any value gives the same result, only the time differs. */
+double cm_dist_mean_excess_below_near(const cm_dist *d, double L,
+                                      size_t *at);
 /* E[max(0, L - X)^2] = 2 integral over [0, L] of (L - x) F(x) dx. */
 double cm_dist_mean_excess2_below(const cm_dist *d, double L);
 

@@ -405,7 +405,8 @@ static double walk_excess(const cm_dist *d, double x)
 
 /* At the bins' edges, their middles, between and beyond them: the cdf
  * equal to the walk's to the bit (the same sums in the same order), the
- * mean excess to 1e-13 of x (W x - W mid against a sum of w (x - mid)). */
+ * mean excess to 1e-13 of x (W x - W mid against a sum of w (x - mid)),
+ * and its walked search (_near, from any start) the same as its own. */
 static void check_prefix_at(const cm_dist *d, gsl_rng *r)
 {
     double top = d->n ? d->hi[d->n - 1] : 1;
@@ -422,6 +423,7 @@ static void check_prefix_at(const cm_dist *d, gsl_rng *r)
         xs[nx++] = d->lo[i] + gsl_rng_uniform(r) * (d->hi[i] - d->lo[i]);
     }
     for (int k = 0; k < 3; k++) xs[nx++] = gsl_rng_uniform(r) * 1.2 * top;
+    size_t at = gsl_rng_uniform_int(r, d->n + 3);
     for (size_t k = 0; k < nx; k++) {
         double x = xs[k];
         ck_assert_msg(cm_dist_cdf(d, x) == walk_cdf(d, x),
@@ -430,6 +432,8 @@ static void check_prefix_at(const cm_dist *d, gsl_rng *r)
         double m = cm_dist_mean_excess_below(d, x), ref = walk_excess(d, x);
         ck_assert_msg(fabs(m - ref) <= 1e-13 * fmax(1, fabs(x)),
                       "mean excess at %g: %.17g, walk %.17g", x, m, ref);
+        /* the walked search from wherever the last one stopped */
+        ck_assert(cm_dist_mean_excess_below_near(d, x, &at) == m);
     }
     ck_assert_double_eq(cm_dist_cdf(d, INFINITY), 1);
     ck_assert(cm_dist_cdf(d, NAN) == walk_cdf(d, NAN));
