@@ -162,30 +162,26 @@ static void level_rates_at(const sm_net *n, unsigned long j, double T,
     r->i40 = (double)n->E / T;
 }
 
-/* A level's within block and down block as 5 x 5 matrices. */
+/* A level's within block and down block as 5 x 5 matrices (each entry
+ * written, none zeroed first: the chain's hot loop runs through them). */
 static void within_block(const level_rates *r, mat4 in)
 {
-    memset(in, 0, sizeof(mat4));
-    in[0][1] = r->i01;
-    in[0][2] = r->i02;
-    in[0][3] = r->i03;
-    in[1][4] = r->i14;
-    in[2][0] = r->i20;
-    in[3][4] = r->i34;
-    in[4][0] = r->i40;
-    in[4][1] = r->i41;
-    in[4][3] = r->i43;
+    const mat4 b = {{0, r->i01, r->i02, r->i03, 0},
+                    {0, 0, 0, 0, r->i14},
+                    {r->i20, 0, 0, 0, 0},
+                    {0, 0, 0, 0, r->i34},
+                    {r->i40, r->i41, 0, r->i43, 0}};
+    memcpy(in, b, sizeof b);
 }
 
 static void down_block(const level_rates *r, mat4 down)
 {
-    memset(down, 0, sizeof(mat4));
-    down[0][0] = r->d00;
-    down[1][1] = r->d11;
-    down[2][2] = r->d22;
-    down[3][3] = r->d33;
-    down[3][4] = r->d34;
-    down[4][0] = r->d40;
+    const mat4 b = {{r->d00, 0, 0, 0, 0},
+                    {0, r->d11, 0, 0, 0},
+                    {0, 0, r->d22, 0, 0},
+                    {0, 0, 0, r->d33, r->d34},
+                    {r->d40, 0, 0, 0, 0}};
+    memcpy(down, b, sizeof b);
 }
 
 /* M_j is the level-j block of the chain censored to levels 0..j, so its
@@ -262,13 +258,16 @@ static int inv_rows04(const mat4 M, mat4 out)
             for (int k = c + 1; k < W; k++) m[i][k] -= f * m[c][k];
         }
     }
-    for (int c = 0; c < 2; c++) {
-        int row = c ? NPH - 1 : 0;
-        for (int i = NPH; i-- > 0;) {
-            double v = m[i][NPH + c];
-            for (int k = i + 1; k < NPH; k++) v -= m[i][k] * out[row][k];
-            out[row][i] = v * rp[i];
+    /* both right-hand sides at once: two independent chains of
+     * dependent steps overlap */
+    for (int i = NPH; i-- > 0;) {
+        double v0 = m[i][NPH], v4 = m[i][NPH + 1];
+        for (int k = i + 1; k < NPH; k++) {
+            v0 -= m[i][k] * out[0][k];
+            v4 -= m[i][k] * out[NPH - 1][k];
         }
+        out[0][i] = v0 * rp[i];
+        out[NPH - 1][i] = v4 * rp[i];
     }
     return 0;
 }
@@ -277,11 +276,11 @@ static int inv_rows04(const mat4 M, mat4 out)
  * j = 1, 2; the others stay 0), as r_block makes it. */
 static void r_rows(const level_rates *u, const mat4 inv, mat4 R)
 {
-    memset(R, 0, sizeof(mat4));
     for (int k = 0; k < NPH; k++) {
-        if (u->u00 != 0) R[0][k] = 0 - u->u00 * inv[0][k];
-        if (u->u14 != 0) R[1][k] = 0 - u->u14 * inv[NPH - 1][k];
-        if (u->u20 != 0) R[2][k] = 0 - u->u20 * inv[0][k];
+        R[0][k] = u->u00 != 0 ? 0 - u->u00 * inv[0][k] : 0;
+        R[1][k] = u->u14 != 0 ? 0 - u->u14 * inv[NPH - 1][k] : 0;
+        R[2][k] = u->u20 != 0 ? 0 - u->u20 * inv[0][k] : 0;
+        R[3][k] = R[4][k] = 0;
     }
 }
 
