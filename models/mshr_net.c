@@ -189,13 +189,22 @@ static void net_request_tails(sm_net *n, double *scratch)
     pmf[0] = 1;
     n->J = 0;
     for (unsigned long j = 0;; j++) {
+        /* P(S_j >= x) from the top; past the pmf's support at either end
+         * the sum only adds zeros: 0 above it, its last value below */
         double *t = stail(n, j);
-        t[B] = 0;
-        for (unsigned long x = B; x-- > 0;) t[x] = t[x + 1] + pmf[x];
+        unsigned long lo = 0, hi = B;
+        while (hi > 0 && pmf[hi - 1] == 0) hi--;
+        while (lo < hi && pmf[lo] == 0) lo++;
+        for (unsigned long x = B; x >= hi && x > 0; x--) t[x] = 0;
+        t[hi] = 0;
+        for (unsigned long x = hi; x-- > lo;) t[x] = t[x + 1] + pmf[x];
+        for (unsigned long x = lo; x-- > 0;) t[x] = t[lo];
         n->J = j;
         if (j == n->N || n->pia <= 0 || t[B - 1] > 1 - 1e-13) break;
         conv_trunc(pmf, B, n->kp, n->rmax + 1, next);
-        memcpy(pmf, next, B * sizeof *pmf);
+        double *sw = pmf;
+        pmf = next;
+        next = sw;
     }
 }
 
