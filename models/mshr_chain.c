@@ -7,10 +7,11 @@
  * blocks' zeros are used: a level is its 21 rates that can be nonzero
  * (level_rates), not three 5 x 5 blocks; an instruction enters a level
  * only in phases 0 and 4, so R_j = -U_{j-1} M_j^{-1} needs two rows of
- * M_j's inverse, and R_j has two or three nonzero rows; and M_j's rows
- * are a generator's, so the elimination needs no pivot search.  Each
- * shortcut leaves out only terms that are zero, in the order the dense
- * form summed: the law is the dense form's to the bit. */
+ * M_j's inverse, and R_j has two or three nonzero rows; and those rows
+ * come by blocks, phases {0, 1} (the rows R_{j+1} fills) against {2, 3,
+ * 4} (I_j's alone, known before the level above is solved), so what
+ * waits on the level above is a 2 x 2 solve.  M_j's rows are a
+ * generator's (diagonally dominant), so no block needs pivoting. */
 #include "models/mshr_impl.h"
 
 #include <math.h>
@@ -229,45 +230,48 @@ static void censored_block(const level_rates *r, const mat4 Rn,
     M[4][4] = -(((r->d40 + M[4][0]) + M[4][1]) + M[4][3]);
 }
 
-/* Rows 0 and 4 of M^{-1} (the up blocks' only nonzero columns), as
- * inv_rows makes them.  M's rows are a generator's (each diagonal at
- * least its row's other entries), so M^T's columns are diagonally
- * dominant and partial pivoting keeps every pivot where it is: the
- * elimination runs without the search or the other rows' zeros, the same
- * operations in the same order (the same bits).  1: singular; -1: a
- * subdiagonal outgrew its pivot (rounding at a tie), inv_rows's turn. */
+/* Rows 0 and 4 of M^{-1} by blocks, for M_j at j >= 1: y M = e_l with
+ * y = (y_B, y_A), B = {0, 1} the rows R_{j+1} D_{j+1} fills, A = {2, 3,
+ * 4} the rows of I_j alone, M_AA = M_22 and the 2 x 2 block of 3 and 4
+ * (M_23, M_24, M_32 and M_42 are 0, censored_block):
+ *   y_B (M_BB - M_BA Z) = e_lB - e_lA Z,  Z = M_AA^{-1} M_AB,
+ *   y_A = (e_lA - y_B M_BA) M_AA^{-1}.
+ * Z and M_AA's inverse do not depend on R_{j+1}: what waits on the level
+ * above is a 2 x 2 Schur complement and its solve, one division, where
+ * the elimination over all five waited on five in turn.  Diagonally
+ * dominant rows keep every block nonsingular; 1 if one is not. */
 static int inv_rows04(const mat4 M, mat4 out)
 {
-    enum { W = NPH + 2 };
-    double m[NPH][W];
-    for (int i = 0; i < NPH; i++) {
-        for (int k = 0; k < NPH; k++) m[i][k] = M[k][i];
-        m[i][NPH] = i == 0;
-        m[i][NPH + 1] = i == NPH - 1;
+    double det = M[3][3] * M[4][4] - M[3][4] * M[4][3];
+    if (M[2][2] == 0 || det == 0) return 1;
+    double r22 = 1 / M[2][2], rdet = 1 / det;
+    double z2[2], z3[2], z4[2]; /* Z's rows, by columns 0 and 1 */
+    for (int c = 0; c < 2; c++) {
+        z2[c] = M[2][c] * r22;
+        z3[c] = (M[4][4] * M[3][c] - M[3][4] * M[4][c]) * rdet;
+        z4[c] = (M[3][3] * M[4][c] - M[4][3] * M[3][c]) * rdet;
     }
-    double rp[NPH]; /* the pivots' reciprocals: 5 divisions, not 20 */
-    for (int c = 0; c < NPH; c++) {
-        double piv = fabs(m[c][c]);
-        for (int i = c + 1; i < NPH; i++)
-            if (fabs(m[i][c]) > piv) return -1;
-        if (m[c][c] == 0) return 1;
-        rp[c] = 1 / m[c][c];
-        for (int i = c + 1; i < NPH; i++) {
-            if (m[i][c] == 0) continue;
-            double f = m[i][c] * rp[c]; /* m[i][c] is not read again */
-            for (int k = c + 1; k < W; k++) m[i][k] -= f * m[c][k];
-        }
-    }
-    /* both right-hand sides at once: two independent chains of
-     * dependent steps overlap */
-    for (int i = NPH; i-- > 0;) {
-        double v0 = m[i][NPH], v4 = m[i][NPH + 1];
-        for (int k = i + 1; k < NPH; k++) {
-            v0 -= m[i][k] * out[0][k];
-            v4 -= m[i][k] * out[NPH - 1][k];
-        }
-        out[0][i] = v0 * rp[i];
-        out[NPH - 1][i] = v4 * rp[i];
+    double S[2][2];
+    for (int i = 0; i < 2; i++)
+        for (int c = 0; c < 2; c++)
+            S[i][c] = M[i][c] - (M[i][2] * z2[c] + M[i][3] * z3[c] +
+                                 M[i][4] * z4[c]);
+    double D = S[0][0] * S[1][1] - S[0][1] * S[1][0];
+    if (D == 0) return 1;
+    double rD = 1 / D;
+    for (int l = 0; l < 2; l++) { /* e_0, then e_4 */
+        double b0 = l ? -z4[0] : 1, b1 = l ? -z4[1] : 0;
+        double y0 = (b0 * S[1][1] - b1 * S[1][0]) * rD;
+        double y1 = (b1 * S[0][0] - b0 * S[0][1]) * rD;
+        double v2 = -(y0 * M[0][2] + y1 * M[1][2]);
+        double v3 = -(y0 * M[0][3] + y1 * M[1][3]);
+        double v4 = (l ? 1 : 0) - (y0 * M[0][4] + y1 * M[1][4]);
+        double *y = out[l ? NPH - 1 : 0];
+        y[0] = y0;
+        y[1] = y1;
+        y[2] = v2 * r22;
+        y[3] = (v3 * M[4][4] - v4 * M[4][3]) * rdet;
+        y[4] = (v4 * M[3][3] - v3 * M[3][4]) * rdet;
     }
     return 0;
 }
@@ -302,7 +306,7 @@ static cm_status reduce_levels(sm_net *n, double T, level_rates lv[2],
         censored_block(&lv[*cur], j < N ? R[j + 1] : NULL, other, j == N, M);
         level_rates_at(n, j - 1, T, other);
         int bad = inv_rows04(M, inv);
-        if (bad < 0) {
+        if (bad) { /* a singular block: the pivoted elimination's say */
             static const int cols[2] = {0, NPH - 1};
             bad = inv_rows(M, cols, 2, inv);
         }
