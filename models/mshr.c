@@ -106,8 +106,8 @@
  *            + m2 W_DRAM + t_extra.
  * T* is the root of g(T) = T - T(X(T)) (X falls as T grows), solved
  * jointly with the store population's own fixed point in mshr_fixed.c:
- * ~12 chain solves, 0.15-0.6 ms a point (the first solver took ~250,
- * 4-24 ms; cm_mshr_ws_direct still runs it, for tests).
+ * 8-12 chain solves, ~0.1 ms a point at 48 warps (the first solver took
+ * ~250, 4-24 ms; cm_mshr_ws_direct still runs it, for tests).
  *
  * Assumptions, to be read before trusting a number:
  *  - exponential holding times in the chain (the stationary law of a
