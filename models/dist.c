@@ -13,7 +13,10 @@
  * f_Y is a sum over Y's bins of their density times an integral of F_X,
  * evaluated by one sweep over both bin lists (both are sorted), so it costs
  * O(n_X + n_Y): the lifetime predictor's Markov chain asks for it at every
- * lattice point. */
+ * lattice point.  The cdf and E[(x - U)+] take O(log n) from prefix sums
+ * of w and w mid kept as bins are added: the bins wholly below x add w
+ * and w (x - mid) each, and only one bin can hold x (the predictor's ODE
+ * asks for them ~40 times a step). */
 #include "models/dist.h"
 
 #include <gsl/gsl_errno.h>
@@ -30,7 +33,18 @@ void cm_dist_free(cm_dist *d)
     free(d->lo);
     free(d->hi);
     free(d->w);
+    free(d->cw);
+    free(d->cwm);
     cm_dist_init(d);
+}
+
+/* Grows *a to hold cap doubles; 0 on success. */
+static int grow(double **a, size_t cap)
+{
+    double *p = realloc(*a, cap * sizeof *p);
+    if (!p) return -1;
+    *a = p;
+    return 0;
 }
 
 static int dist_reserve(cm_dist *d, size_t need)
@@ -38,17 +52,23 @@ static int dist_reserve(cm_dist *d, size_t need)
     if (need <= d->cap) return 0;
     size_t cap = d->cap ? 2 * d->cap : 16;
     while (cap < need) cap *= 2;
-    double *lo = realloc(d->lo, cap * sizeof *lo);
-    if (!lo) return -1;
-    d->lo = lo;
-    double *hi = realloc(d->hi, cap * sizeof *hi);
-    if (!hi) return -1;
-    d->hi = hi;
-    double *w = realloc(d->w, cap * sizeof *w);
-    if (!w) return -1;
-    d->w = w;
+    int fresh = d->cw == NULL;
+    if (grow(&d->lo, cap) || grow(&d->hi, cap) || grow(&d->w, cap) ||
+        grow(&d->cw, cap + 1) || grow(&d->cwm, cap + 1))
+        return -1;
+    if (fresh) d->cw[0] = d->cwm[0] = 0;
     d->cap = cap;
     return 0;
+}
+
+/* The prefix sums from bin i on (add_bin: the new last bin; add_sample:
+ * the bin it grew and every one after). */
+static void dist_prefix_from(cm_dist *d, size_t i)
+{
+    for (size_t k = i; k < d->n; k++) {
+        d->cw[k + 1] = d->cw[k] + d->w[k];
+        d->cwm[k + 1] = d->cwm[k] + d->w[k] * (0.5 * (d->lo[k] + d->hi[k]));
+    }
 }
 
 cm_status cm_dist_copy(cm_dist *dst, const cm_dist *src, cm_err *err)
@@ -61,6 +81,8 @@ cm_status cm_dist_copy(cm_dist *dst, const cm_dist *src, cm_err *err)
         memcpy(dst->lo, src->lo, bytes);
         memcpy(dst->hi, src->hi, bytes);
         memcpy(dst->w, src->w, bytes);
+        memcpy(dst->cw, src->cw, bytes + sizeof(double));
+        memcpy(dst->cwm, src->cwm, bytes + sizeof(double));
     }
     dst->n = src->n;
     dst->w_inf = src->w_inf;
@@ -96,19 +118,28 @@ cm_status cm_dist_add_bin(cm_dist *d, double lo, double hi, double w,
     d->hi[d->n] = hi;
     d->w[d->n] = w;
     d->n++;
+    dist_prefix_from(d, d->n - 1);
     d->w_total += w;
     return CM_OK;
 }
 
-/* Index of the bin holding x (lo <= x < hi), or -1.  Bins are sorted. */
-static long dist_find(const cm_dist *d, double x)
+/* The first bin with hi > x (n if none): the bins before it lie wholly
+ * at or below x, and only it can hold x.  Bins are sorted. */
+static size_t dist_first_above(const cm_dist *d, double x)
 {
     size_t a = 0, b = d->n;
-    while (a < b) { /* first bin with hi > x */
+    while (a < b) {
         size_t m = a + (b - a) / 2;
         if (d->hi[m] <= x) a = m + 1;
         else b = m;
     }
+    return a;
+}
+
+/* Index of the bin holding x (lo <= x < hi), or -1. */
+static long dist_find(const cm_dist *d, double x)
+{
+    size_t a = dist_first_above(d, x);
     return a < d->n && d->lo[a] <= x ? (long)a : -1;
 }
 
@@ -127,6 +158,7 @@ cm_status cm_dist_add_sample(cm_dist *d, double x, double w, cm_err *err)
     if (i < 0)
         return cm_err_set(err, CM_EINPUT, "sample %g lies in no bin", x);
     d->w[i] += w;
+    dist_prefix_from(d, (size_t)i);
     d->w_total += w;
     return CM_OK;
 }
@@ -164,9 +196,12 @@ double cm_dist_cdf(const cm_dist *d, double x)
 {
     if (!(d->w_total > 0)) return NAN;
     if (x == INFINITY) return 1;
-    double s = 0;
-    for (size_t i = 0; i < d->n && d->lo[i] < x; i++)
-        s += d->w[i] * bin_cdf(d, i, x);
+    if (d->n == 0) return 0;
+    /* the bins wholly below x each add w (bin_cdf 1): their prefix sum,
+     * added in the same order; then the one x falls in */
+    size_t i = dist_first_above(d, x);
+    double s = d->cw[i];
+    if (i < d->n && d->lo[i] < x) s += d->w[i] * bin_cdf(d, i, x);
     return s / d->w_total;
 }
 
@@ -215,9 +250,32 @@ static double below_sum(const cm_dist *d, double L,
     return s / d->w_total;
 }
 
+/* E[(L - X)+] with i the first bin above L (dist_first_above). */
+static double excess_at(const cm_dist *d, double L, size_t i)
+{
+    if (!(d->w_total > 0)) return NAN;
+    if (d->n == 0) return 0;
+    /* the bins wholly below L each add w (L - mid): W L - W mid from the
+     * prefix sums (positive: L - mid is at least half a bin), then the
+     * one L falls in */
+    double s = i ? fmax(0, d->cw[i] * L - d->cwm[i]) : 0;
+    if (i < d->n && d->lo[i] < L)
+        s += d->w[i] * bin_excess(d->lo[i], d->hi[i], L);
+    return s / d->w_total;
+}
+
 double cm_dist_mean_excess_below(const cm_dist *d, double L)
 {
-    return below_sum(d, L, bin_excess);
+    return excess_at(d, L, dist_first_above(d, L));
+}
+
+double cm_dist_mean_excess_below_near(const cm_dist *d, double L, size_t *at)
+{
+    size_t i = *at < d->n ? *at : d->n;
+    while (i > 0 && !(d->hi[i - 1] <= L)) i--;
+    while (i < d->n && d->hi[i] <= L) i++;
+    *at = i;
+    return excess_at(d, L, i);
 }
 
 double cm_dist_mean_excess2_below(const cm_dist *d, double L)

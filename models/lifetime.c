@@ -300,7 +300,10 @@ double cm_lifetime_delayed_cdf(const cm_dist *x, const cm_dist *delay,
                                double L, double k)
 {
     if (!delay || !(cm_dist_total(delay) > 0)) return cm_dist_cdf(x, k * L);
-    double sum = 0;
+    /* adjacent bins of D share an edge: m_X there is taken once; the
+     * edges fall, and m_X's search walks down from the last one */
+    double sum = 0, edge = NAN, m_edge = NAN;
+    size_t at = x->n;
     for (size_t j = 0; j < delay->n && delay->lo[j] <= L; j++) {
         double lo = delay->lo[j], hi = fmin(delay->hi[j], L);
         if (delay->w[j] == 0) continue;
@@ -308,9 +311,12 @@ double cm_lifetime_delayed_cdf(const cm_dist *x, const cm_dist *delay,
             sum += delay->w[j] * cm_dist_cdf(x, k * (L - lo));
             continue;
         }
-        sum += delay->w[j] / (delay->hi[j] - lo) / k *
-               (cm_dist_mean_excess_below(x, k * (L - lo)) -
-                cm_dist_mean_excess_below(x, k * (L - hi)));
+        double a = k * (L - lo), b = k * (L - hi);
+        double m_a = a == edge ? m_edge
+                               : cm_dist_mean_excess_below_near(x, a, &at);
+        edge = b;
+        m_edge = cm_dist_mean_excess_below_near(x, b, &at);
+        sum += delay->w[j] / (delay->hi[j] - lo) / k * (m_a - m_edge);
     }
     return sum / cm_dist_total(delay);
 }

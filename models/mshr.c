@@ -106,8 +106,8 @@
  *            + m2 W_DRAM + t_extra.
  * T* is the root of g(T) = T - T(X(T)) (X falls as T grows), solved
  * jointly with the store population's own fixed point in mshr_fixed.c:
- * ~12 chain solves, 0.15-0.6 ms a point (the first solver took ~250,
- * 4-24 ms; cm_mshr_ws_direct still runs it, for tests).
+ * 8-12 chain solves, ~0.1 ms a point at 48 warps (the first solver took
+ * ~250, 4-24 ms; cm_mshr_ws_direct still runs it, for tests).
  *
  * Assumptions, to be read before trusting a number:
  *  - exponential holding times in the chain (the stationary law of a
@@ -352,7 +352,8 @@ static cm_status net_alloc(cm_mshr_ws *ws, sm_net *n, double **scratch,
     size_t need = (n->rmax + 1) + cells + (N + 1) /* fl */ + (N + 1) /* lam */
                   + 2 * ((size_t)n->E + 3) /* ns nscum */ + 7 * (N + 1) /* fm fs ovm ovs em el es */ + 2 * ((size_t)n->E + 2) /* ot, twice */ +
                   (N + 1) * NPH * NPH /* R */ + (N + 1) * NPH /* pi */ +
-                  2 * B + 3 * (A + 2) /* scratch */;
+                  2 * B + 3 * (A + 2) /* scratch */ +
+                  2 * RMAX_VALUES * (A + 1) /* the ways' binomial cdfs */;
     if (need > ws->cap) {
         double *b = realloc(ws->buf, need * sizeof *b);
         if (!b) return cm_err_set(err, CM_EINTERNAL, "out of memory");
@@ -444,11 +445,20 @@ static void level_occupancy(const sm_net *n, unsigned long j, const double *t,
         fit = 1;
         over = 0;
     }
-    double prev = 1, mean = 0;
-    for (unsigned long x = 1; x <= top; x++) {
-        mean += (t[x] - over) / fit;
-        if (pmf && x < E) pmf[x - 1] += spread * (prev - t[x]) / fit;
-        if (x < E || top < E) prev = t[x];
+    /* E[O_j | fit] = sum_x P(O_j >= x | fit): four partial sums (the
+     * additions overlap) and one division, not one a term */
+    double part[4] = {0, 0, 0, 0}, mean;
+    unsigned long x = 1;
+    for (; x + 3 <= top; x += 4)
+        for (int k = 0; k < 4; k++) part[k] += t[x + k] - over;
+    for (; x <= top; x++) part[0] += t[x] - over;
+    mean = ((part[0] + part[1]) + (part[2] + part[3])) / fit;
+    if (pmf) {
+        double prev = 1;
+        for (x = 1; x <= top; x++) {
+            if (x < E) pmf[x - 1] += spread * (prev - t[x]) / fit;
+            if (x < E || top < E) prev = t[x];
+        }
     }
     double at_top = top < E ? 0 : (t[E] - over) / fit;
     if (pmf) {
@@ -487,7 +497,7 @@ cm_status cm_mshr_solve(const cm_mshr_input *in, cm_mshr_ws *ws,
     if (st) return st;
     memset(res, 0, sizeof *res);
 
-    sm_net n = {.in = in};
+    sm_net n = {.in = in, .probs_mus = NAN};
     n.w = in->write_frac;
     n.mB = in->write_frac < 1
                ? clamp01((in->l1_miss - in->write_frac) / (1 - in->write_frac))

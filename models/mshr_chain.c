@@ -3,10 +3,15 @@
  * waits for MSHRs, for a way, a store waits for MSHRs, open with the pool
  * just filled), a level-dependent QBD solved exactly by linear level
  * reduction with 5 x 5 blocks, O(N).  The transitions are stated in the
- * header of mshr.c.  Solved ~12 times a point (mshr_fixed.c), so the
- * blocks' zeros are used: an instruction enters a level only in phases 0
- * and 4, so R_j = -U_{j-1} M_j^{-1} needs two rows of M_j's inverse, and
- * R_j has two or three nonzero rows. */
+ * header of mshr.c.  Solved ~8-12 times a point (mshr_fixed.c), so the
+ * blocks' zeros are used: a level is its 21 rates that can be nonzero
+ * (level_rates), not three 5 x 5 blocks; an instruction enters a level
+ * only in phases 0 and 4, so R_j = -U_{j-1} M_j^{-1} needs two rows of
+ * M_j's inverse, and R_j has two or three nonzero rows; and those rows
+ * come by blocks, phases {0, 1} (the rows R_{j+1} fills) against {2, 3,
+ * 4} (I_j's alone, known before the level above is solved), so what
+ * waits on the level above is a 2 x 2 solve.  M_j's rows are a
+ * generator's (diagonally dominant), so no block needs pivoting. */
 #include "models/mshr_impl.h"
 
 #include <math.h>
@@ -56,20 +61,6 @@ static int inv_rows(const mat4 M, const int *cols, int nc, mat4 out)
     return 0;
 }
 
-/* R_j = -U inv, over U's nonzero columns cols[0..nc) (the rows of inv
- * inv_rows made) and its nonzero entries: two or three of 25. */
-static void r_block(const mat4 up, const mat4 inv, const int *cols, int nc,
-                    mat4 R)
-{
-    memset(R, 0, sizeof(mat4));
-    for (int i = 0; i < NPH; i++)
-        for (int c = 0; c < nc; c++) {
-            double u = up[i][cols[c]];
-            if (u == 0) continue;
-            for (int k = 0; k < NPH; k++) R[i][k] -= u * inv[cols[c]][k];
-        }
-}
-
 /* M += R D, skipping R's zeros (its rows for phases no instruction
  * leaves a level from upwards are all zero). */
 static void add_rd(mat4 M, const mat4 R, const mat4 D)
@@ -103,32 +94,38 @@ static unblock unblock_rates(const sm_net *n, unsigned long j, double T)
     return u;
 }
 
-/* Blocks of level j: up (to j+1), within, down (to j-1). */
-static void level_blocks(const sm_net *n, unsigned long j, double T,
-                         mat4 up, mat4 in, mat4 down)
+/* One level's rates, the blocks' only entries that can be nonzero: up
+ * (to j + 1), within and down (to j - 1), named by phase pair. */
+typedef struct level_rates {
+    double u00, u14, u20;
+    double i01, i02, i03, i14, i20, i34, i40, i41, i43;
+    double d00, d11, d22, d33, d34, d40;
+} level_rates;
+
+/* Level j's rates. */
+static void level_rates_at(const sm_net *n, unsigned long j, double T,
+                           level_rates *r)
 {
-    memset(up, 0, sizeof(mat4));
-    memset(in, 0, sizeof(mat4));
-    memset(down, 0, sizeof(mat4));
+    memset(r, 0, sizeof *r);
     int replay = n->in->full_policy == CM_MSHR_REPLAY;
     double a = n->lam[n->N - j], pil = (1 - n->w) * n->pia;
     if (j < n->N) {
         double fm = n->fm[j], fl = n->fl[j];
-        up[0][0] = replay ? a * pil * fm * fl : a * pil * fm * fl;
+        r->u00 = a * pil * fm * fl;
         if (!replay) {
-            in[0][1] = a * pil * (1 - fm);
-            in[0][2] = a * pil * fm * (1 - fl);
+            r->i01 = a * pil * (1 - fm);
+            r->i02 = a * pil * fm * (1 - fl);
         }
     }
-    if (!replay) in[0][3] = a * n->w * (1 - n->fs[j]);
+    if (!replay) r->i03 = a * n->w * (1 - n->fs[j]);
 
     if (j == 0) {
         /* the instruction waits for its own first requests */
         if (n->N > 0) {
-            up[1][4] = 1 / T;
-            up[2][0] = 1 / T;
+            r->u14 = 1 / T;
+            r->u20 = 1 / T;
         }
-        in[3][4] = 1 / T;
+        r->i34 = 1 / T;
     } else {
         /* Open, the j instructions return at rate j / T.  Blocked, the
          * unit waits for the first of their replies: with round trips of
@@ -136,40 +133,56 @@ static void level_blocks(const sm_net *n, unsigned long j, double T,
          * least residual is T / (j + 1), not the T / j memoryless
          * returns would give. */
         double dep = (double)j / T, depb = (double)(j + 1) / T;
-        double em = n->em[j], el = n->el[j], es = n->es[j];
-        down[0][0] = dep;
-        {
-            /* Released by returning requests, a load joins the level
-             * above; by a returning instruction, it takes its place.
-             * Either way it took each entry as it freed, and the pool is
-             * full again (phase 4). */
-            unblock u = unblock_rates(n, j, T);
-            double up1 = j < n->N ? u.u1_req : 0;
-            up[1][4] = up1;
-            in[1][4] = u.u1 - up1;
-            in[3][4] = u.u3_in;
-            down[3][4] = u.u3 - u.u3_in;
-        }
-        down[1][1] = depb * (1 - em);
-        /* A full set frees a way when one of the instructions holding
-         * it returns: a return lets the waiting load in with the chance
-         * e_L that the set had room one instruction earlier. */
-        in[2][0] = depb * el;
-        down[2][2] = depb * (1 - el);
-        down[3][3] = depb * (1 - es);
-        down[4][0] = dep;
+        r->d00 = dep;
+        /* Released by returning requests, a load joins the level above;
+         * by a returning instruction, it takes its place.  Either way it
+         * took each entry as it freed, and the pool is full again (phase
+         * 4). */
+        unblock u = unblock_rates(n, j, T);
+        r->u14 = j < n->N ? u.u1_req : 0;
+        r->i14 = u.u1 - r->u14;
+        r->i34 = u.u3_in;
+        r->d34 = u.u3 - u.u3_in;
+        r->d11 = depb * (1 - n->em[j]);
+        /* A full set frees a way when one of the instructions holding it
+         * returns: a return lets the waiting load in with the chance e_L
+         * that the set had room one instruction earlier. */
+        r->i20 = depb * n->el[j];
+        r->d22 = depb * (1 - n->el[j]);
+        r->d33 = depb * (1 - n->es[j]);
+        r->d40 = dep;
     }
     /* Let in, the refused instruction took each entry as it freed
      * (sim/sm.c retries the line every cycle a reply frees one): the pool
      * is full until the next request returns.  A load that allocates, or
      * a store, arriving meanwhile is refused at once. */
     if (!replay) {
-        in[4][1] = j < n->N ? a * pil : 0;
-        in[4][3] = a * n->w;
+        r->i41 = j < n->N ? a * pil : 0;
+        r->i43 = a * n->w;
     }
-    in[4][0] = (double)n->E / T;
-    /* in's diagonal is left 0: the solve sets each censored block's
-     * diagonal from its rows (fix_diagonal) */
+    r->i40 = (double)n->E / T;
+}
+
+/* A level's within block and down block as 5 x 5 matrices (each entry
+ * written, none zeroed first: the chain's hot loop runs through them). */
+static void within_block(const level_rates *r, mat4 in)
+{
+    const mat4 b = {{0, r->i01, r->i02, r->i03, 0},
+                    {0, 0, 0, 0, r->i14},
+                    {r->i20, 0, 0, 0, 0},
+                    {0, 0, 0, 0, r->i34},
+                    {r->i40, r->i41, 0, r->i43, 0}};
+    memcpy(in, b, sizeof b);
+}
+
+static void down_block(const level_rates *r, mat4 down)
+{
+    const mat4 b = {{r->d00, 0, 0, 0, 0},
+                    {0, r->d11, 0, 0, 0},
+                    {0, 0, r->d22, 0, 0},
+                    {0, 0, 0, r->d33, r->d34},
+                    {r->d40, 0, 0, 0, 0}};
+    memcpy(down, b, sizeof b);
 }
 
 /* M_j is the level-j block of the chain censored to levels 0..j, so its
@@ -192,51 +205,138 @@ static void fix_diagonal(mat4 M, const mat4 down)
     }
 }
 
-/* pi over levels 0..N by linear level reduction:
- *   R_N = -U_{N-1} M_N^{-1},  M_N = I_N,
- *   R_j = -U_{j-1} (I_j + R_{j+1} D_{j+1})^{-1},
- *   pi_0 (I_0 + R_1 D_1) = 0,  pi_j = pi_{j-1} R_j. */
-cm_status cm_mshr_chain_solve(sm_net *n, double T, cm_err *err)
+/* M_j = I_j + R_{j+1} D_{j+1} at j >= 1 (top: j = N, no R_{j+1}), its
+ * diagonal set from its rows and D_j's (fix_diagonal).  Above level 1
+ * R_{j+1} has rows 0 and 1 only, I_j rows 2 to 4 one to three entries,
+ * and D_{j+1} six: the terms add_rd and fix_diagonal would add, in their
+ * order (their other terms are zeros, which leave a sum as it is), so M_j
+ * is the same to the bit at a fifth of the work. */
+static void censored_block(const level_rates *r, const mat4 Rn,
+                           const level_rates *dn, int top, mat4 M)
+{
+    within_block(r, M);
+    if (!top)
+        for (int i = 0; i < 2; i++) {
+            M[i][0] = Rn[i][0] * dn->d00 + Rn[i][4] * dn->d40;
+            M[i][1] += Rn[i][1] * dn->d11;
+            M[i][2] += Rn[i][2] * dn->d22;
+            M[i][3] += Rn[i][3] * dn->d33;
+            M[i][4] += Rn[i][3] * dn->d34;
+        }
+    M[0][0] = -((((r->d00 + M[0][1]) + M[0][2]) + M[0][3]) + M[0][4]);
+    M[1][1] = -((((M[1][0] + r->d11) + M[1][2]) + M[1][3]) + M[1][4]);
+    M[2][2] = -(M[2][0] + r->d22);
+    M[3][3] = -((r->d33 + r->d34) + M[3][4]);
+    M[4][4] = -(((r->d40 + M[4][0]) + M[4][1]) + M[4][3]);
+}
+
+/* Rows 0 and 4 of M^{-1} by blocks, for M_j at j >= 1: y M = e_l with
+ * y = (y_B, y_A), B = {0, 1} the rows R_{j+1} D_{j+1} fills, A = {2, 3,
+ * 4} the rows of I_j alone, M_AA = M_22 and the 2 x 2 block of 3 and 4
+ * (M_23, M_24, M_32 and M_42 are 0, censored_block):
+ *   y_B (M_BB - M_BA Z) = e_lB - e_lA Z,  Z = M_AA^{-1} M_AB,
+ *   y_A = (e_lA - y_B M_BA) M_AA^{-1}.
+ * Z and M_AA's inverse do not depend on R_{j+1}: what waits on the level
+ * above is a 2 x 2 Schur complement and its solve, one division, where
+ * the elimination over all five waited on five in turn.  Diagonally
+ * dominant rows keep every block nonsingular; 1 if one is not. */
+static int inv_rows04(const mat4 M, mat4 out)
+{
+    double det = M[3][3] * M[4][4] - M[3][4] * M[4][3];
+    if (M[2][2] == 0 || det == 0) return 1;
+    double r22 = 1 / M[2][2], rdet = 1 / det;
+    double z2[2], z3[2], z4[2]; /* Z's rows, by columns 0 and 1 */
+    for (int c = 0; c < 2; c++) {
+        z2[c] = M[2][c] * r22;
+        z3[c] = (M[4][4] * M[3][c] - M[3][4] * M[4][c]) * rdet;
+        z4[c] = (M[3][3] * M[4][c] - M[4][3] * M[3][c]) * rdet;
+    }
+    double S[2][2];
+    for (int i = 0; i < 2; i++)
+        for (int c = 0; c < 2; c++)
+            S[i][c] = M[i][c] - (M[i][2] * z2[c] + M[i][3] * z3[c] +
+                                 M[i][4] * z4[c]);
+    double D = S[0][0] * S[1][1] - S[0][1] * S[1][0];
+    if (D == 0) return 1;
+    double rD = 1 / D;
+    for (int l = 0; l < 2; l++) { /* e_0, then e_4 */
+        double b0 = l ? -z4[0] : 1, b1 = l ? -z4[1] : 0;
+        double y0 = (b0 * S[1][1] - b1 * S[1][0]) * rD;
+        double y1 = (b1 * S[0][0] - b0 * S[0][1]) * rD;
+        double v2 = -(y0 * M[0][2] + y1 * M[1][2]);
+        double v3 = -(y0 * M[0][3] + y1 * M[1][3]);
+        double v4 = (l ? 1 : 0) - (y0 * M[0][4] + y1 * M[1][4]);
+        double *y = out[l ? NPH - 1 : 0];
+        y[0] = y0;
+        y[1] = y1;
+        y[2] = v2 * r22;
+        y[3] = (v3 * M[4][4] - v4 * M[4][3]) * rdet;
+        y[4] = (v4 * M[3][3] - v3 * M[3][4]) * rdet;
+    }
+    return 0;
+}
+
+/* R_j = -U_{j-1} M_j^{-1} from level j - 1's up rates (rows 0, 1 and, at
+ * j = 1, 2; the others stay 0), as r_block makes it. */
+static void r_rows(const level_rates *u, const mat4 inv, mat4 R)
+{
+    for (int k = 0; k < NPH; k++) {
+        R[0][k] = u->u00 != 0 ? 0 - u->u00 * inv[0][k] : 0;
+        R[1][k] = u->u14 != 0 ? 0 - u->u14 * inv[NPH - 1][k] : 0;
+        R[2][k] = u->u20 != 0 ? 0 - u->u20 * inv[0][k] : 0;
+        R[3][k] = R[4][k] = 0;
+    }
+}
+
+/* R_j, j = N..1, by linear level reduction. */
+static cm_status reduce_levels(sm_net *n, double T, level_rates lv[2],
+                               int *cur, cm_err *err)
 {
     unsigned long N = n->N;
-    mat4 inv, M;
     mat4 *R = (mat4 *)n->R;
-    /* Two slots of blocks, levels j and j - 1 by turns: level j - 1's,
-     * built for U_{j-1}, serve as level j - 1's on the next pass, and
-     * level j's down block is read there (as D_{j+1}) before its slot is
-     * built anew (each level's blocks built once, none copied). */
-    struct { mat4 up, in, down; } b[2];
-    int cur = 0;
-    level_blocks(n, N, T, b[0].up, b[0].in, b[0].down);
-    for (unsigned long j = N; j >= 1; j--, cur ^= 1) {
-        memcpy(M, b[cur].in, sizeof M);
-        if (j < N) add_rd(M, R[j + 1], b[cur ^ 1].down); /* + R_{j+1} D_{j+1} */
-        fix_diagonal(M, b[cur].down);
-        level_blocks(n, j - 1, T, b[cur ^ 1].up, b[cur ^ 1].in, b[cur ^ 1].down);
-        int cols[NPH], nc = 0; /* U_{j-1}'s nonzero columns */
-        for (int l = 0; l < NPH; l++) {
-            int any = 0;
-            for (int i = 0; i < NPH; i++) any |= b[cur ^ 1].up[i][l] != 0;
-            if (any) cols[nc++] = l;
+    /* Two slots of rates, levels j and j - 1 by turns: level j - 1's,
+     * made for U_{j-1}, serve as level j - 1's on the next pass, and
+     * level j's down rates are read there (as D_{j+1}) before its slot is
+     * made anew. */
+    *cur = 0;
+    level_rates_at(n, N, T, &lv[0]);
+    for (unsigned long j = N; j >= 1; j--, *cur ^= 1) {
+        level_rates *other = &lv[*cur ^ 1]; /* level j + 1, then j - 1 */
+        mat4 M, inv;
+        censored_block(&lv[*cur], j < N ? R[j + 1] : NULL, other, j == N, M);
+        level_rates_at(n, j - 1, T, other);
+        int bad = inv_rows04(M, inv);
+        if (bad) { /* a singular block: the pivoted elimination's say */
+            static const int cols[2] = {0, NPH - 1};
+            bad = inv_rows(M, cols, 2, inv);
         }
-        if (inv_rows(M, cols, nc, inv))
+        if (bad)
             return cm_err_set(err, CM_EINTERNAL,
                               "mshr model: singular level %lu", j);
-        r_block(b[cur ^ 1].up, inv, cols, nc, R[j]);
+        r_rows(other, inv, R[j]);
     }
-    /* level 0's blocks are in slot cur, level 1's down block in the other */
-    memcpy(M, b[cur].in, sizeof M);
-    if (N >= 1) add_rd(M, R[1], b[cur ^ 1].down);
-    fix_diagonal(M, b[cur].down);
-    /* pi_0 = [1, x_1 .. x_{NPH-1}]: columns 1.. of pi_0 M = 0 */
+    return CM_OK;
+}
+
+/* pi_0 = [1, x_1 .. x_{NPH-1}], unnormalised, from pi_0 (I_0 + R_1 D_1)
+ * = 0: columns 1.. of that system, by Gauss-Jordan with pivoting.  lv0,
+ * lv1: levels 0 and 1's rates. */
+static void level0_law(const level_rates *lv0, const level_rates *lv1,
+                       const mat4 R1, double *pi)
+{
+    mat4 M, down0, down1;
+    within_block(lv0, M);
+    down_block(lv1, down1);
+    add_rd(M, R1, down1);
+    down_block(lv0, down0);
+    fix_diagonal(M, down0);
     enum { U = NPH - 1 };
     double a3[U][U + 1];
     for (int c = 1; c < NPH; c++) {
         for (int i = 1; i < NPH; i++) a3[c - 1][i - 1] = M[i][c];
         a3[c - 1][U] = -M[0][c];
     }
-    double x[U];
-    for (int c = 0; c < U; c++) { /* Gauss-Jordan with pivoting */
+    for (int c = 0; c < U; c++) {
         int piv = c;
         for (int i = c + 1; i < U; i++)
             if (fabs(a3[i][c]) > fabs(a3[piv][c])) piv = i;
@@ -253,18 +353,34 @@ cm_status cm_mshr_chain_solve(sm_net *n, double T, cm_err *err)
             for (int k = 0; k <= U; k++) a3[i][k] -= f * a3[c][k];
         }
     }
-    for (int c = 0; c < U; c++)
-        x[c] = a3[c][c] != 0 ? fmax(0, a3[c][U] / a3[c][c]) : 0;
-    double *pi = n->pi;
     pi[0] = 1;
-    for (int c = 0; c < U; c++) pi[c + 1] = x[c];
+    for (int c = 0; c < U; c++)
+        pi[c + 1] = a3[c][c] != 0 ? fmax(0, a3[c][U] / a3[c][c]) : 0;
+}
+
+/* pi over levels 0..N by linear level reduction:
+ *   R_N = -U_{N-1} M_N^{-1},  M_N = I_N,
+ *   R_j = -U_{j-1} (I_j + R_{j+1} D_{j+1})^{-1},
+ *   pi_0 (I_0 + R_1 D_1) = 0,  pi_j = pi_{j-1} R_j. */
+cm_status cm_mshr_chain_solve(sm_net *n, double T, cm_err *err)
+{
+    unsigned long N = n->N;
+    mat4 *R = (mat4 *)n->R;
+    level_rates lv[2];
+    int cur;
+    cm_status st = reduce_levels(n, T, lv, &cur, err);
+    if (st) return st;
+    /* level 0's rates are in slot cur, level 1's in the other (N >= 1) */
+    double *pi = n->pi;
+    level0_law(&lv[cur], &lv[cur ^ 1], R[1], pi);
     double total = 0;
     for (int k = 0; k < NPH; k++) total += pi[k];
     for (unsigned long j = 1; j <= N; j++) {
         double s = 0;
         for (int k = 0; k < NPH; k++) {
             double v = 0;
-            for (int i = 0; i < NPH; i++) v += pi[(j - 1) * NPH + i] * R[j][i][k];
+            for (int i = 0; i < 3; i++) /* R_j's other rows are 0 */
+                v += pi[(j - 1) * NPH + i] * R[j][i][k];
             pi[j * NPH + k] = cm_mshr_pos(v);
             s += pi[j * NPH + k];
         }

@@ -40,8 +40,11 @@
  * flows it implies. */
 static cm_status chain_flow(sm_net *n, double T, sm_flow *fl, cm_err *err)
 {
-    cm_mshr_store_pmf(n);
-    cm_mshr_fit_probs(n);
+    if (!(n->mus == n->probs_mus)) { /* N_s and f_M, f_S depend on mus only */
+        cm_mshr_store_pmf(n);
+        cm_mshr_fit_probs(n);
+        n->probs_mus = n->mus;
+    }
     cm_status st = cm_mshr_chain_solve(n, T, err);
     if (st) return st;
     double xi = 0, xm = 0;

@@ -52,6 +52,9 @@ typedef struct sm_net {
     double *pi;             /* stationary law, NPH per level */
     unsigned long nsup;     /* support of ns */
     double mus;             /* store instructions in flight */
+    double probs_mus;       /* the mus ns, f_M, f_S and the overflows are
+                               for (NaN: none yet): without stores every
+                               solve has mus = 0, and they are made once */
     /* the store population's fixed points at the last two latencies, the
      * slope of F(mus) - mus and the latency root finder's guess (-1:
      * none): the next latency's solve starts from them (mshr.c) */

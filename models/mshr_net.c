@@ -75,16 +75,19 @@ void cm_mshr_o_tails_first(const sm_net *n, double *t)
 /* From prev = O_{j-1}'s tails, O_j's: O_j = O_{j-1} + K+, so
  * P(O_j >= x) = sum_k P(K+ = k) P(O_{j-1} >= x - k), x = 0..E+1, with
  * P(O >= v) = 1 for v <= 0: E rmax work a level where summing S_j
- * against N_s afresh for each x took E times N_s's support. */
+ * against N_s afresh for each x took E times N_s's support.  Each t[x]
+ * sums over k ascending; the passes go k by k, each a branch-free pass
+ * over x. */
 void cm_mshr_o_tails_next(const sm_net *n, const double *prev, double *t)
 {
     unsigned long top = n->E + 1;
     t[0] = 1;
-    for (unsigned long x = 1; x <= top; x++) {
-        double v = 0;
-        for (unsigned k = 1; k <= n->rmax; k++)
-            v += n->kp[k] * (k >= x ? 1 : prev[x - k]);
-        t[x] = v;
+    for (unsigned long x = 1; x <= top; x++) t[x] = 0;
+    for (unsigned k = 1; k <= n->rmax; k++) {
+        double pk = n->kp[k];
+        unsigned long x = 1;
+        for (; x <= top && x <= k; x++) t[x] += pk; /* x - k <= 0 */
+        for (; x <= top; x++) t[x] += pk * prev[x - k];
     }
 }
 
@@ -96,21 +99,33 @@ static double binom_pmf(unsigned k, double p, unsigned r)
 }
 
 /* Convolution of a (len la, last bin = overflow) with b (len lb) into
- * out (len la, last bin = overflow).  b's trailing zeros are skipped (they
- * add +0: the result is the same to the bit): a set's fills Y reach 33 at
- * most, so the ways' F_j cost O(A) a level, not O(A^2). */
+ * out (len la, last bin = overflow).  Every bin sums a[i] b[k] over i
+ * ascending, as the first form (i outer, k inner) did; zero terms add +0
+ * and are skipped (a's and b's zeros at either end: the result is the
+ * same to the bit): a set's fills Y reach 33 at most, so the ways' F_j
+ * cost O(A) a level, not O(A^2).  The bins below the last take k
+ * outermost, descending (i ascending), a branch-free pass per k; the
+ * last, where i + k >= la - 1 all fall, its terms in the first order. */
 static void conv_trunc(const double *a, size_t la, const double *b, size_t lb,
                        double *out)
 {
     memset(out, 0, la * sizeof *out);
+    size_t k0 = 0, i0 = 0, i1 = la;
     while (lb > 0 && b[lb - 1] == 0) lb--;
-    for (size_t i = 0; i < la; i++) {
-        if (a[i] == 0) continue;
-        for (size_t k = 0; k < lb; k++) {
-            size_t t = i + k < la - 1 ? i + k : la - 1;
-            if (i == la - 1) t = la - 1;
-            out[t] += a[i] * b[k];
-        }
+    while (k0 < lb && b[k0] == 0) k0++;
+    while (i1 > 0 && a[i1 - 1] == 0) i1--;
+    while (i0 < i1 && a[i0] == 0) i0++;
+    if (k0 >= lb || i0 >= i1) return;
+    size_t last = la - 1;
+    for (size_t k = lb; k-- > k0;) {
+        double bk = b[k];
+        size_t iend = last > k ? (i1 < last - k ? i1 : last - k) : 0;
+        for (size_t i = i0; i < iend; i++) out[i + k] += a[i] * bk;
+    }
+    for (size_t i = last >= lb ? last - (lb - 1) : 0; i < i1; i++) {
+        if (i < i0 || a[i] == 0) continue;
+        for (size_t k = i < last ? last - i : k0; k < lb; k++)
+            out[last] += a[i] * b[k];
     }
 }
 
@@ -121,10 +136,11 @@ void cm_mshr_room_before(const double *f, unsigned long N, double *e)
         e[j] = cm_mshr_clamp01((f[j - 1] - f[j]) / fmax(1e-300, 1 - f[j]));
 }
 
-cm_status cm_mshr_net_setup(sm_net *n, double *scratch, cm_err *err)
+/* Line counts R (nr values), the allocations K of a load instruction and
+ * K+ = K given K >= 1. */
+static void net_line_counts(sm_net *n)
 {
     const cm_mshr_input *in = n->in;
-    /* line counts */
     double r = in->reqs_per_inst;
     if (in->reqs_bimodal && r <= 32) {
         double p32 = (r - 1) / 31;
@@ -141,7 +157,7 @@ cm_status cm_mshr_net_setup(sm_net *n, double *scratch, cm_err *err)
     for (int v = 0; v < n->nr; v++)
         if (n->rv[v] > n->rmax) n->rmax = n->rv[v];
     /* allocations of a load instruction */
-    double p = n->p, q0 = 0;
+    double p = n->p;
     memset(n->kp, 0, (n->rmax + 1) * sizeof *n->kp);
     n->p_allhit = n->p_mergeonly = 0;
     for (int v = 0; v < n->nr; v++) {
@@ -151,7 +167,7 @@ cm_status cm_mshr_net_setup(sm_net *n, double *scratch, cm_err *err)
         n->p_mergeonly += n->rp[v] * (pow(1 - p, n->rv[v]) -
                                       pow(1 - n->mB, n->rv[v]));
     }
-    q0 = n->kp[0];
+    double q0 = n->kp[0];
     n->pia = 1 - q0;
     n->ekp = 0;
     n->kp[0] = 0;
@@ -162,81 +178,133 @@ cm_status cm_mshr_net_setup(sm_net *n, double *scratch, cm_err *err)
         }
     double mf = n->mB * n->q * pow(n->q, in->merge_limit - 1);
     n->p_mergefull = 1 - pow(1 - mf, r);
+}
 
-    /* S_j tails, j = 0..J, stopping once S_j exceeds E surely */
+/* S_j's tails, j = 0..J, stopping once S_j exceeds E surely. */
+static void net_request_tails(sm_net *n, double *scratch)
+{
     unsigned long B = n->B;
     double *pmf = scratch, *next = scratch + B;
     memset(pmf, 0, B * sizeof *pmf);
     pmf[0] = 1;
     n->J = 0;
     for (unsigned long j = 0;; j++) {
+        /* P(S_j >= x) from the top; past the pmf's support at either end
+         * the sum only adds zeros: 0 above it, its last value below */
         double *t = stail(n, j);
-        t[B] = 0;
-        for (unsigned long x = B; x-- > 0;) t[x] = t[x + 1] + pmf[x];
+        unsigned long lo = 0, hi = B;
+        while (hi > 0 && pmf[hi - 1] == 0) hi--;
+        while (lo < hi && pmf[lo] == 0) lo++;
+        for (unsigned long x = B; x >= hi && x > 0; x--) t[x] = 0;
+        t[hi] = 0;
+        for (unsigned long x = hi; x-- > lo;) t[x] = t[x + 1] + pmf[x];
+        for (unsigned long x = lo; x-- > 0;) t[x] = t[lo];
         n->J = j;
         if (j == n->N || n->pia <= 0 || t[B - 1] > 1 - 1e-13) break;
         conv_trunc(pmf, B, n->kp, n->rmax + 1, next);
-        memcpy(pmf, next, B * sizeof *pmf);
+        double *sw = pmf;
+        pmf = next;
+        next = sw;
     }
+}
 
-    /* ways: fills of a set */
-    unsigned long A = n->A, S = (unsigned long)in->sets;
-    unsigned long stride = (unsigned long)in->line_stride, g = S, s2 = stride;
+/* How an allocating instruction's lines meet one set: k = 0 at random
+ * among the d sets its stride reaches (share kappa), k = 1 evenly, R/d
+ * lines in each of min(R, d); per line count v, l lines of fill chance
+ * pl each in each of d sets; none = P(K = 0 | R), par = 1 - none. */
+typedef struct set_placement {
+    double share[2], d[2][RMAX_VALUES], pl[2][RMAX_VALUES];
+    unsigned l[2][RMAX_VALUES];
+    double none[RMAX_VALUES], par[RMAX_VALUES];
+} set_placement;
+
+static set_placement net_placement(const sm_net *n)
+{
+    const cm_mshr_input *in = n->in;
+    set_placement s;
+    unsigned long S = (unsigned long)in->sets, g = S;
+    unsigned long s2 = (unsigned long)in->line_stride;
     while (s2) { unsigned long t = g % s2; g = s2; s2 = t; }
     double period = (double)(S / g);
-    /* two placements of an instruction's lines among the sets it reaches:
-     * k = 0 at random (share kappa), k = 1 evenly */
-    double kap = in->set_clustering, share[2] = {kap, 1 - kap};
-    double dv[2][RMAX_VALUES], pl[2][RMAX_VALUES];
-    unsigned lv[2][RMAX_VALUES];
+    s.share[0] = in->set_clustering;
+    s.share[1] = 1 - in->set_clustering;
     for (int v = 0; v < n->nr; v++) {
-        dv[0][v] = period; /* each line falls in one of them */
-        lv[0][v] = n->rv[v];
-        pl[0][v] = p / period;
-        dv[1][v] = fmin(n->rv[v], period); /* R/d lines in each of d */
-        lv[1][v] = (unsigned)ceil(n->rv[v] / dv[1][v] - 1e-9);
-        pl[1][v] = p;
+        s.d[0][v] = period; /* each line falls in one of them */
+        s.l[0][v] = n->rv[v];
+        s.pl[0][v] = n->p / period;
+        s.d[1][v] = fmin(n->rv[v], period); /* R/d lines in each of d */
+        s.l[1][v] = (unsigned)ceil(n->rv[v] / s.d[1][v] - 1e-9);
+        s.pl[1][v] = n->p;
+        s.none[v] = pow(1 - n->p, n->rv[v]);
+        s.par[v] = 1 - s.none[v];
     }
-    double *y = scratch, *F = scratch + (A + 2), *Fn = F + (A + 2);
+    return s;
+}
+
+/* Y, the fills an in-flight instruction (K >= 1) puts into a given set,
+ * over 0..A+1 (the last: ">= A + 1"), and the instructions whose fills
+ * fill a set, A / E[Y | Y >= 1]. */
+static void net_set_fills(sm_net *n, const set_placement *s, double *y)
+{
+    unsigned long A = n->A;
+    double S = n->in->sets;
     memset(y, 0, (A + 2) * sizeof *y);
     for (int k = 0; k < 2; k++)
         for (int v = 0; v < n->nr && n->pia > 0; v++) {
-            double par = 1 - pow(1 - p, n->rv[v]);
-            if (par <= 0 || share[k] <= 0) continue;
-            double wgt = share[k] * n->rp[v] * par / n->pia *
-                         (dv[k][v] / (double)S);
-            for (unsigned x = 1; x <= lv[k][v]; x++) {
-                double b = binom_pmf(x, pl[k][v], lv[k][v]) / par;
+            double par = s->par[v];
+            if (par <= 0 || s->share[k] <= 0) continue;
+            double wgt = s->share[k] * n->rp[v] * par / n->pia *
+                         (s->d[k][v] / S);
+            for (unsigned x = 1; x <= s->l[k][v]; x++) {
+                double b = binom_pmf(x, s->pl[k][v], s->l[k][v]) / par;
                 y[x < A + 1 ? x : A + 1] += wgt * b;
             }
         }
-    { /* no fill here: the sets it does not reach, or none of its lines */
-        double s = 0, s1 = 0;
-        for (unsigned long x = 1; x < A + 2; x++) {
-            s += y[x];
-            s1 += (double)x * y[x];
-        }
-        y[0] = 1 - s;
-        n->set_owners = s > 0 ? fmax(1, (double)A / (s1 / s)) : 1;
+    /* no fill here: the sets it does not reach, or none of its lines */
+    double sum = 0, s1 = 0;
+    for (unsigned long x = 1; x < A + 2; x++) {
+        sum += y[x];
+        s1 += (double)x * y[x];
     }
+    y[0] = 1 - sum;
+    n->set_owners = sum > 0 ? fmax(1, (double)A / (s1 / sum)) : 1;
+}
+
+/* f_L(j), j = 0..N: a load passes all its sets (mshr.c's header), F_j
+ * the fills of j instructions in a set.  Its own fills in a set fit
+ * beside F_j's f when they are at most A - f: that binomial cdf is tabled
+ * once per placement (summed in the order the sum at each (j, f) took,
+ * so the same to the bit): ~N A l fewer binomial pmfs, which were a
+ * quarter of a point's time. */
+static void net_ways_pass(sm_net *n, const set_placement *s, const double *y,
+                          double *scratch)
+{
+    unsigned long A = n->A;
+    double *F = scratch, *Fn = F + (A + 2), *own = Fn + (A + 2);
+    for (int k = 0; k < 2; k++)
+        for (int v = 0; v < n->nr; v++) {
+            double *o = own + (k * RMAX_VALUES + v) * (A + 1), acc = 0;
+            for (unsigned long c = 0; c <= A; c++) {
+                if (c <= s->l[k][v])
+                    acc += binom_pmf((unsigned)c, s->pl[k][v], s->l[k][v]);
+                o[c] = acc;
+            }
+        }
     memset(F, 0, (A + 2) * sizeof *F);
     F[0] = 1;
     for (unsigned long j = 0; j <= n->N; j++) {
         double ok = 0;
         for (int k = 0; k < 2; k++)
             for (int v = 0; v < n->nr; v++) {
-                double par = 1 - pow(1 - p, n->rv[v]);
-                if (par <= 0 || n->pia <= 0 || share[k] <= 0) continue;
+                double par = s->par[v];
+                if (par <= 0 || n->pia <= 0 || s->share[k] <= 0) continue;
+                const double *o = own + (k * RMAX_VALUES + v) * (A + 1);
                 double set_ok = 0;
-                for (unsigned long f = 0; f <= A; f++) {
-                    if (F[f] == 0) continue;
-                    double own = 0;
-                    for (unsigned x = 0; x <= lv[k][v] && x + f <= A; x++)
-                        own += binom_pmf(x, pl[k][v], lv[k][v]);
-                    set_ok += F[f] * own;
-                }
-                double pass = pow(set_ok, dv[k][v]) - pow(1 - p, n->rv[v]);
-                ok += share[k] * n->rp[v] * par / n->pia * fmax(0, pass / par);
+                for (unsigned long f = 0; f <= A; f++)
+                    if (F[f] != 0) set_ok += F[f] * o[A - f];
+                double pass = pow(set_ok, s->d[k][v]) - s->none[v];
+                ok += s->share[k] * n->rp[v] * par / n->pia *
+                      fmax(0, pass / par);
             }
         n->fl[j] = n->pia > 0 ? fmin(1, ok) * (1 - n->p_mergefull) : 1;
         if (j < n->N) {
@@ -245,6 +313,16 @@ cm_status cm_mshr_net_setup(sm_net *n, double *scratch, cm_err *err)
         }
     }
     cm_mshr_room_before(n->fl, n->N, n->el);
+}
+
+cm_status cm_mshr_net_setup(sm_net *n, double *scratch, cm_err *err)
+{
+    net_line_counts(n);
+    net_request_tails(n, scratch);
+    set_placement s = net_placement(n);
+    double *y = scratch; /* the S_j pmfs' scratch is free again */
+    net_set_fills(n, &s, y);
+    net_ways_pass(n, &s, y, y + (n->A + 2));
     (void)err;
     return CM_OK;
 }

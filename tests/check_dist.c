@@ -381,12 +381,114 @@ START_TEST(profile_malformed)
 }
 END_TEST
 
+/* The walk over every bin that cm_dist_cdf and cm_dist_mean_excess_below
+ * made before their prefix sums: the references for them. */
+static double walk_cdf(const cm_dist *d, double x)
+{
+    double s = 0;
+    for (size_t i = 0; i < d->n && d->lo[i] < x; i++)
+        s += d->w[i] * (x >= d->hi[i] ? 1 : (x - d->lo[i]) /
+                                             (d->hi[i] - d->lo[i]));
+    return s / d->w_total;
+}
+
+static double walk_excess(const cm_dist *d, double x)
+{
+    double s = 0;
+    for (size_t i = 0; i < d->n && d->lo[i] < x; i++) {
+        double lo = d->lo[i], hi = d->hi[i];
+        s += d->w[i] * (x >= hi ? x - 0.5 * (lo + hi)
+                                : (x - lo) * (x - lo) / (2 * (hi - lo)));
+    }
+    return s / d->w_total;
+}
+
+/* At the bins' edges, their middles, between and beyond them: the cdf
+ * equal to the walk's to the bit (the same sums in the same order), the
+ * mean excess to 1e-13 of x (W x - W mid against a sum of w (x - mid)),
+ * and its walked search (_near, from any start) the same as its own. */
+static void check_prefix_at(const cm_dist *d, gsl_rng *r)
+{
+    double top = d->n ? d->hi[d->n - 1] : 1;
+    double xs[8 + 3 * 64];
+    size_t nx = 0;
+    xs[nx++] = -1;
+    xs[nx++] = 0;
+    xs[nx++] = top;
+    xs[nx++] = 2 * top + 1;
+    xs[nx++] = 1e9;
+    for (size_t i = 0; i < d->n && nx + 3 <= sizeof xs / sizeof *xs; i++) {
+        xs[nx++] = d->lo[i];
+        xs[nx++] = d->hi[i];
+        xs[nx++] = d->lo[i] + gsl_rng_uniform(r) * (d->hi[i] - d->lo[i]);
+    }
+    for (int k = 0; k < 3; k++) xs[nx++] = gsl_rng_uniform(r) * 1.2 * top;
+    size_t at = gsl_rng_uniform_int(r, d->n + 3);
+    for (size_t k = 0; k < nx; k++) {
+        double x = xs[k];
+        ck_assert_msg(cm_dist_cdf(d, x) == walk_cdf(d, x),
+                      "cdf at %g: %.17g, walk %.17g", x, cm_dist_cdf(d, x),
+                      walk_cdf(d, x));
+        double m = cm_dist_mean_excess_below(d, x), ref = walk_excess(d, x);
+        ck_assert_msg(fabs(m - ref) <= 1e-13 * fmax(1, fabs(x)),
+                      "mean excess at %g: %.17g, walk %.17g", x, m, ref);
+        /* the walked search from wherever the last one stopped */
+        ck_assert(cm_dist_mean_excess_below_near(d, x, &at) == m);
+    }
+    ck_assert_double_eq(cm_dist_cdf(d, INFINITY), 1);
+    ck_assert(cm_dist_cdf(d, NAN) == walk_cdf(d, NAN));
+    ck_assert_double_eq(cm_dist_mean_excess_below(d, NAN), 0);
+}
+
+START_TEST(dist_prefix_matches_walk)
+{
+    gsl_rng *r = dg_rng(26);
+    cm_err err = {0};
+    for (int t = 0; t < 200; t++) { /* random, gaps, a mass at inf */
+        cm_dist d, c;
+        dg_random(&d, r, t % 2 ? 100 : 5e4);
+        ck_assert_int_eq(cm_dist_copy(&c, &d, &err), CM_OK);
+        check_prefix_at(&d, r);
+        check_prefix_at(&c, r);
+        cm_dist_free(&d);
+        cm_dist_free(&c);
+    }
+    /* many log-spaced bins, as profiles have, some of weight 0 */
+    cm_dist d;
+    cm_dist_init(&d);
+    for (int k = 0; k < 60; k++) {
+        double lo = pow(2, k / 4.0), hi = pow(2, (k + 1) / 4.0);
+        double w = k % 7 == 3 ? 0 : gsl_rng_uniform(r) * 1000;
+        ck_assert_int_eq(cm_dist_add_bin(&d, lo, hi, w, &err), CM_OK);
+    }
+    check_prefix_at(&d, r);
+    /* samples added afterwards move the sums above their bin */
+    for (int k = 0; k < 500; k++)
+        ck_assert_int_eq(cm_dist_add_sample(&d, 1 + gsl_rng_uniform(r) * 3e4,
+                                            gsl_rng_uniform(r), &err),
+                         CM_OK);
+    check_prefix_at(&d, r);
+    cm_dist_free(&d);
+    /* only a mass at infinity; one bin; one bin of weight 0 */
+    cm_dist_init(&d);
+    ck_assert_int_eq(cm_dist_add_bin(&d, 0, INFINITY, 2, &err), CM_OK);
+    check_prefix_at(&d, r);
+    ck_assert_int_eq(cm_dist_add_bin(&d, 3, 7, 0, &err), CM_OK);
+    check_prefix_at(&d, r);
+    ck_assert_int_eq(cm_dist_add_bin(&d, 7, 8, 5, &err), CM_OK);
+    check_prefix_at(&d, r);
+    cm_dist_free(&d);
+    gsl_rng_free(r);
+}
+END_TEST
+
 Suite *suite_dist(void)
 {
     Suite *s = suite_create("dist");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, dist_exponential_closed_forms);
     tcase_add_test(tc, dist_one_bin_exact);
+    tcase_add_test(tc, dist_prefix_matches_walk);
     tcase_add_test(tc, dist_cdf_density_monte_carlo);
     tcase_add_test(tc, dist_expect_quadrature);
     tcase_add_test(tc, dist_bad_input);
