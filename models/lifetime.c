@@ -221,6 +221,11 @@ cm_status cm_lifetime_input_from_profile(const cm_profile *prof,
                         &no_lifetime) ||
         !(in->fill_lifetime > 0))
         in->fill_lifetime = 0;
+    /* older profiles lack it: their unleased loads are not counted */
+    if (cm_profile_rate(prof, "rate.l2_loads_unleased", &in->l2_unleased,
+                        &no_lifetime) ||
+        !(in->l2_unleased >= 0))
+        in->l2_unleased = 0;
     in->own_read_to_write = optional_dist(prof, "l2.read_to_write_own");
     in->own_read_to_write_shared =
         optional_dist(prof, "l2.read_to_write_own_shared");

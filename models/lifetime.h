@@ -63,6 +63,7 @@ typedef struct cm_lifetime_input {
     size_t nbehind, nbehind_shared;
     /* machine-wide rates per core cycle */
     double l1_fills, l2_loads, l2_stores, l2_evictions, fences;
+    double l2_unleased; /* rate.l2_loads_unleased (0: absent) */
     double banks;      /* L2 banks sharing those rates evenly */
     double l2_service; /* core cycles a bank takes per request (one L2 cycle) */
     /* the profiled machine's speed (optional, 0: unknown; lifetime.c,

@@ -11,10 +11,13 @@
  * -t_write at a store to an unexpired line (tc.write_update).  Their
  * machine-wide rates at L:
  *     l1_expired = rate.l1_fills (P(V < inf) - P(V + d <= L)),
- *     l2_expired = rate.l2_loads P(L < G < inf),
+ *     l2_expired = rate.l2_loads P(L < G < inf) + rate.l2_loads_unleased,
  *     evictions  = rate.l2_evictions F_A(L),
  *     stores     = rate.l2_stores F_S(L),
- * spread evenly over the banks: drift(L) = (t_hit (l1 + l2) - t_evict ev -
+ * the last term the loads of a line a store or an atomic brought into the
+ * L2, whose timestamp no load has set (0: expired at every L; on cc
+ * under TC-Weak 46% of the expired L2 loads), spread evenly over the
+ * banks: drift(L) = (t_hit (l1 + l2) - t_evict ev -
  * t_write st) / banks.  The first two fall with L, the last two rise: at
  * most one sign change, found by GSL's Brent in [tc.predictor_min,
  * tc.predictor_max] (clamped at a bound the drift pushes on).  Its
@@ -48,7 +51,8 @@ void cm_lifetime_event_rates(const cm_lifetime_input *in, double L,
     double l1 = 1 - cm_dist_mass_inf(v) -
                 cm_lifetime_delayed_cdf(v, in->lease_delay, L, 1);
     r->l1_expired = in->l1_fills * fmax(0, l1);
-    r->l2_expired = in->l2_loads * finite_above(in->load_gap, L);
+    r->l2_expired =
+        in->l2_loads * finite_above(in->load_gap, L) + in->l2_unleased;
     r->unexpired_evictions = cm_lifetime_evict_young(in, L);
     r->unexpired_stores =
         in->write_update

@@ -147,7 +147,11 @@
  * rate.l2_stall_share (stores a lease held per store reaching the L2) and
  * rate.l2_post_wait (their mean cycles from the lease's end, the holding
  * load's time plus L, to their service: the stall less (L - S')+; 0
- * without such stores). */
+ * without such stores) and rate.l2_loads_unleased (loads per cycle, not
+ * served again after waiting on a fetch, that reach a valid L2 line no
+ * load has leased since its fill: a store or an atomic brought it in, its
+ * l2.load_gap is inf, and under TC its timestamp has expired whatever the
+ * lifetime). */
 #ifndef CM_PROFILE_H
 #define CM_PROFILE_H
 

@@ -390,6 +390,12 @@ static void on_l2_request(void *obj, const cm_obs_l2 *at, const cm_mreq *m,
     l2_rec *l = l2_of(r, at);
     int valid = l && !cm_l2_state_transient(at->state);
     hist_add(&r->h[H_GAP], valid ? since(now, l->read_t) : INFINITY);
+    /* a valid line no load has leased since its fill (a store or an
+     * atomic brought it in): its GT is 0, so under TC this load finds it
+     * expired whatever the lifetime; a load served again after waiting on
+     * the fetch is not one (the fill's first load) */
+    if (valid && l->read_t == NONE64 && !(m->flags & CM_MF_WAITED))
+        r->n_l2_unleased++;
     /* the load that sets the lease, if it is served here */
     if (l && !(at->actions & (CM_A2_FETCH | CM_A2_MERGE))) {
         const req_rec *q = req_of(r, m->id);

@@ -88,7 +88,7 @@ struct cm_profile_rec {
     double sharers_hist[65], load_flags[HF_COUNT], store_flags[SF_COUNT],
         write_sharers[65];
     double ack_sum, ack_n, fill_sum, fill_n, flight_sum, flight_n;
-    double n_fills, n_loads, n_stores, n_atomics, n_l2_loads, n_l2_stores,
+    double n_fills, n_loads, n_stores, n_atomics, n_l2_loads, n_l2_unleased, n_l2_stores,
         n_l2_evict, n_fences, n_dir, n_held, post_sum, sstall_sum,
         reply_busy, n_empties;
     cm_stackdist *sd, *asd, **lsd;

@@ -50,6 +50,15 @@ START_TEST(drift_root_closed_form)
     ck_assert_double_eq_tol(L, want, 1e-4 * want);
     ck_assert(cm_lifetime_drift(&in, L - 10) > 0);
     ck_assert(cm_lifetime_drift(&in, L + 10) < 0);
+    /* loads of lines no load leased (rate.l2_loads_unleased, GT 0) push
+     * at every L: t_h (l e^{-L/m} + u) = t_w s (1 - e^{-L/m}) */
+    double u = 0.25 * in.t_write * in.l2_stores / in.t_hit;
+    in.l2_unleased = u;
+    want = m * log((in.t_hit * in.l2_loads + in.t_write * in.l2_stores) /
+                   (in.t_write * in.l2_stores - in.t_hit * u));
+    L = equilibrium(&in, CM_LIFETIME_ROOT);
+    ck_assert_double_eq_tol(L, want, 1e-4 * want);
+    in.l2_unleased = 0;
     /* with write updates off (tc.write_update) the stores stop pulling */
     in.write_update = 0;
     ck_assert_double_eq(equilibrium(&in, CM_LIFETIME_AT_MAX), in.pred_max);
