@@ -519,8 +519,8 @@ cm_status cm_directory_predict(const cm_params *p,
                                     : CM_RECALL_GPU_VI;
         cm_recall_input ri;
         cm_err e = {0};
-        have_rc = !cm_recall_input_from_params(p, rp, prof, &ri, &e) &&
-                  !cm_recall_solve(&ri, &rc, &e) && in.rate_acc > 0;
+        have_rc = !cm_recall_predict(p, rp, prof, &ri, &rc, &e) &&
+                  in.rate_acc > 0;
         if (have_rc) evict_scale = ri.access_rate / in.rate_acc;
     }
     double k_mean = in.wsh ? count_mean_pos(in.wsh) : 0;

@@ -235,24 +235,29 @@ static cm_status recall_finish(const cm_recall_input *in,
 /* GPU-VIni: the lines this geometry's run touches against the profiled
  * run's (recall_geom.c, "The run's length"), s = w(r0) / w(r1) with r1 the
  * model's RCL per access at s: iterated from s = 1 (each pass moves s by
- * the change in r1 times F_rcl / w, a few per cent at most). */
+ * the change in r1 times F_rcl / w, a few per cent at most).  res (may be
+ * NULL): the solve of the final input, from the walk the passes share
+ * rather than a second one (cm_recall_predict). */
 static cm_status run_length(const cm_params *p, const cm_profile *prof,
-                            cm_recall_input *in, cm_err *err)
+                            cm_recall_input *in, cm_recall_result *res,
+                            cm_err *err)
 {
     double acc = cm_dist_total(in->stack_distance);
     double r0 = acc > 0 ? mean_count(in->sharers) *
                               cm_dist_total(in->sharers) / acc
                         : 0;
-    if (!in->nq || !in->run_rows) return CM_OK; /* lines as profiled */
+    if (!in->nq || !in->run_rows) /* lines as profiled */
+        return res ? cm_recall_solve(in, res, err) : CM_OK;
     double w0 = cm_recall_port_work(p, in->alloc_share, r0), s = 1;
     recall_walk w;
+    cm_recall_result r;
+    int solved = 0; /* r is the solve of the input as it stands */
     cm_status st = check_input(in, err);
     gsl_error_handler_t *old = gsl_set_error_handler_off();
     if (!st) st = recall_walk_input(in, &w, err);
     gsl_set_error_handler(old);
     if (st) return st;
     for (int it = 0; it < 8; it++) {
-        cm_recall_result r;
         if ((st = check_input(in, err))) return st;
         old = gsl_set_error_handler_off();
         st = recall_finish(in, &w, &r, err);
@@ -261,19 +266,37 @@ static cm_status run_length(const cm_params *p, const cm_profile *prof,
         double next =
             w0 / cm_recall_port_work(p, in->alloc_share,
                                      r.recall_msgs_per_access);
-        if (!(next > 0) || fabs(next - s) <= 1e-6 * s) break;
+        if (!(next > 0) || fabs(next - s) <= 1e-6 * s) {
+            solved = 1;
+            break;
+        }
         s = next;
         in->run_scale = s;
         if ((st = cm_recall_measured_run(p, prof, s, in, err))) return st;
         if (!in->nq) break;
     }
-    return CM_OK;
+    if (!res) return CM_OK;
+    if (solved) {
+        *res = r;
+        return CM_OK;
+    }
+    /* the walk holds while the sets are measured (the run moves only
+     * their cold fill); the binomial's is another walk */
+    if (!in->nq) return cm_recall_solve(in, res, err);
+    if ((st = check_input(in, err))) return st;
+    old = gsl_set_error_handler_off();
+    st = recall_finish(in, &w, res, err);
+    gsl_set_error_handler(old);
+    return st;
 }
 
-cm_status cm_recall_input_from_params(const cm_params *p,
-                                      cm_recall_protocol proto,
-                                      const cm_profile *prof,
-                                      cm_recall_input *in, cm_err *err)
+/* cm_recall_input_from_params, and with res (may be NULL) the solve of
+ * the input it leaves. */
+static cm_status input_from_params(const cm_params *p,
+                                   cm_recall_protocol proto,
+                                   const cm_profile *prof,
+                                   cm_recall_input *in,
+                                   cm_recall_result *res, cm_err *err)
 {
     memset(in, 0, sizeof *in);
     cm_status st;
@@ -339,8 +362,24 @@ cm_status cm_recall_input_from_params(const cm_params *p,
     double flits = ceil(p->noc_header / p->noc_flit);
     in->ctrl_flits = flits < 1 ? 1 : flits;
     if (proto == CM_RECALL_GPU_VINI && in->alloc_distance)
-        return run_length(p, prof, in, err);
-    return CM_OK;
+        return run_length(p, prof, in, res, err);
+    return res ? cm_recall_solve(in, res, err) : CM_OK;
+}
+
+cm_status cm_recall_input_from_params(const cm_params *p,
+                                      cm_recall_protocol proto,
+                                      const cm_profile *prof,
+                                      cm_recall_input *in, cm_err *err)
+{
+    return input_from_params(p, proto, prof, in, NULL, err);
+}
+
+cm_status cm_recall_predict(const cm_params *p, cm_recall_protocol proto,
+                            const cm_profile *prof, cm_recall_input *in,
+                            cm_recall_result *res, cm_err *err)
+{
+    memset(res, 0, sizeof *res);
+    return input_from_params(p, proto, prof, in, res, err);
 }
 
 
@@ -887,8 +926,7 @@ cm_status cm_recall_grid_table(const cm_params *base,
         cm_recall_input in;
         cm_recall_result r;
         if ((st = cm_params_validate(&p, err)) ||
-            (st = cm_recall_input_from_params(&p, proto, prof, &in, err)) ||
-            (st = cm_recall_solve(&in, &r, err)))
+            (st = cm_recall_predict(&p, proto, prof, &in, &r, err)))
             break;
         for (size_t i = 0; i < nsweeps; i++)
             cm_param_format(sweeps[i].param,

@@ -791,6 +791,62 @@ START_TEST(test_run_length)
 }
 END_TEST
 
+/* cm_recall_predict is cm_recall_input_from_params then cm_recall_solve,
+ * to the bit, though it walks the distributions once: on GPU-VIni's run's
+ * length (the scale moves the input after its walk: longer, shorter, with
+ * empty pairs), the measured sets, the binomial and the L2's protocols. */
+static void assert_predict_as_solve(const cm_profile *prof,
+                                    cm_recall_protocol proto, double ratio)
+{
+    cm_params p;
+    cm_params_init(&p);
+    p.dir_ratio = ratio;
+    cm_recall_input in1, in2;
+    cm_recall_result r1, r2;
+    cm_err err = {0};
+    ck_assert_msg(cm_recall_input_from_params(&p, proto, prof, &in1, &err) ==
+                      CM_OK, "%s", err.msg);
+    ck_assert_msg(cm_recall_solve(&in1, &r1, &err) == CM_OK, "%s", err.msg);
+    ck_assert_msg(cm_recall_predict(&p, proto, prof, &in2, &r2, &err) ==
+                      CM_OK, "%s", err.msg);
+    ck_assert_double_eq(in1.run_scale, in2.run_scale);
+    ck_assert_double_eq(in1.q_cold, in2.q_cold);
+    ck_assert_msg(memcmp(&r1, &r2, sizeof r1) == 0,
+                  "%s at ratio %g: RCL per access %.17g solved, %.17g "
+                  "predicted", cm_recall_protocol_name(proto), ratio,
+                  r1.recall_msgs_per_access, r2.recall_msgs_per_access);
+}
+
+START_TEST(test_predict_one_walk)
+{
+    const struct {
+        double listed;
+        int empty;
+    } runs[] = {{0.25, 0}, {0.25, 1}, {0.01, 0}};
+    for (size_t c = 0; c < sizeof runs / sizeof *runs; c++) {
+        cm_profile *p = run_profile(runs[c].listed, runs[c].empty);
+        cm_params q;
+        cm_params_init(&q);
+        cm_recall_input in;
+        cm_err err = {0};
+        /* the case this is about: the run's length moved the input */
+        ck_assert_int_eq(cm_recall_input_from_params(&q, CM_RECALL_GPU_VINI,
+                                                     p, &in, &err), CM_OK);
+        ck_assert(in.run_rows && in.run_scale != 1);
+        for (double ratio = 1; ratio <= 8; ratio *= 2)
+            assert_predict_as_solve(p, CM_RECALL_GPU_VINI, ratio);
+        cm_profile_free(p);
+    }
+    cm_profile *p = measured_profile(7, 10, 12);
+    assert_predict_as_solve(p, CM_RECALL_GPU_VINI, 2);
+    cm_profile_free(p);
+    p = realistic_profile(1, 200000);
+    for (int proto = 0; proto < 3; proto++)
+        assert_predict_as_solve(p, (cm_recall_protocol)proto, 2);
+    cm_profile_free(p);
+}
+END_TEST
+
 START_TEST(test_bad_input)
 {
     cm_err err = {0};
@@ -881,6 +937,7 @@ Suite *suite_recall(void)
     tcase_add_test(tc, test_measured_sets);
     tcase_add_test(tc, test_port_work_flits);
     tcase_add_test(tc, test_run_length);
+    tcase_add_test(tc, test_predict_one_walk);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_residency_scale_closed_form);
     suite_add_tcase(s, tc);
