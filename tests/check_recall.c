@@ -847,6 +847,45 @@ START_TEST(test_predict_one_walk)
 }
 END_TEST
 
+/* The footprint's lookups from a walk's last segment give the searches'
+ * answers to the bit, up and down the distances, past the last edge and
+ * into a saturated footprint (no cold misses: r infinite there). */
+START_TEST(test_fp_near_as_search)
+{
+    cm_profile *prof = realistic_profile(0, 0);
+    const cm_dist *sd;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_profile_dist(prof, "dir.stack_distance", &sd, &err),
+                     CM_OK);
+    cm_dist sat;
+    cm_dist_init(&sat);
+    for (size_t b = 0; b < sd->n; b++)
+        ck_assert_int_eq(cm_dist_add_bin(&sat, sd->lo[b], sd->hi[b],
+                                         sd->w[b], &err), CM_OK);
+    const cm_dist *laws[] = {sd, &sat};
+    for (int l = 0; l < 2; l++) {
+        cm_recall_fp f;
+        ck_assert_int_eq(cm_recall_fp_build(laws[l], &f, &err), CM_OK);
+        size_t sa = 0, sl = 0;
+        /* up, then down again, then up in big steps */
+        for (int pass = 0; pass < 3; pass++)
+            for (int i = 0; i <= 400; i++) {
+                int k = pass == 1 ? 400 - i : pass == 2 ? (i * 37) % 401 : i;
+                double x = 1e6 * pow(k / 400.0, 3), r = x * 3;
+                ck_assert_msg(cm_recall_fp_accesses_near(&f, x, &sa) ==
+                                  cm_recall_fp_accesses(&f, x),
+                              "r(%g)", x);
+                ck_assert_msg(cm_recall_fp_lines_near(&f, r, &sl) ==
+                                  cm_recall_fp_lines(&f, r),
+                              "g(%g)", r);
+            }
+        cm_recall_fp_free(&f);
+    }
+    cm_dist_free(&sat);
+    cm_profile_free(prof);
+}
+END_TEST
+
 START_TEST(test_bad_input)
 {
     cm_err err = {0};
@@ -938,6 +977,7 @@ Suite *suite_recall(void)
     tcase_add_test(tc, test_port_work_flits);
     tcase_add_test(tc, test_run_length);
     tcase_add_test(tc, test_predict_one_walk);
+    tcase_add_test(tc, test_fp_near_as_search);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_residency_scale_closed_form);
     suite_add_tcase(s, tc);
