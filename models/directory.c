@@ -83,11 +83,14 @@
  * shortened by L2 evictions between writes. */
 #include "models/directory.h"
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/directory_impl.h"
 #include "models/lifetime.h"
 #include "models/mrc.h"
 #include "models/recall.h"
@@ -159,20 +162,21 @@ static double count_mean_pos(const cm_dist *d)
     return w > 0 ? s / w : 0;
 }
 
-/* The smallest t with P(X <= t) >= q (bisection on the CDF). */
+/* The smallest t with P(X <= t) >= q: the bin where the weight from
+ * below reaches q, inverted there (a bin's weight is uniform).  (A
+ * bisection on cm_dist_cdf took a hundred passes over the bins.) */
 static double quantile(const cm_dist *d, double q)
 {
     if (q <= 0) return 0;
-    double hi = 1;
-    for (int i = 0; i < 200 && cm_dist_cdf(d, hi) < q; i++) hi *= 2;
-    if (cm_dist_cdf(d, hi) < q) return INFINITY;
-    double lo = 0;
-    for (int i = 0; i < 100; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (cm_dist_cdf(d, mid) >= q) hi = mid;
-        else lo = mid;
+    double want = q * d->w_total, below = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        if (d->w[i] > 0 && below + d->w[i] >= want) {
+            double f = (want - below) / d->w[i];
+            return d->lo[i] + (f < 1 ? f : 1) * (d->hi[i] - d->lo[i]);
+        }
+        below += d->w[i];
     }
-    return hi;
+    return INFINITY;
 }
 
 /* Loads per chain E[N] = 1 + U(L) for gaps of law G cut at t_cap and
@@ -251,31 +255,32 @@ static double cap_hit(const cm_dist *d, const cm_mrc_setassoc_geo *g,
 
 /* The set-local stack distances of the core's load stream in an L1 of
  * 2^b sets (joint.l1.set_mates_<b>: per cell the mean d, x, and the mean
- * set-local distance j, y), found once for the capacity fixed point. */
-typedef struct set_cells {
+ * set-local distance j, y) into c->cells; left NULL if the profile has no
+ * such rows (sets not a power of two, or an older profile), or if they
+ * hold more loads than c->dist (l1.load_distance, whose loads at
+ * infinity miss). */
+static void set_cells_find(cm_directory_capacity *c, const cm_profile *prof,
+                           uint64_t sets)
+{
+    c->cells = NULL;
+    c->ncells = 0;
+    c->all = cm_dist_total(c->dist);
+    if (sets & (sets - 1)) return;
+    char name[40];
     const cm_point *pt;
     size_t n;
-    double all; /* l1.load_distance's loads, those at infinity included */
-} set_cells;
-
-/* 0 if the profile has no such rows (sets not a power of two, or an older
- * profile), or if they hold more loads than dist (l1.load_distance, whose
- * loads at infinity miss). */
-static int set_cells_find(const cm_profile *prof, const cm_dist *dist,
-                          uint64_t sets, set_cells *c)
-{
-    if (sets & (sets - 1)) return 0;
-    char name[40];
     snprintf(name, sizeof name, "joint.l1.set_mates_%u",
              (unsigned)__builtin_ctzll(sets));
-    cm_profile_points(prof, name, &c->pt, &c->n);
+    cm_profile_points(prof, name, &pt, &n);
     double tot = 0;
-    for (size_t i = 0; i < c->n; i++) tot += c->pt[i].w;
-    c->all = cm_dist_total(dist);
-    return tot > 0 && c->all >= tot;
+    for (size_t i = 0; i < n; i++) tot += pt[i].w;
+    if (tot > 0 && c->all >= tot) {
+        c->cells = pt;
+        c->ncells = n;
+    }
 }
 
-/* P(a load hits) from the set-local cells c: exact LRU placement, for
+/* P(a load hits) from the set-local cells: exact LRU placement, for
  * lines that camp on a few sets as for lines spread over all of them.  In
  * flight, the `extra` most recent of a load's d predecessors hold no way
  * yet (the L1 picks a victim at the fill); each of its j set mates is one
@@ -283,19 +288,98 @@ static int set_cells_find(const cm_profile *prof, const cm_dist *dist,
  * not count, and the load hits iff j - X < W.  The cells hold the loads
  * with a finite d; those at infinity (first loads, and reuses beyond the
  * stack's reach) miss. */
-static double cap_hit_sets(const set_cells *c, uint64_t ways, double extra)
+static double cap_hit_sets(const cm_directory_capacity *c, double extra)
 {
     double h = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        const cm_point *pt = &c->pt[i];
+    for (size_t i = 0; i < c->ncells; i++) {
+        const cm_point *pt = &c->cells[i];
         double a = pt->x > 0 ? fmin(1, extra / pt->x) : 0;
         unsigned j = (unsigned)floor(pt->y + 0.5);
-        if (j < ways)
+        if (j < c->ways)
             h += pt->w;
         else if (a > 0)
-            h += pt->w * cm_binom_q(j - (unsigned)ways, a, j);
+            h += pt->w * cm_binom_q(j - (unsigned)c->ways, a, j);
     }
     return h / c->all;
+}
+
+void cm_directory_capacity_init(cm_directory_capacity *c, const cm_params *p,
+                                const cm_profile *prof, const cm_dist *dist,
+                                double loads, double rtt)
+{
+    double lines = p->l1_size / p->l1_line;
+    uint64_t ways = (uint64_t)p->l1_ways;
+    uint64_t sets = (uint64_t)floor(lines / (double)ways);
+    if (sets < 1) sets = 1;
+    c->dist = dist;
+    c->ways = ways;
+    c->mshrs = p->l1_mshrs;
+    c->scale = loads / (p->gpu_sms > 0 ? p->gpu_sms : 1) * rtt;
+    set_cells_find(c, prof, sets);
+    cm_mrc_setassoc_geo_init(&c->geo, sets, ways, NULL);
+}
+
+double cm_directory_capacity_hit(const cm_directory_capacity *c,
+                                 double extra)
+{
+    return c->cells ? cap_hit_sets(c, extra)
+                    : cap_hit(c->dist, &c->geo, extra);
+}
+
+double cm_directory_capacity_want(const cm_directory_capacity *c,
+                                  double extra)
+{
+    return fmin(c->mshrs, (1 - cm_directory_capacity_hit(c, extra)) *
+                              c->scale);
+}
+
+/* want(extra) - extra for the root finder; the last point asked about
+ * and its P(hit) kept, so the root's P(hit) is not asked for twice. */
+typedef struct cap_gap_arg {
+    const cm_directory_capacity *c;
+    double at, hit;
+} cap_gap_arg;
+
+static double cap_gap(double extra, void *arg)
+{
+    cap_gap_arg *g = arg;
+    g->at = extra;
+    g->hit = cm_directory_capacity_hit(g->c, extra);
+    return fmin(g->c->mshrs, (1 - g->hit) * g->c->scale) - extra;
+}
+
+/* want falls as extra grows (lines in flight hold no way: more hits), so
+ * want(extra) - extra falls from want(0) >= 0 at 0 to <= 0 at the most
+ * lines that can be in flight, min(l1.mshrs, scale): Brent's method on
+ * that bracket takes 5-8 passes over the cells, where the damped
+ * iteration before it took ~14 and stopped within 0.01 lines. */
+double cm_directory_capacity_solve(const cm_directory_capacity *c,
+                                   double *extra)
+{
+    cap_gap_arg g = {c, NAN, NAN};
+    double top = fmin(c->mshrs, c->scale), root = 0;
+    if (extra) *extra = 0;
+    if (!(top > CM_DIRECTORY_CAP_TOL) || !(cap_gap(0, &g) > 0))
+        return g.at == 0 ? g.hit : cm_directory_capacity_hit(c, 0);
+    gsl_function F = {cap_gap, &g};
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    int st = s ? gsl_root_fsolver_set(s, &F, 0, top) : GSL_ENOMEM;
+    for (int it = 0; !st && it < 100; it++) {
+        if ((st = gsl_root_fsolver_iterate(s))) break;
+        root = gsl_root_fsolver_root(s);
+        if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s),
+                                   gsl_root_fsolver_x_upper(s),
+                                   CM_DIRECTORY_CAP_TOL, 0) == GSL_SUCCESS)
+            break;
+    }
+    gsl_root_fsolver_free(s);
+    gsl_set_error_handler(old);
+    /* a failed solve (NaN hits from a broken profile) answers as the
+     * hits at no lines in flight would: NaN through to the result */
+    if (st) return cm_directory_capacity_hit(c, 0);
+    if (extra) *extra = root;
+    return g.at == root ? g.hit : cm_directory_capacity_hit(c, root);
 }
 
 static cm_status read_inputs(const cm_profile *prof, dir_in *in, cm_err *err)
@@ -436,31 +520,18 @@ cm_status cm_directory_predict(const cm_params *p,
     int sharers = proto->sharers != CM_SHARERS_NONE;
     unsigned V = l1_valid(proto);
 
-    /* capacity: hit probability of the load stack distances */
+    /* capacity: hit probability of the load stack distances.  Lines in
+     * flight hold no way: the `extra` most recently missed lines among a
+     * load's d predecessors do not push it out, so it hits if d - extra
+     * lines fit.  extra = misses in flight per core (Little: miss rate x
+     * fill latency, at most l1.mshrs), solved with the miss rate */
     double lines = p->l1_size / p->l1_line;
-    uint64_t ways = (uint64_t)p->l1_ways;
-    uint64_t sets = (uint64_t)floor(lines / (double)ways);
-    if (sets < 1) sets = 1;
     double p_cap = 0;
     if (in.dist && !no_l1) {
-        /* lines in flight hold no way: the `extra` most recently missed
-         * lines among a load's d predecessors do not push it out, so it
-         * hits if d - extra lines fit.  extra = misses in flight per core
-         * (Little: miss rate x fill latency, at most l1.mshrs), solved with
-         * the miss rate by damped iteration */
-        double per_core = in.rate_loads / (p->gpu_sms > 0 ? p->gpu_sms : 1);
-        double extra = 0;
-        set_cells cells;
-        cm_mrc_setassoc_geo geo;
-        int measured = set_cells_find(prof, in.dist, sets, &cells);
-        cm_mrc_setassoc_geo_init(&geo, sets, ways, NULL);
-        for (int it = 0; it < 30; it++) {
-            p_cap = measured ? cap_hit_sets(&cells, ways, extra)
-                             : cap_hit(in.dist, &geo, extra);
-            double want = fmin(p->l1_mshrs, (1 - p_cap) * per_core * in.rtt);
-            if (fabs(want - extra) < 0.01) break;
-            extra = 0.5 * (extra + want);
-        }
+        cm_directory_capacity cap;
+        cm_directory_capacity_init(&cap, p, prof, in.dist, in.rate_loads,
+                                   in.rtt);
+        p_cap = cm_directory_capacity_solve(&cap, NULL);
     }
     /* loads within a round trip of the line's miss merge on the fill in
      * flight, however many lines came between: in-flight lines are not yet
@@ -519,8 +590,8 @@ cm_status cm_directory_predict(const cm_params *p,
                                     : CM_RECALL_GPU_VI;
         cm_recall_input ri;
         cm_err e = {0};
-        have_rc = !cm_recall_input_from_params(p, rp, prof, &ri, &e) &&
-                  !cm_recall_solve(&ri, &rc, &e) && in.rate_acc > 0;
+        have_rc = !cm_recall_predict(p, rp, prof, &ri, &rc, &e) &&
+                  in.rate_acc > 0;
         if (have_rc) evict_scale = ri.access_rate / in.rate_acc;
     }
     double k_mean = in.wsh ? count_mean_pos(in.wsh) : 0;

@@ -235,24 +235,29 @@ static cm_status recall_finish(const cm_recall_input *in,
 /* GPU-VIni: the lines this geometry's run touches against the profiled
  * run's (recall_geom.c, "The run's length"), s = w(r0) / w(r1) with r1 the
  * model's RCL per access at s: iterated from s = 1 (each pass moves s by
- * the change in r1 times F_rcl / w, a few per cent at most). */
+ * the change in r1 times F_rcl / w, a few per cent at most).  res (may be
+ * NULL): the solve of the final input, from the walk the passes share
+ * rather than a second one (cm_recall_predict). */
 static cm_status run_length(const cm_params *p, const cm_profile *prof,
-                            cm_recall_input *in, cm_err *err)
+                            cm_recall_input *in, cm_recall_result *res,
+                            cm_err *err)
 {
     double acc = cm_dist_total(in->stack_distance);
     double r0 = acc > 0 ? mean_count(in->sharers) *
                               cm_dist_total(in->sharers) / acc
                         : 0;
-    if (!in->nq || !in->run_rows) return CM_OK; /* lines as profiled */
+    if (!in->nq || !in->run_rows) /* lines as profiled */
+        return res ? cm_recall_solve(in, res, err) : CM_OK;
     double w0 = cm_recall_port_work(p, in->alloc_share, r0), s = 1;
     recall_walk w;
+    cm_recall_result r;
+    int solved = 0; /* r is the solve of the input as it stands */
     cm_status st = check_input(in, err);
     gsl_error_handler_t *old = gsl_set_error_handler_off();
     if (!st) st = recall_walk_input(in, &w, err);
     gsl_set_error_handler(old);
     if (st) return st;
     for (int it = 0; it < 8; it++) {
-        cm_recall_result r;
         if ((st = check_input(in, err))) return st;
         old = gsl_set_error_handler_off();
         st = recall_finish(in, &w, &r, err);
@@ -261,19 +266,37 @@ static cm_status run_length(const cm_params *p, const cm_profile *prof,
         double next =
             w0 / cm_recall_port_work(p, in->alloc_share,
                                      r.recall_msgs_per_access);
-        if (!(next > 0) || fabs(next - s) <= 1e-6 * s) break;
+        if (!(next > 0) || fabs(next - s) <= 1e-6 * s) {
+            solved = 1;
+            break;
+        }
         s = next;
         in->run_scale = s;
         if ((st = cm_recall_measured_run(p, prof, s, in, err))) return st;
         if (!in->nq) break;
     }
-    return CM_OK;
+    if (!res) return CM_OK;
+    if (solved) {
+        *res = r;
+        return CM_OK;
+    }
+    /* the walk holds while the sets are measured (the run moves only
+     * their cold fill); the binomial's is another walk */
+    if (!in->nq) return cm_recall_solve(in, res, err);
+    if ((st = check_input(in, err))) return st;
+    old = gsl_set_error_handler_off();
+    st = recall_finish(in, &w, res, err);
+    gsl_set_error_handler(old);
+    return st;
 }
 
-cm_status cm_recall_input_from_params(const cm_params *p,
-                                      cm_recall_protocol proto,
-                                      const cm_profile *prof,
-                                      cm_recall_input *in, cm_err *err)
+/* cm_recall_input_from_params, and with res (may be NULL) the solve of
+ * the input it leaves. */
+static cm_status input_from_params(const cm_params *p,
+                                   cm_recall_protocol proto,
+                                   const cm_profile *prof,
+                                   cm_recall_input *in,
+                                   cm_recall_result *res, cm_err *err)
 {
     memset(in, 0, sizeof *in);
     cm_status st;
@@ -339,8 +362,24 @@ cm_status cm_recall_input_from_params(const cm_params *p,
     double flits = ceil(p->noc_header / p->noc_flit);
     in->ctrl_flits = flits < 1 ? 1 : flits;
     if (proto == CM_RECALL_GPU_VINI && in->alloc_distance)
-        return run_length(p, prof, in, err);
-    return CM_OK;
+        return run_length(p, prof, in, res, err);
+    return res ? cm_recall_solve(in, res, err) : CM_OK;
+}
+
+cm_status cm_recall_input_from_params(const cm_params *p,
+                                      cm_recall_protocol proto,
+                                      const cm_profile *prof,
+                                      cm_recall_input *in, cm_err *err)
+{
+    return input_from_params(p, proto, prof, in, NULL, err);
+}
+
+cm_status cm_recall_predict(const cm_params *p, cm_recall_protocol proto,
+                            const cm_profile *prof, cm_recall_input *in,
+                            cm_recall_result *res, cm_err *err)
+{
+    memset(res, 0, sizeof *res);
+    return input_from_params(p, proto, prof, in, res, err);
 }
 
 
@@ -358,7 +397,19 @@ typedef struct liveness {
     size_t n;
     double h_total; /* E[Q(g(T)); T < inf] */
     double p_inf;   /* P(T = inf) */
+    const cm_dist *res;
+    double *above; /* above[b]: the residency's weight in bins b.. and at
+                      infinity, summed from the top as cm_dist_survival
+                      sums it */
 } liveness;
+
+/* Where a walk at increasing distances last looked: the footprint's
+ * segment, the residency's bin and the liveness piece; each lookup starts
+ * there instead of searching (the walk's pieces are hundreds, so the
+ * searches were a third of its cost), with the same answers. */
+typedef struct live_cursor {
+    size_t seg, bin, piece;
+} live_cursor;
 
 /* What a walk's many bins share: the binomial's tail sums at the edges
  * met, or the measured Q's integral at the last two (pieces share their
@@ -367,6 +418,7 @@ typedef struct setq_memo {
     cm_mrc_setassoc_memo bin;
     double x[2], v[2]; /* x NAN: empty */
     unsigned next;     /* the less recently used */
+    size_t seg;        /* the measured Q's segment last integrated in */
 } setq_memo;
 
 /* Q(d) of the header: binomial (uniform sets), or the profile's measured
@@ -401,6 +453,7 @@ static void setq_init(setq *q, uint64_t sets, uint64_t ways,
     if (memo) {
         memo->x[0] = memo->x[1] = NAN;
         memo->next = 0;
+        memo->seg = 0;
     }
     cm_mrc_setassoc_geo_init(&q->geo, sets, ways, memo ? &memo->bin : NULL);
     for (size_t k = 0; in && k + 1 < in->nq; k++)
@@ -410,20 +463,19 @@ static void setq_init(setq *q, uint64_t sets, uint64_t ways,
 /* The integral of the measured Q over [0, x]: Q is 0 up to the first
  * point, linear between points, flat after the last.  (The whole
  * segments below x summed once, in setq_init: Q is asked for at a few
- * thousand distances per solve.) */
-static double q_integral(const setq *q, double x)
+ * thousand distances per solve.)  *seg: where to look for x's segment
+ * first (a walk's distances mostly increase), left at it. */
+static double q_integral(const setq *q, double x, size_t *seg)
 {
     const cm_recall_input *in = q->in;
     const double *a = in->q_at;
     size_t last = in->nq - 1;
     if (x <= a[0]) return 0;
     if (x > a[last]) return q->cum[last] + (x - a[last]) * in->q_val[last];
-    size_t lo = 0, hi = last; /* a[lo] < x <= a[hi] */
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid] < x) lo = mid;
-        else hi = mid;
-    }
+    size_t lo = *seg < last ? *seg : 0; /* a[lo] < x <= a[lo + 1] */
+    while (a[lo + 1] < x) lo++;
+    while (a[lo] >= x) lo--;
+    *seg = lo;
     return q->cum[lo] + q_segment(in, lo, x);
 }
 
@@ -431,7 +483,8 @@ static double q_integral(const setq *q, double x)
 static double q_integral_memo(const setq *q, double x)
 {
     setq_memo *m = q->memo;
-    if (!m) return q_integral(q, x);
+    size_t seg = 0;
+    if (!m) return q_integral(q, x, &seg);
     for (unsigned j = 0; j < 2; j++)
         if (m->x[j] == x) {
             m->next = !j; /* the other is the older */
@@ -440,7 +493,7 @@ static double q_integral_memo(const setq *q, double x)
     unsigned i = m->next;
     m->next = !i;
     m->x[i] = x;
-    return m->v[i] = q_integral(q, x);
+    return m->v[i] = q_integral(q, x, &m->seg);
 }
 
 /* Mean of Q over the distances of [lo, hi) (a count bin). */
@@ -463,6 +516,8 @@ static double q_mean(const setq *q, double a, double b)
     return q_range(q, lo, hi);
 }
 
+static void liveness_free(liveness *lv);
+
 static cm_status liveness_build(const cm_dist *res, const cm_recall_fp *f,
                                 double lambda, const setq *q, liveness *lv,
                                 cm_err *err)
@@ -470,22 +525,27 @@ static cm_status liveness_build(const cm_dist *res, const cm_recall_fp *f,
     memset(lv, 0, sizeof *lv);
     lv->pc = malloc((res->n * RES_PIECES + 1) * sizeof *lv->pc);
     lv->cum = malloc((res->n * RES_PIECES + 1) * sizeof *lv->cum);
-    if (!lv->pc || !lv->cum) {
-        free(lv->pc);
-        free(lv->cum);
+    lv->above = malloc((res->n + 1) * sizeof *lv->above);
+    if (!lv->pc || !lv->cum || !lv->above) {
+        liveness_free(lv);
         return cm_err_set(err, CM_EINTERNAL, "out of memory");
     }
+    lv->res = res;
+    lv->above[res->n] = res->w_inf;
+    for (size_t b = res->n; b-- > 0;)
+        lv->above[b] = lv->above[b + 1] + res->w[b];
     double tot = res->w_total, h = 0;
+    size_t seg = 0; /* the residencies' times increase */
     for (size_t b = 0; b < res->n; b++) {
         if (res->w[b] <= 0) continue;
         double lo = res->lo[b], hi = res->hi[b];
         int k = hi - lo > 1 ? RES_PIECES : 1;
-        double ga = cm_recall_fp_lines(f, lo * lambda);
+        double ga = cm_recall_fp_lines_near(f, lo * lambda, &seg);
         for (int i = 0; i < k; i++) {
             double tb = lo + (hi - lo) * (i + 1) / k;
             piece *p = &lv->pc[lv->n];
             p->ga = ga; /* the last piece's end */
-            p->gb = ga = cm_recall_fp_lines(f, tb * lambda);
+            p->gb = ga = cm_recall_fp_lines_near(f, tb * lambda, &seg);
             p->mass = res->w[b] / tot / k;
             p->q = q_mean(q, p->ga, p->gb);
             lv->cum[lv->n++] = h;
@@ -502,31 +562,45 @@ static void liveness_free(liveness *lv)
 {
     free(lv->pc);
     free(lv->cum);
+    free(lv->above);
 }
 
 /* H(x) = E[Q(g(T)); g(T) < x]. */
-static double live_below(const liveness *lv, double x)
+static double live_below(const liveness *lv, double x, live_cursor *at)
 {
     if (lv->n == 0 || x <= lv->pc[0].ga) return 0;
-    size_t lo = 0, hi = lv->n; /* last piece with ga < x */
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (lv->pc[mid].ga < x) lo = mid;
-        else hi = mid;
-    }
+    size_t lo = at->piece < lv->n ? at->piece : 0; /* last with ga < x */
+    while (lo + 1 < lv->n && lv->pc[lo + 1].ga < x) lo++;
+    while (lv->pc[lo].ga >= x) lo--;
+    at->piece = lo;
     const piece *p = &lv->pc[lo];
     double frac = p->gb > p->ga ? (x - p->ga) / (p->gb - p->ga) : 1;
     if (frac > 1) frac = 1;
     return lv->cum[lo] + p->mass * p->q * frac;
 }
 
-/* P(g(T) >= x) = P(T >= r(x) / lambda). */
-static double live_at_least(const cm_dist *res, const cm_recall_fp *f,
-                            double lambda, const liveness *lv, double x)
+/* P(T > t), as cm_dist_survival(lv->res, t) to the bit: the bins wholly
+ * above t from lv->above, then the one t falls in. */
+static double res_survival(const liveness *lv, double t, live_cursor *at)
 {
-    double r = cm_recall_fp_accesses(f, x);
+    const cm_dist *d = lv->res;
+    size_t n = d->n, i = at->bin < n ? at->bin : n; /* first with hi > t */
+    if (t == INFINITY) return 0;
+    while (i < n && d->hi[i] <= t) i++;
+    while (i > 0 && d->hi[i - 1] > t) i--;
+    at->bin = i;
+    if (i == n) return d->w_inf / d->w_total;
+    double in = t <= d->lo[i] ? 0 : (t - d->lo[i]) / (d->hi[i] - d->lo[i]);
+    return (lv->above[i + 1] + d->w[i] * (1 - in)) / d->w_total;
+}
+
+/* P(g(T) >= x) = P(T >= r(x) / lambda). */
+static double live_at_least(const cm_recall_fp *f, double lambda,
+                            const liveness *lv, double x, live_cursor *at)
+{
+    double r = cm_recall_fp_accesses_near(f, x, &at->seg);
     if (isinf(r)) return lv->p_inf;
-    return cm_dist_survival(res, r / lambda);
+    return res_survival(lv, r / lambda, at);
 }
 
 /* ---- the solve -------------------------------------------------------------- */
@@ -686,11 +760,11 @@ static double mean_count(const cm_dist *d)
 
 /* The sum over finite stack distances sd of P(d) P(evicted and live | d),
  * each wide bin in pieces (header, "Numerics"). */
-static double live_finite(const cm_recall_input *in, const cm_dist *sd,
-                          const setq *q, const cm_recall_fp *fp,
+static double live_finite(const cm_dist *sd, const setq *q, const cm_recall_fp *fp,
                           const liveness *lv, double lambda_live)
 {
     double tot = sd->w_total, live = 0;
+    live_cursor at = {0, 0, 0};
     for (size_t b = 0; b < sd->n; b++) {
         double lo = sd->lo[b], hi = sd->hi[b], w = sd->w[b] / tot;
         /* Q(min(d, g)) <= Q(d): a bin that never misses never recalls. */
@@ -705,8 +779,8 @@ static double live_finite(const cm_recall_input *in, const cm_dist *sd,
             double d = (a + c - 1) / 2; /* mean integer distance */
             double qa = q_range(q, a, c);
             live += w * (c - a) / width *
-                    (qa * live_at_least(in->residency, fp, lambda_live, lv, d) +
-                     live_below(lv, d));
+                    (qa * live_at_least(fp, lambda_live, lv, d, &at) +
+                     live_below(lv, d, &at));
         }
     }
     return live;
@@ -736,7 +810,7 @@ static cm_status recall_walk_input(const cm_recall_input *in, recall_walk *w,
         cm_recall_fp_free(&fp);
         return st;
     }
-    w->live = live_finite(in, sd, &q, &fp, &lv, lambda_live);
+    w->live = live_finite(sd, &q, &fp, &lv, lambda_live);
     w->lv_cold = lv.h_total + lv.p_inf;
     w->fin = evict_finite(sd, &q);
     w->cold = sd->w_inf / sd->w_total;
@@ -887,8 +961,7 @@ cm_status cm_recall_grid_table(const cm_params *base,
         cm_recall_input in;
         cm_recall_result r;
         if ((st = cm_params_validate(&p, err)) ||
-            (st = cm_recall_input_from_params(&p, proto, prof, &in, err)) ||
-            (st = cm_recall_solve(&in, &r, err)))
+            (st = cm_recall_predict(&p, proto, prof, &in, &r, err)))
             break;
         for (size_t i = 0; i < nsweeps; i++)
             cm_param_format(sweeps[i].param,

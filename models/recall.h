@@ -5,7 +5,8 @@
  * of recall.c and recall_geom.c (sets, footprint, the run's length),
  * and recall.c's states the measured domain of validity.  Usage: read a
  * workload profile (models/profile.h), fill a cm_recall_input with
- * cm_recall_input_from_params, call cm_recall_solve;
+ * cm_recall_input_from_params, call cm_recall_solve (or both in one:
+ * cm_recall_predict, when the input is not edited in between);
  * or evaluate a whole parameter grid with cm_recall_grid_table.
  *
  * Profile quantities read (exact names; the simulator writes them):
@@ -190,6 +191,15 @@ double cm_recall_residency_scale(const cm_dist *load_distance,
 
 cm_status cm_recall_solve(const cm_recall_input *in, cm_recall_result *res,
                           cm_err *err);
+
+/* cm_recall_input_from_params then cm_recall_solve of the input it
+ * leaves, with the same in and res, for a caller that does not edit the
+ * input in between: GPU-VIni's run's length walks the distributions to
+ * find its scale, and the solve reuses that walk instead of a second one
+ * (the walk is most of a solve's cost). */
+cm_status cm_recall_predict(const cm_params *p, cm_recall_protocol proto,
+                            const cm_profile *prof, cm_recall_input *in,
+                            cm_recall_result *res, cm_err *err);
 
 /* One row per grid point: the swept parameters, then protocol and every
  * result column (units in data/columns.c). */

@@ -459,16 +459,31 @@ cm_status cm_recall_fp_build(const cm_dist *sd, cm_recall_fp *f, cm_err *err)
     return CM_OK;
 }
 
+/* r(x) in the segment [x[lo], x[lo + 1]) that holds x. */
+static double fp_accesses_in(const cm_recall_fp *f, double x, size_t lo)
+{
+    size_t hi = lo + 1;
+    if (isinf(f->r[lo])) return INFINITY;
+    double mx = f->m[lo] +
+                (f->m[hi] - f->m[lo]) * (x - f->x[lo]) / (f->x[hi] - f->x[lo]);
+    return f->r[lo] + seg_accesses(f->x[lo], x, f->m[lo], mx);
+}
+
+/* r(x) beyond the last edge. */
+static double fp_accesses_past(const cm_recall_fp *f, double x)
+{
+    size_t last = f->n - 1;
+    if (x == f->x[last]) return f->r[last];
+    return f->m_tail > 0 ? f->r[last] + (x - f->x[last]) / f->m_tail
+                         : INFINITY;
+}
+
 /* r(x): accesses for a window to hold x distinct lines. */
 double cm_recall_fp_accesses(const cm_recall_fp *f, double x)
 {
     if (x <= 0) return 0;
     size_t last = f->n - 1;
-    if (x >= f->x[last]) {
-        if (x == f->x[last]) return f->r[last];
-        return f->m_tail > 0 ? f->r[last] + (x - f->x[last]) / f->m_tail
-                             : INFINITY;
-    }
+    if (x >= f->x[last]) return fp_accesses_past(f, x);
     size_t lo = 0, hi = last; /* x[lo] <= x < x[hi] */
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
@@ -477,10 +492,40 @@ double cm_recall_fp_accesses(const cm_recall_fp *f, double x)
         else
             hi = mid;
     }
-    if (isinf(f->r[lo])) return INFINITY;
-    double mx = f->m[lo] +
-                (f->m[hi] - f->m[lo]) * (x - f->x[lo]) / (f->x[hi] - f->x[lo]);
-    return f->r[lo] + seg_accesses(f->x[lo], x, f->m[lo], mx);
+    return fp_accesses_in(f, x, lo);
+}
+
+double cm_recall_fp_accesses_near(const cm_recall_fp *f, double x,
+                                  size_t *seg)
+{
+    if (x <= 0) return 0;
+    size_t last = f->n - 1, lo = *seg < last ? *seg : 0;
+    if (x >= f->x[last]) return fp_accesses_past(f, x);
+    while (f->x[lo + 1] <= x) lo++;
+    while (f->x[lo] > x) lo--;
+    *seg = lo;
+    return fp_accesses_in(f, x, lo);
+}
+
+/* g(r) in the segment [r[lo], r[lo + 1]) that holds r. */
+static double fp_lines_in(const cm_recall_fp *f, double r, size_t lo)
+{
+    size_t hi = lo + 1;
+    double xa = f->x[lo], xb = f->x[hi], ma = f->m[lo], mb = f->m[hi];
+    double dr = r - f->r[lo];
+    if (ma - mb <= 1e-12 * ma) return xa + dr * ma;
+    /* invert dr = (xb - xa) ln(ma / m) / (ma - mb) for m, then x */
+    double m = ma * exp(-dr * (ma - mb) / (xb - xa));
+    double x = xa + (ma - m) * (xb - xa) / (ma - mb);
+    return x < xb ? x : xb;
+}
+
+/* g(r) at or past the last edge (only when r[last] is finite). */
+static double fp_lines_past(const cm_recall_fp *f, double r)
+{
+    size_t last = f->n - 1;
+    return f->m_tail > 0 ? f->x[last] + (r - f->r[last]) * f->m_tail
+                         : f->x[last];
 }
 
 /* g(r) = r^-1: distinct lines in a window of r accesses. */
@@ -488,9 +533,7 @@ double cm_recall_fp_lines(const cm_recall_fp *f, double r)
 {
     if (r <= 0) return 0;
     size_t last = f->n - 1;
-    if (r >= f->r[last]) /* only when r[last] is finite */
-        return f->m_tail > 0 ? f->x[last] + (r - f->r[last]) * f->m_tail
-                             : f->x[last];
+    if (r >= f->r[last]) return fp_lines_past(f, r);
     size_t lo = 0, hi = last; /* r[lo] <= r < r[hi] */
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
@@ -499,13 +542,18 @@ double cm_recall_fp_lines(const cm_recall_fp *f, double r)
         else
             hi = mid;
     }
-    double xa = f->x[lo], xb = f->x[hi], ma = f->m[lo], mb = f->m[hi];
-    double dr = r - f->r[lo];
-    if (ma - mb <= 1e-12 * ma) return xa + dr * ma;
-    /* invert dr = (xb - xa) ln(ma / m) / (ma - mb) for m, then x */
-    double m = ma * exp(-dr * (ma - mb) / (xb - xa));
-    double x = xa + (ma - m) * (xb - xa) / (ma - mb);
-    return x < xb ? x : xb;
+    return fp_lines_in(f, r, lo);
+}
+
+double cm_recall_fp_lines_near(const cm_recall_fp *f, double r, size_t *seg)
+{
+    if (r <= 0) return 0;
+    size_t last = f->n - 1, lo = *seg < last ? *seg : 0;
+    if (r >= f->r[last]) return fp_lines_past(f, r);
+    while (f->r[lo + 1] <= r) lo++;
+    while (f->r[lo] > r) lo--;
+    *seg = lo;
+    return fp_lines_in(f, r, lo);
 }
 
 double cm_recall_residency_scale(const cm_dist *load_distance,

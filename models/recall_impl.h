@@ -29,6 +29,12 @@ void cm_recall_fp_free(cm_recall_fp *f);
 double cm_recall_fp_accesses(const cm_recall_fp *f, double x);
 /* g(r) = r^-1: distinct lines in a window of r accesses. */
 double cm_recall_fp_lines(const cm_recall_fp *f, double r);
+/* The same, for a walk at increasing x (or r): *seg (0 at first) is the
+ * segment the last call found, where this one starts looking instead of
+ * searching every segment; the answer is the same wherever it starts. */
+double cm_recall_fp_accesses_near(const cm_recall_fp *f, double x,
+                                  size_t *seg);
+double cm_recall_fp_lines_near(const cm_recall_fp *f, double r, size_t *seg);
 
 /* The L2 as a cache: l2.banks x floor(bank lines / l2.ways) sets. */
 cm_status cm_recall_l2_geometry(const cm_params *p, uint64_t *sets,

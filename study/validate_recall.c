@@ -67,10 +67,11 @@ static cm_status recall_predict(const void *state, const void *obs,
     cm_recall_input in;
     cm_recall_result r;
     cm_status st = cm_validate_coh_source(state, &o->h, &src, err);
+    /* one walk of the distributions, not one in the input's run length
+     * and another in the solve */
     if (!st)
-        st = cm_recall_input_from_params(&o->h.point, o->proto, src->profile,
-                                         &in, err);
-    if (!st) st = cm_recall_solve(&in, &r, err);
+        st = cm_recall_predict(&o->h.point, o->proto, src->profile, &in, &r,
+                               err);
     if (st) return st;
     model[0] = r.recall_msgs_per_access;
     sim[0] = o->recalls;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "models/directory.h"
+#include "models/directory_impl.h"
 #include "models/profile.h"
 #include "sim/protocol.h"
 #include "study/validate.h"
@@ -350,6 +351,74 @@ START_TEST(test_model_vs_simulator)
 }
 END_TEST
 
+/* The capacity's fixed point of lines in flight (directory.c), found by
+ * Brent's method, against the damped iteration it replaced run until it
+ * moves less than 1e-10 lines: within CM_DIRECTORY_CAP_TOL lines, and
+ * P(hit) within what that moves it, on the binomial placement (mixed) and
+ * on set-local cells, at several L1 geometries, MSHR limits and round
+ * trips (some binding the MSHRs, some leaving nothing in flight). */
+static void assert_capacity_as_damped(const cm_profile *prof,
+                                      const cm_params *p, double rtt)
+{
+    const cm_dist *dist;
+    double loads, extra, x = 0;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_profile_dist(prof, "l1.load_distance", &dist, &err),
+                     CM_OK);
+    ck_assert_int_eq(cm_profile_rate(prof, "rate.l1_loads", &loads, &err),
+                     CM_OK);
+    cm_directory_capacity c;
+    cm_directory_capacity_init(&c, p, prof, dist, loads, rtt);
+    double hit = cm_directory_capacity_solve(&c, &extra);
+    int it = 0;
+    for (; it < 100000; it++) {
+        double want = cm_directory_capacity_want(&c, x);
+        if (fabs(want - x) < 1e-10) break;
+        x = 0.5 * (x + want);
+    }
+    ck_assert_int_lt(it, 100000);
+    double ref = cm_directory_capacity_hit(&c, x);
+    /* P(hit) moves by at most its slope times the lines apart */
+    double slope = fabs(cm_directory_capacity_hit(&c, x + 0.01) - ref) / 0.01;
+    ck_assert_msg(fabs(extra - x) <= CM_DIRECTORY_CAP_TOL,
+                  "%g KB x %g ways, %g MSHRs, rtt %g: %.9g lines in flight, "
+                  "%.9g damped", p->l1_size / 1024, p->l1_ways, p->l1_mshrs,
+                  rtt, extra, x);
+    ck_assert_msg(fabs(hit - ref) <= 2 * slope * CM_DIRECTORY_CAP_TOL + 1e-12,
+                  "P(hit) %.12g against %.12g", hit, ref);
+}
+
+START_TEST(test_capacity_fixed_point)
+{
+    char text[8192];
+    int len = snprintf(text, sizeof text, "%s", mixed);
+    /* set-local cells of an L1 of 16 sets: the distances' mates spread */
+    for (int k = 0; k < 24; k++)
+        len += snprintf(text + len, sizeof text - (size_t)len,
+                        "joint.l1.set_mates_4,%g,%d,%g\n", 4.0 + 9 * k,
+                        k % 9, 60.0 / 24);
+    const char *texts[] = {mixed, text};
+    const double sizes[] = {8192, 32768, 131072}, ways[] = {4, 8},
+                 mshrs[] = {4, 128}, rtts[] = {50, 400, 3000};
+    for (int t = 0; t < 2; t++) {
+        cm_profile *prof = profile_of(texts[t]);
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 2; b++)
+                for (int m = 0; m < 2; m++)
+                    for (int r = 0; r < 3; r++) {
+                        cm_params p;
+                        cm_params_init(&p);
+                        /* the cells are 16 sets' */
+                        p.l1_size = t ? 8192 : sizes[a];
+                        p.l1_ways = t ? 4 : ways[b];
+                        p.l1_mshrs = mshrs[m];
+                        assert_capacity_as_damped(prof, &p, rtts[r]);
+                    }
+        cm_profile_free(prof);
+    }
+}
+END_TEST
+
 Suite *suite_directory(void)
 {
     Suite *s = suite_create("directory");
@@ -360,6 +429,7 @@ Suite *suite_directory(void)
     tcase_add_test(tc, test_no_l1_all_miss);
     tcase_add_test(tc, test_invalidations_follow_sharers);
     tcase_add_test(tc, test_invariants);
+    tcase_add_test(tc, test_capacity_fixed_point);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_model_vs_simulator);
     suite_add_tcase(s, tc);

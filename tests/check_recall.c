@@ -791,6 +791,101 @@ START_TEST(test_run_length)
 }
 END_TEST
 
+/* cm_recall_predict is cm_recall_input_from_params then cm_recall_solve,
+ * to the bit, though it walks the distributions once: on GPU-VIni's run's
+ * length (the scale moves the input after its walk: longer, shorter, with
+ * empty pairs), the measured sets, the binomial and the L2's protocols. */
+static void assert_predict_as_solve(const cm_profile *prof,
+                                    cm_recall_protocol proto, double ratio)
+{
+    cm_params p;
+    cm_params_init(&p);
+    p.dir_ratio = ratio;
+    cm_recall_input in1, in2;
+    cm_recall_result r1, r2;
+    cm_err err = {0};
+    ck_assert_msg(cm_recall_input_from_params(&p, proto, prof, &in1, &err) ==
+                      CM_OK, "%s", err.msg);
+    ck_assert_msg(cm_recall_solve(&in1, &r1, &err) == CM_OK, "%s", err.msg);
+    ck_assert_msg(cm_recall_predict(&p, proto, prof, &in2, &r2, &err) ==
+                      CM_OK, "%s", err.msg);
+    ck_assert_double_eq(in1.run_scale, in2.run_scale);
+    ck_assert_double_eq(in1.q_cold, in2.q_cold);
+    ck_assert_msg(memcmp(&r1, &r2, sizeof r1) == 0,
+                  "%s at ratio %g: RCL per access %.17g solved, %.17g "
+                  "predicted", cm_recall_protocol_name(proto), ratio,
+                  r1.recall_msgs_per_access, r2.recall_msgs_per_access);
+}
+
+START_TEST(test_predict_one_walk)
+{
+    const struct {
+        double listed;
+        int empty;
+    } runs[] = {{0.25, 0}, {0.25, 1}, {0.01, 0}};
+    for (size_t c = 0; c < sizeof runs / sizeof *runs; c++) {
+        cm_profile *p = run_profile(runs[c].listed, runs[c].empty);
+        cm_params q;
+        cm_params_init(&q);
+        cm_recall_input in;
+        cm_err err = {0};
+        /* the case this is about: the run's length moved the input */
+        ck_assert_int_eq(cm_recall_input_from_params(&q, CM_RECALL_GPU_VINI,
+                                                     p, &in, &err), CM_OK);
+        ck_assert(in.run_rows && in.run_scale != 1);
+        for (double ratio = 1; ratio <= 8; ratio *= 2)
+            assert_predict_as_solve(p, CM_RECALL_GPU_VINI, ratio);
+        cm_profile_free(p);
+    }
+    cm_profile *p = measured_profile(7, 10, 12);
+    assert_predict_as_solve(p, CM_RECALL_GPU_VINI, 2);
+    cm_profile_free(p);
+    p = realistic_profile(1, 200000);
+    for (int proto = 0; proto < 3; proto++)
+        assert_predict_as_solve(p, (cm_recall_protocol)proto, 2);
+    cm_profile_free(p);
+}
+END_TEST
+
+/* The footprint's lookups from a walk's last segment give the searches'
+ * answers to the bit, up and down the distances, past the last edge and
+ * into a saturated footprint (no cold misses: r infinite there). */
+START_TEST(test_fp_near_as_search)
+{
+    cm_profile *prof = realistic_profile(0, 0);
+    const cm_dist *sd;
+    cm_err err = {0};
+    ck_assert_int_eq(cm_profile_dist(prof, "dir.stack_distance", &sd, &err),
+                     CM_OK);
+    cm_dist sat;
+    cm_dist_init(&sat);
+    for (size_t b = 0; b < sd->n; b++)
+        ck_assert_int_eq(cm_dist_add_bin(&sat, sd->lo[b], sd->hi[b],
+                                         sd->w[b], &err), CM_OK);
+    const cm_dist *laws[] = {sd, &sat};
+    for (int l = 0; l < 2; l++) {
+        cm_recall_fp f;
+        ck_assert_int_eq(cm_recall_fp_build(laws[l], &f, &err), CM_OK);
+        size_t sa = 0, sl = 0;
+        /* up, then down again, then up in big steps */
+        for (int pass = 0; pass < 3; pass++)
+            for (int i = 0; i <= 400; i++) {
+                int k = pass == 1 ? 400 - i : pass == 2 ? (i * 37) % 401 : i;
+                double x = 1e6 * pow(k / 400.0, 3), r = x * 3;
+                ck_assert_msg(cm_recall_fp_accesses_near(&f, x, &sa) ==
+                                  cm_recall_fp_accesses(&f, x),
+                              "r(%g)", x);
+                ck_assert_msg(cm_recall_fp_lines_near(&f, r, &sl) ==
+                                  cm_recall_fp_lines(&f, r),
+                              "g(%g)", r);
+            }
+        cm_recall_fp_free(&f);
+    }
+    cm_dist_free(&sat);
+    cm_profile_free(prof);
+}
+END_TEST
+
 START_TEST(test_bad_input)
 {
     cm_err err = {0};
@@ -881,6 +976,8 @@ Suite *suite_recall(void)
     tcase_add_test(tc, test_measured_sets);
     tcase_add_test(tc, test_port_work_flits);
     tcase_add_test(tc, test_run_length);
+    tcase_add_test(tc, test_predict_one_walk);
+    tcase_add_test(tc, test_fp_near_as_search);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_residency_scale_closed_form);
     suite_add_tcase(s, tc);
