@@ -379,23 +379,29 @@ static void on_l2_request(void *obj, const cm_obs_l2 *at, const cm_mreq *m,
                           uint64_t now)
 {
     cm_profile_rec *r = obj;
-    r->n_dir++;
-    int64_t d;
-    cm_err e = {0};
-    if (!cm_stackdist_access(r->sd, m->line, &d, NULL, &e))
-        hist_add(&r->h[H_SD], d < 0 ? INFINITY : (double)d);
-    if (r->asd) profile_dirsets_record(r, m);
+    /* a request served again after waiting on a fetch was counted, and
+     * its distances taken, when it first came (as the L2's own
+     * statistics count it once); here it only sets the lease below */
+    int again = (m->flags & CM_MF_WAITED) != 0;
+    if (!again) {
+        r->n_dir++;
+        int64_t d;
+        cm_err e = {0};
+        if (!cm_stackdist_access(r->sd, m->line, &d, NULL, &e))
+            hist_add(&r->h[H_SD], d < 0 ? INFINITY : (double)d);
+        if (r->asd) profile_dirsets_record(r, m);
+    }
     if (m->msg != CM_MSG_GETS) return;
-    r->n_l2_loads++;
     l2_rec *l = l2_of(r, at);
     int valid = l && !cm_l2_state_transient(at->state);
-    hist_add(&r->h[H_GAP], valid ? since(now, l->read_t) : INFINITY);
-    /* a valid line no load has leased since its fill (a store or an
-     * atomic brought it in): its GT is 0, so under TC this load finds it
-     * expired whatever the lifetime; a load served again after waiting on
-     * the fetch is not one (the fill's first load) */
-    if (valid && l->read_t == NONE64 && !(m->flags & CM_MF_WAITED))
-        r->n_l2_unleased++;
+    if (!again) {
+        r->n_l2_loads++;
+        hist_add(&r->h[H_GAP], valid ? since(now, l->read_t) : INFINITY);
+        /* a valid line no load has leased since its fill (a store or an
+         * atomic brought it in): its GT is 0, so under TC this load finds
+         * it expired whatever the lifetime */
+        if (valid && l->read_t == NONE64) r->n_l2_unleased++;
+    }
     /* the load that sets the lease, if it is served here */
     if (l && !(at->actions & (CM_A2_FETCH | CM_A2_MERGE))) {
         const req_rec *q = req_of(r, m->id);

@@ -420,6 +420,36 @@ START_TEST(test_predictor_events_only_real_expiries)
 }
 END_TEST
 
+/* Bug: a request that missed at the L2 was recorded again when the fill
+ * served it, so the profile counted it twice in rate.dir_accesses and
+ * rate.l2_loads and gave it a second directory stack distance (0): on cc
+ * 1.77 directory accesses a cycle where the L2 served 1.03.  The profile
+ * must count each request once, as the L2's statistics do. */
+START_TEST(test_profile_counts_requests_once)
+{
+    static const char *const proto[] = {"gpu-vini", "tcw-fixed", "mesi"};
+    for (size_t k = 0; k < sizeof proto / sizeof *proto; k++) {
+        run r;
+        run_protocol(cm_protocol_find(proto[k]), 7, &r);
+        double acc = stat(r.rows, r.n, "l2.accesses");
+        ck_assert_msg(stat(r.rows, r.n, "l2.misses") > 0, "%s: no L2 miss",
+                      proto[k]);
+        double dir;
+        const cm_dist *sd;
+        cm_err err = {0};
+        ck_assert(cm_profile_rate(r.prof, "rate.dir_accesses", &dir, &err) ==
+                  CM_OK);
+        ck_assert(cm_profile_dist(r.prof, "dir.stack_distance", &sd, &err) ==
+                  CM_OK);
+        ck_assert_msg(fabs(dir * (double)r.cycles - acc) < 1e-6 * acc,
+                      "%s: profile %g directory accesses, L2 %g", proto[k],
+                      dir * (double)r.cycles, acc);
+        ck_assert_double_eq_tol(cm_dist_total(sd), acc, 1e-6 * acc);
+        run_free(&r);
+    }
+}
+END_TEST
+
 /* The predictor's +t_hit at the L2 counts loads to a valid line whose GT
  * passed.  Bug: a line a store brought into the L2 has GT 0, so its first
  * load is such an expiry at every lifetime, but the profile gave it no
@@ -864,6 +894,7 @@ Suite *suite_coh_sim(void)
     tcase_add_test(tc, test_long_gwct_wait_finishes);
     tcase_add_test(tc, test_predictor_events_only_real_expiries);
     tcase_add_test(tc, test_l2_expiries_match_profile);
+    tcase_add_test(tc, test_profile_counts_requests_once);
     tcase_add_test(tc, test_fence_lease_slack_follows_gwct);
     tcase_add_test(tc, test_outcomes_from_own_profile);
     tcase_add_test(tc, test_store_split_by_warp);
