@@ -128,7 +128,9 @@
  * Rates, per core cycle for the whole machine:
  *   rate.l1_fills, rate.l1_loads, rate.l2_loads, rate.l2_stores,
  *   rate.l2_evictions, rate.fences, rate.dir_accesses, and, optional,
- *   rate.l1_stores and rate.l1_atomics (L1 accesses);
+ *   rate.l1_stores and rate.l1_atomics (L1 accesses); an L2 request
+ *   counts once, as l2.accesses counts it, not again when the fill serves
+ *   a request that missed;
  * and scalars in the same rows: rate.l2_banks (the number of L2 banks) and
  * rate.store_ack_latency (mean cycles from store issue to its ack), and,
  * optional, rate.dir_footprint (distinct lines the run touched),
