@@ -28,6 +28,8 @@
  *    heldout_points,mare,max_rel_error,mean_abs_error,max_abs_error,
  *    target,target_value,limit,limit_met; a workload's limit is twice the
  *    target (no workload may be worse), a preset's the target itself;
+ *    limit_met is yes, no, "no target", or "no value" where no held-out
+ *    point has one (a workload without fences has no fence wait);
  *  - validity.csv: the held-out error by region of the design (data/
  *    validity.h), which model outputs carry as their error estimate;
  *  - calib.csv: the calibrated parameters (parameter,value,stderr), a
@@ -281,7 +283,8 @@ typedef struct cm_validate_summary {
                                           absolute error without one) */
         int met[CM_VALIDATE_MAXQ]; /* within the limit: a preset's
                                       target, twice it for a workload;
-                                      -1 no target */
+                                      -1 no target, -2 no held-out
+                                      value */
     } group[CM_VALIDATE_MAXGROUPS];
 } cm_validate_summary;
 

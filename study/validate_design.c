@@ -308,9 +308,11 @@ void cm_vrun_groups(const vrun *r, cm_validate_summary *s)
                 x->err[q] = qt->target == CM_VT_MARE ? sub.mare[q]
                                                      : sub.mean_abs[q];
                 double limit = (preset ? 1 : 2) * qt->target_value;
+                /* no held-out value (a workload without fences has no
+                 * fence wait): nothing to meet or miss */
                 x->met[q] = qt->target == CM_VT_NONE ? -1
                             : isfinite(x->err[q])    ? x->err[q] <= limit
-                                                     : 0;
+                                                     : -2;
             }
         }
     }
@@ -356,7 +358,10 @@ static cm_status write_group_file(const vrun *r, const cm_validate_summary *s,
             cm_fmt_optional(c[9], none ? NAN
                                        : (preset ? 1 : 2) * qt->target_value);
             snprintf(c[10], sizeof c[10], "%s",
-                     x->met[q] < 0 ? "no target" : x->met[q] ? "yes" : "no");
+                     x->met[q] == -1   ? "no target"
+                     : x->met[q] == -2 ? "no value"
+                     : x->met[q]       ? "yes"
+                                       : "no");
             const char *cells_[NCOL];
             for (int j = 0; j < NCOL; j++) cells_[j] = c[j];
             st = cm_table_append(t, cells_, err);
