@@ -137,7 +137,14 @@
  *   cohmod validate lifetime (tcw-fixed, bh cl stn): fence wait 17.9%,
  *     p_expired 25.7%, p_hit mean |error| 0.014;
  *   cohmod validate lifetime --protocol tcw (the predictor, bh kmn stn):
- *     equilibrium 1.5%, run-average lifetime 6.7%.
+ *     equilibrium 2.3%, run-average lifetime 4.4%;
+ *   the same --design lhs:250 (all workloads, both presets; seeds 1, 2):
+ *     run-average lifetime 5.5%, 5.6% (dlb, cc 17-20% the worst),
+ *     equilibrium against the runs' average 13.8%, 14.0% (comd, ndl ~50%:
+ *     their runs are still climbing from tc.predictor_init);
+ *   tcs --design lhs:250: p_expired 14.6%, 14.0%, store stall 18.3%,
+ *     17.9% (vpr, mvt, bicg, atax 42-82%); tcw-fixed: p_expired 33.5%,
+ *     30.0%, fence wait 16.7%, 13.7% (docs/validation.md).
  * Before the fill share (section 2): tcs p_expired 17.7% and 19.1%,
  * tcw-fixed 32.8%; nothing else moved.  The stall or fence wait is within
  * 15% on four of these six workloads, not on cl (tcw-fixed) and vpr.  L
