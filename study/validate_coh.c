@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "study/validate.h"
 
 typedef struct coh_calib {
